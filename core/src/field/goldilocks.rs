@@ -1,0 +1,254 @@
+//! The Goldilocks prime field, p = 2^64 − 2^32 + 1.
+//!
+//! Elements are always stored canonically (`0 <= v < p`), so equality, hashing and
+//! serialisation are plain `u64` operations.
+
+use core::fmt;
+
+use serde::{Deserialize, Serialize};
+use core::ops::{Add, AddAssign, Mul, MulAssign, Neg, Sub, SubAssign};
+
+use super::Field;
+
+/// The modulus p = 2^64 − 2^32 + 1.
+pub const P: u64 = 0xFFFF_FFFF_0000_0001;
+/// 2^64 mod p = 2^32 − 1.
+const EPSILON: u64 = 0xFFFF_FFFF;
+
+/// An element of the Goldilocks field, canonical (`< P`).
+#[derive(Copy, Clone, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[repr(transparent)]
+pub struct Felt(u64);
+
+impl Felt {
+    pub const ZERO: Felt = Felt(0);
+    pub const ONE: Felt = Felt(1);
+    pub const TWO: Felt = Felt(2);
+    pub const NEG_ONE: Felt = Felt(P - 1);
+    /// A generator of the multiplicative group (order p − 1).
+    pub const GENERATOR: Felt = Felt(7);
+    /// p − 1 = 2^32 · (2^32 − 1).
+    pub const TWO_ADICITY: u32 = 32;
+
+    /// Reduces any `u64` into the field.
+    #[inline(always)]
+    pub const fn new(v: u64) -> Felt {
+        Felt(if v >= P { v - P } else { v })
+    }
+
+    /// Accepts only canonical values; the parser's entry point.
+    #[inline]
+    pub const fn from_canonical(v: u64) -> Option<Felt> {
+        if v < P {
+            Some(Felt(v))
+        } else {
+            None
+        }
+    }
+
+    /// The field element of a signed integer.
+    #[inline]
+    pub const fn from_i64(v: i64) -> Felt {
+        if v >= 0 {
+            Felt::new(v as u64)
+        } else {
+            // -v fits in u64 for every i64 including MIN.
+            let m = Felt::new(v.unsigned_abs());
+            Felt(if m.0 == 0 { 0 } else { P - m.0 })
+        }
+    }
+
+    #[inline(always)]
+    pub const fn as_u64(self) -> u64 {
+        self.0
+    }
+
+    /// Reduces a 128-bit product: with 2^64 ≡ 2^32 − 1 and 2^96 ≡ −1 (mod p).
+    #[inline(always)]
+    pub const fn reduce128(x: u128) -> Felt {
+        let x_lo = x as u64;
+        let x_hi = (x >> 64) as u64;
+        let x_hi_hi = x_hi >> 32;
+        let x_hi_lo = x_hi & EPSILON;
+        let (mut t0, borrow) = x_lo.overflowing_sub(x_hi_hi);
+        if borrow {
+            // t0 wrapped by 2^64 ≡ EPSILON; cannot underflow again since x_hi_hi < 2^32.
+            t0 = t0.wrapping_sub(EPSILON);
+        }
+        let t1 = x_hi_lo * EPSILON;
+        let (sum, carry) = t0.overflowing_add(t1);
+        let t2 = sum.wrapping_add(EPSILON * (carry as u64));
+        Felt::new(t2)
+    }
+
+    /// `self^e` by square and multiply.
+    #[inline]
+    pub fn exp_u64(self, mut e: u64) -> Felt {
+        let mut base = self;
+        let mut acc = Felt::ONE;
+        while e != 0 {
+            if e & 1 == 1 {
+                acc *= base;
+            }
+            base = base * base;
+            e >>= 1;
+        }
+        acc
+    }
+
+    /// A primitive 2^bits-th root of unity, or `None` when `bits > 32`.
+    pub fn two_adic_generator(bits: u32) -> Option<Felt> {
+        if bits > Self::TWO_ADICITY {
+            return None;
+        }
+        // 7^((p−1)/2^32) generates the 2^32-torsion; square down to the requested order.
+        let mut g = Felt::GENERATOR.exp_u64((P - 1) >> Self::TWO_ADICITY);
+        for _ in bits..Self::TWO_ADICITY {
+            g = g * g;
+        }
+        Some(g)
+    }
+}
+
+impl Field for Felt {
+    const ZERO: Self = Felt::ZERO;
+    const ONE: Self = Felt::ONE;
+
+    #[inline]
+    fn inverse(self) -> Option<Felt> {
+        if self.0 == 0 {
+            None
+        } else {
+            Some(self.exp_u64(P - 2))
+        }
+    }
+
+    #[inline(always)]
+    fn square(self) -> Self {
+        self * self
+    }
+
+    #[inline(always)]
+    fn from_felt(f: Felt) -> Self {
+        f
+    }
+
+    #[inline(always)]
+    fn mul_felt(self, f: Felt) -> Self {
+        self * f
+    }
+}
+
+impl fmt::Debug for Felt {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}", self.0)
+    }
+}
+
+impl fmt::Display for Felt {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}", self.0)
+    }
+}
+
+impl From<u32> for Felt {
+    fn from(v: u32) -> Felt {
+        Felt(v as u64)
+    }
+}
+
+impl From<bool> for Felt {
+    fn from(v: bool) -> Felt {
+        Felt(v as u64)
+    }
+}
+
+impl Add for Felt {
+    type Output = Felt;
+    #[inline(always)]
+    fn add(self, rhs: Felt) -> Felt {
+        let (sum, carry) = self.0.overflowing_add(rhs.0);
+        if carry {
+            // sum + 2^64 ≡ sum + EPSILON, and this is < p because both inputs are canonical.
+            Felt(sum.wrapping_add(EPSILON))
+        } else {
+            Felt::new(sum)
+        }
+    }
+}
+
+impl Sub for Felt {
+    type Output = Felt;
+    #[inline(always)]
+    fn sub(self, rhs: Felt) -> Felt {
+        let (diff, borrow) = self.0.overflowing_sub(rhs.0);
+        if borrow {
+            // diff − 2^64 + p = diff − EPSILON.
+            Felt(diff.wrapping_sub(EPSILON))
+        } else {
+            Felt(diff)
+        }
+    }
+}
+
+impl Mul for Felt {
+    type Output = Felt;
+    #[inline(always)]
+    fn mul(self, rhs: Felt) -> Felt {
+        Felt::reduce128((self.0 as u128) * (rhs.0 as u128))
+    }
+}
+
+impl Neg for Felt {
+    type Output = Felt;
+    #[inline(always)]
+    fn neg(self) -> Felt {
+        if self.0 == 0 {
+            self
+        } else {
+            Felt(P - self.0)
+        }
+    }
+}
+
+impl AddAssign for Felt {
+    #[inline(always)]
+    fn add_assign(&mut self, rhs: Felt) {
+        *self = *self + rhs;
+    }
+}
+
+impl SubAssign for Felt {
+    #[inline(always)]
+    fn sub_assign(&mut self, rhs: Felt) {
+        *self = *self - rhs;
+    }
+}
+
+impl MulAssign for Felt {
+    #[inline(always)]
+    fn mul_assign(&mut self, rhs: Felt) {
+        *self = *self * rhs;
+    }
+}
+
+impl core::iter::Sum for Felt {
+    fn sum<I: Iterator<Item = Felt>>(iter: I) -> Felt {
+        iter.fold(Felt::ZERO, |a, b| a + b)
+    }
+}
+
+impl Serialize for Felt {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        // Fixed width (8 bytes LE) so every element has exactly one encoding.
+        self.0.to_le_bytes().serialize(s)
+    }
+}
+
+impl<'de> Deserialize<'de> for Felt {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Felt, D::Error> {
+        let v = u64::from_le_bytes(<[u8; 8]>::deserialize(d)?);
+        Felt::from_canonical(v)
+            .ok_or_else(|| serde::de::Error::custom("non-canonical Goldilocks element"))
+    }
+}

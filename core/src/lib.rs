@@ -1,0 +1,16 @@
+//! Kestrel's shared core (`no_std` + `alloc`): the Goldilocks field and its cubic extension,
+//! the Fiat–Shamir transcript, Merkle verification, the AIR framework, proof types,
+//! parameters and the security estimator. Used by both the prover and the verifier.
+#![no_std]
+#![forbid(unsafe_code)]
+
+extern crate alloc;
+
+pub mod air;
+pub mod field;
+pub mod isa;
+pub mod merkle;
+pub mod matrix;
+pub mod params;
+pub mod proof;
+pub mod transcript;

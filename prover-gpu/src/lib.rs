@@ -1,0 +1,6 @@
+//! Kestrel's std prover: ELF loading and execution, trace building, the STARK prover
+//! generic over a [`backend::Backend`], and the pieces of the `kestrel` command line.
+
+pub mod backend;
+pub mod prover;
+pub mod vm;

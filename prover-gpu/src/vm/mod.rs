@@ -1,0 +1,1 @@
+//! RV64IM ELF loading, execution and event recording (issue 3).

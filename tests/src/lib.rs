@@ -1,0 +1,1 @@
+//! Shared helpers for Kestrel's integration tests.
