@@ -20,7 +20,10 @@ impl<T: Copy + Default> RowMajorMatrix<T> {
     }
 
     pub fn zeros(height: usize, width: usize) -> Self {
-        RowMajorMatrix { values: alloc::vec![T::default(); height * width], width }
+        RowMajorMatrix {
+            values: alloc::vec![T::default(); height * width],
+            width,
+        }
     }
 
     pub fn height(&self) -> usize {

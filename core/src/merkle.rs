@@ -68,7 +68,11 @@ pub fn verify_path(root: &Digest, mut index: usize, leaf: Digest, path: &[Digest
     }
     let mut cur = leaf;
     for sib in path {
-        cur = if index & 1 == 0 { hash_node(&cur, sib) } else { hash_node(sib, &cur) };
+        cur = if index & 1 == 0 {
+            hash_node(&cur, sib)
+        } else {
+            hash_node(sib, &cur)
+        };
         index >>= 1;
     }
     cur == *root

@@ -59,6 +59,9 @@ pub struct QueryProof {
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ProofBody {
     pub params: StarkParams,
+    /// Merkle roots of the preprocessed tables' LDEs, in table order; their digest with
+    /// the parameters must equal the verifying key.
+    pub preprocessed_roots: Vec<Digest>,
     /// log2 of each table's height, in the machine's table order.
     pub log_heights: Vec<u8>,
     pub main_roots: Vec<Digest>,

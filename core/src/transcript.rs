@@ -37,7 +37,11 @@ impl Transcript {
         hasher.update([TAG_INIT]);
         hasher.update((domain.len() as u64).to_le_bytes());
         hasher.update(domain);
-        Transcript { hasher, block: [0; 32], block_pos: 32 }
+        Transcript {
+            hasher,
+            block: [0; 32],
+            block_pos: 32,
+        }
     }
 
     #[inline]

@@ -2,5 +2,6 @@
 //! generic over a [`backend::Backend`], and the pieces of the `kestrel` command line.
 
 pub mod backend;
+pub mod cpu;
 pub mod prover;
 pub mod vm;

@@ -1,0 +1,489 @@
+//! The STARK protocol, prover side, generic over a [`Backend`].
+//!
+//! Rounds (each absorbed into the transcript before the next challenge):
+//! main commitment per table → LogUp challenges α, β → aux commitments and totals →
+//! γ → quotient commitments → ζ → out-of-domain values → λ → DEEP codewords → FRI layers
+//! (shorter tables join at the layer of their LDE size) → final polynomial → grinding →
+//! query openings.
+
+use std::time::{Duration, Instant};
+
+use kestrel_core::air::{LogUpChallenges, Machine, ShapeError, TableShape};
+use kestrel_core::field::{powers, Ext3, Felt, Field};
+use kestrel_core::keys::{PreprocessedCommitment, VerifyingKey};
+use kestrel_core::matrix::RowMajorMatrix;
+use kestrel_core::params::{StarkParams, MAX_LOG_HEIGHT};
+use kestrel_core::proof::{FriStep, ProofBody, QueryProof, TableOod};
+use kestrel_core::stark::{deep_columns, observe_ood, start_transcript, FriShape};
+
+use crate::backend::{Backend, DeepInputs, QuotientInputs};
+use crate::cpu::ntt::{bit_reverse_rows, interpolate, two_adic};
+
+/// Why a proof could not be made.
+#[derive(Debug, thiserror::Error)]
+pub enum ProverError {
+    /// The AIR itself is unprovable (degree, widths).
+    #[error("{0}")]
+    Shape(ShapeError),
+    /// The parameter set is outside the supported ranges.
+    #[error("parameters out of range: {0:?}")]
+    BadParams(StarkParams),
+    /// A table needs more quotient chunks than the blowup allows.
+    #[error("table {table}: {chunks} quotient chunks exceed blowup {blowup}")]
+    BlowupTooSmall {
+        table: String,
+        chunks: usize,
+        blowup: usize,
+    },
+    /// Wrong number of traces for the machine.
+    #[error("expected {expected} traces, got {got}")]
+    TraceCount { expected: usize, got: usize },
+    /// Wrong number of public values.
+    #[error("expected {expected} public values, got {got}")]
+    PublicCount { expected: usize, got: usize },
+    /// A trace's width differs from its AIR's.
+    #[error("table {table}: trace width {got}, AIR width {expected}")]
+    TraceWidth {
+        table: String,
+        expected: usize,
+        got: usize,
+    },
+    /// A trace's height is not a power of two within range, or differs from its
+    /// preprocessed trace's.
+    #[error("table {table}: height {height} not allowed ({why})")]
+    TraceHeight {
+        table: String,
+        height: usize,
+        why: &'static str,
+    },
+    /// The quotient is not a polynomial: some constraint fails on the trace (run the
+    /// debug checker to find which).
+    #[error("table {table}: constraints do not hold on the trace")]
+    ConstraintsNotSatisfied { table: String },
+    /// A LogUp fingerprint was zero (probability ~2^-190; retry with other data).
+    #[error("LogUp fingerprint vanished")]
+    LogUpFingerprintZero,
+    /// The out-of-domain point hit the evaluation domain (probability ~2^-160).
+    #[error("out-of-domain point fell in the domain")]
+    OodPointInDomain,
+    /// A backend failure; for device backends this names the operation.
+    #[error("backend: {0}")]
+    Backend(String),
+    /// A broken invariant: a bug.
+    #[error("internal error: {0}")]
+    Internal(&'static str),
+}
+
+/// Everything the prover derives once per statement and parameter set.
+pub struct ProvingKey<B: Backend> {
+    pub params: StarkParams,
+    pub machine_name: String,
+    pub shapes: Vec<TableShape>,
+    /// Preprocessed trace, its commitment and log height, per table.
+    pub preprocessed: Vec<Option<(RowMajorMatrix, B::Committed, u8)>>,
+    pub vk: VerifyingKey,
+}
+
+impl<B: Backend> ProvingKey<B> {
+    pub fn preprocessed_roots(&self, backend: &B) -> Vec<kestrel_core::merkle::Digest> {
+        self.preprocessed
+            .iter()
+            .flatten()
+            .map(|(_, c, _)| backend.root(c))
+            .collect()
+    }
+}
+
+/// Checks the machine's AIRs and commits the preprocessed traces.
+///
+/// # Errors
+/// [`ProverError::Shape`], [`ProverError::BadParams`] or [`ProverError::BlowupTooSmall`].
+pub fn setup<B: Backend>(
+    backend: &B,
+    machine: &dyn Machine,
+    params: StarkParams,
+) -> Result<ProvingKey<B>, ProverError> {
+    if !params.is_well_formed() {
+        return Err(ProverError::BadParams(params));
+    }
+    let mut shapes = Vec::new();
+    let mut preprocessed = Vec::new();
+    let mut commitments = Vec::new();
+    for (t, table) in machine.tables().into_iter().enumerate() {
+        let shape =
+            TableShape::of(table, machine.num_public_values()).map_err(ProverError::Shape)?;
+        if shape.quotient_chunks > params.blowup() {
+            return Err(ProverError::BlowupTooSmall {
+                table: table.name().into(),
+                chunks: shape.quotient_chunks,
+                blowup: params.blowup(),
+            });
+        }
+        let pre = match table.preprocessed_trace() {
+            Some((values, log_h)) if shape.preprocessed_width > 0 => {
+                let m = RowMajorMatrix::new(values, shape.preprocessed_width);
+                if m.height() != 1 << log_h || log_h == 0 || log_h > MAX_LOG_HEIGHT {
+                    return Err(ProverError::TraceHeight {
+                        table: table.name().into(),
+                        height: m.height(),
+                        why: "preprocessed trace height",
+                    });
+                }
+                let c = backend.commit_trace(&m, params.log_blowup as u32)?;
+                commitments.push((
+                    t,
+                    PreprocessedCommitment {
+                        root: backend.root(&c),
+                        log_height: log_h as u8,
+                    },
+                ));
+                Some((m, c, log_h as u8))
+            }
+            _ => None,
+        };
+        shapes.push(shape);
+        preprocessed.push(pre);
+    }
+    let vk = VerifyingKey::compute(
+        machine.name(),
+        &params,
+        commitments.iter().map(|(t, c)| (*t, c)),
+    );
+    Ok(ProvingKey {
+        params,
+        machine_name: machine.name().into(),
+        shapes,
+        preprocessed,
+        vk,
+    })
+}
+
+/// Wall time per phase, in order.
+#[derive(Clone, Debug, Default)]
+pub struct ProveTimings {
+    pub phases: Vec<(&'static str, Duration)>,
+}
+
+impl ProveTimings {
+    fn mark(&mut self, name: &'static str, since: &mut Instant) {
+        let now = Instant::now();
+        self.phases.push((name, now - *since));
+        *since = now;
+    }
+}
+
+/// Proves that `traces` (one per table, natural row order) satisfy `machine` with `public`.
+///
+/// # Errors
+/// Shape errors for traces that do not fit the machine, [`ProverError::ConstraintsNotSatisfied`]
+/// when the witness is wrong, and backend failures.
+pub fn prove<B: Backend>(
+    backend: &B,
+    pk: &ProvingKey<B>,
+    machine: &dyn Machine,
+    traces: &[RowMajorMatrix],
+    public: &[Felt],
+) -> Result<(ProofBody, ProveTimings), ProverError> {
+    let mut timings = ProveTimings::default();
+    let mut clock = Instant::now();
+    let tables = machine.tables();
+    let params = pk.params;
+    let lb = params.log_blowup as u32;
+    if traces.len() != tables.len() || pk.shapes.len() != tables.len() {
+        return Err(ProverError::TraceCount {
+            expected: tables.len(),
+            got: traces.len(),
+        });
+    }
+    if public.len() != machine.num_public_values() {
+        return Err(ProverError::PublicCount {
+            expected: machine.num_public_values(),
+            got: public.len(),
+        });
+    }
+    let mut log_heights = Vec::with_capacity(tables.len());
+    for (t, (trace, shape)) in traces.iter().zip(&pk.shapes).enumerate() {
+        let name = || tables[t].name().to_string();
+        if trace.width != shape.width {
+            return Err(ProverError::TraceWidth {
+                table: name(),
+                expected: shape.width,
+                got: trace.width,
+            });
+        }
+        let h = trace.height();
+        if !h.is_power_of_two() || h < 2 || h > 1 << MAX_LOG_HEIGHT {
+            return Err(ProverError::TraceHeight {
+                table: name(),
+                height: h,
+                why: "must be a power of two in [2, 2^28]",
+            });
+        }
+        if let Some((_, _, lh)) = &pk.preprocessed[t] {
+            if h != 1 << lh {
+                return Err(ProverError::TraceHeight {
+                    table: name(),
+                    height: h,
+                    why: "differs from the preprocessed height",
+                });
+            }
+        }
+        log_heights.push(h.trailing_zeros() as u8);
+    }
+    let pre_roots = pk.preprocessed_roots(backend);
+    let mut tr = start_transcript(&pk.machine_name, &params, &pre_roots, &log_heights, public);
+
+    // Round 1: main traces.
+    tr.label(b"main");
+    let main: Vec<B::Committed> = traces
+        .iter()
+        .map(|m| backend.commit_trace(m, lb))
+        .collect::<Result<_, _>>()?;
+    let main_roots: Vec<_> = main.iter().map(|c| backend.root(c)).collect();
+    for r in &main_roots {
+        tr.observe_digest(r);
+    }
+    timings.mark("commit main", &mut clock);
+
+    // Round 2: LogUp.
+    tr.label(b"logup");
+    let ch = LogUpChallenges {
+        alpha: tr.sample_ext(),
+        beta: tr.sample_ext(),
+    };
+    let mut aux_traces: Vec<Option<RowMajorMatrix>> = Vec::with_capacity(tables.len());
+    let mut aux: Vec<Option<B::Committed>> = Vec::with_capacity(tables.len());
+    let mut totals = Vec::new();
+    let mut table_totals = vec![Ext3::ZERO; tables.len()];
+    let mut aux_roots = Vec::new();
+    for (t, table) in tables.iter().enumerate() {
+        let shape = &pk.shapes[t];
+        if shape.num_interactions == 0 {
+            aux_traces.push(None);
+            aux.push(None);
+            continue;
+        }
+        let pre = pk.preprocessed[t].as_ref().map(|(m, _, _)| m);
+        let (a, total) = backend.logup_aux(*table, shape, &traces[t], pre, public, ch)?;
+        let c = backend.commit_trace(&a, lb)?;
+        totals.push(total);
+        table_totals[t] = total;
+        aux_roots.push(backend.root(&c));
+        aux_traces.push(Some(a));
+        aux.push(Some(c));
+    }
+    tr.label(b"aux");
+    tr.observe_exts(&totals);
+    for r in &aux_roots {
+        tr.observe_digest(r);
+    }
+    timings.mark("logup aux", &mut clock);
+
+    // Round 3: quotients.
+    tr.label(b"quotient");
+    let gamma = tr.sample_ext();
+    let mut quotient_coeffs = Vec::with_capacity(tables.len());
+    let mut quotient = Vec::with_capacity(tables.len());
+    for (t, table) in tables.iter().enumerate() {
+        let shape = &pk.shapes[t];
+        let gamma_powers = powers(gamma, shape.num_constraints);
+        let q = QuotientInputs {
+            table: *table,
+            shape,
+            log_height: log_heights[t] as u32,
+            log_blowup: lb,
+            preprocessed: pk.preprocessed[t].as_ref().map(|(_, c, _)| c),
+            main: &main[t],
+            aux: aux[t].as_ref(),
+            public,
+            challenges: ch,
+            total: table_totals[t],
+            gamma_powers: &gamma_powers,
+        };
+        let coeffs = backend.quotient(&q)?;
+        let c = backend.commit_coeffs(&coeffs, lb)?;
+        tr.observe_digest(&backend.root(&c));
+        quotient_coeffs.push(coeffs);
+        quotient.push(c);
+    }
+    let quotient_roots: Vec<_> = quotient.iter().map(|c| backend.root(c)).collect();
+    timings.mark("quotient", &mut clock);
+
+    // Round 4: out-of-domain evaluations.
+    tr.label(b"ood");
+    let zeta = tr.sample_ext();
+    let mut ood = Vec::with_capacity(tables.len());
+    for t in 0..tables.len() {
+        let zeta_next = zeta * two_adic(1 << log_heights[t]);
+        let eval2 = |m: Option<&RowMajorMatrix>| -> Result<(Vec<Ext3>, Vec<Ext3>), ProverError> {
+            match m {
+                Some(m) => Ok((
+                    backend.evaluate_trace(m, zeta)?,
+                    backend.evaluate_trace(m, zeta_next)?,
+                )),
+                None => Ok((Vec::new(), Vec::new())),
+            }
+        };
+        let (pre, pre_next) = eval2(pk.preprocessed[t].as_ref().map(|(m, _, _)| m))?;
+        let (main_z, main_next) = eval2(Some(&traces[t]))?;
+        let (aux_z, aux_next) = eval2(aux_traces[t].as_ref())?;
+        let q = backend.evaluate_coeffs(&quotient_coeffs[t], zeta)?;
+        let o = TableOod {
+            pre,
+            pre_next,
+            main: main_z,
+            main_next,
+            aux: aux_z,
+            aux_next,
+            quotient: q,
+        };
+        observe_ood(&mut tr, &o);
+        ood.push(o);
+    }
+    timings.mark("ood", &mut clock);
+
+    // Round 5: DEEP.
+    tr.label(b"deep");
+    let lambda = tr.sample_ext();
+    let mut deep = Vec::with_capacity(tables.len());
+    let mut offset = 0usize;
+    for t in 0..tables.len() {
+        let (nz, nzw) = deep_columns(&pk.shapes[t]);
+        let w = powers(lambda, offset + nz + nzw);
+        let (weights_z, weights_zw) = w[offset..].split_at(nz);
+        offset += nz + nzw;
+        let o = &ood[t];
+        let vz = o.pre.iter().chain(&o.main).chain(&o.aux).chain(&o.quotient);
+        let vzw = o.pre_next.iter().chain(&o.main_next).chain(&o.aux_next);
+        let sum_z = weights_z.iter().zip(vz).map(|(a, b)| *a * *b).sum();
+        let sum_zw = weights_zw.iter().zip(vzw).map(|(a, b)| *a * *b).sum();
+        let mut committed = Vec::with_capacity(4);
+        if let Some((_, c, _)) = &pk.preprocessed[t] {
+            committed.push(c);
+        }
+        committed.push(&main[t]);
+        if let Some(c) = &aux[t] {
+            committed.push(c);
+        }
+        committed.push(&quotient[t]);
+        let d = DeepInputs {
+            committed,
+            weights_z,
+            weights_zw,
+            sum_z,
+            sum_zw,
+            zeta,
+            zeta_next: zeta * two_adic(1 << log_heights[t]),
+            log_lde: log_heights[t] as u32 + lb,
+        };
+        deep.push(backend.deep(&d)?);
+    }
+    timings.mark("deep", &mut clock);
+
+    // Round 6: FRI.
+    let fri = FriShape::new(&params, &log_heights);
+    let joins = |log_lde: u32| -> Vec<usize> {
+        (0..tables.len())
+            .filter(|&t| log_heights[t] as u32 + lb == log_lde)
+            .collect()
+    };
+    let mut cw = vec![Ext3::ZERO; 1 << fri.log_max_lde];
+    for t in joins(fri.log_max_lde) {
+        for (a, b) in cw.iter_mut().zip(&deep[t]) {
+            *a += *b;
+        }
+    }
+    let mut layers = Vec::with_capacity(fri.num_layers as usize);
+    tr.label(b"fri");
+    for l in 0..fri.num_layers {
+        let layer = backend.commit_fri_layer(cw)?;
+        tr.observe_digest(&backend.fri_root(&layer));
+        let beta = tr.sample_ext();
+        let mut folded = backend.fri_fold(backend.fri_values(&layer), beta, fri.layer_shift(l))?;
+        let beta2 = beta.square();
+        for t in joins(fri.log_max_lde - l - 1) {
+            for (a, b) in folded.iter_mut().zip(&deep[t]) {
+                *a += beta2 * *b;
+            }
+        }
+        layers.push(layer);
+        cw = folded;
+    }
+    let final_poly =
+        final_polynomial(&cw, fri.layer_shift(fri.num_layers), 1 << fri.log_final_len)?;
+    tr.observe_exts(&final_poly);
+    timings.mark("fri", &mut clock);
+
+    // Round 7: grinding, then queries.
+    let challenge = tr.grinding_challenge();
+    let pow_nonce = backend.grind(&challenge, params.pow_bits as u32)?;
+    tr.observe_nonce(pow_nonce);
+    timings.mark("grinding", &mut clock);
+    tr.label(b"queries");
+    let mut queries = Vec::with_capacity(params.num_queries as usize);
+    for _ in 0..params.num_queries {
+        let q = tr.sample_bits(fri.log_max_lde) as usize;
+        let mut table_openings = Vec::with_capacity(tables.len());
+        for t in 0..tables.len() {
+            let row = q >> (fri.log_max_lde - (log_heights[t] as u32 + lb));
+            let mut o = Vec::with_capacity(4);
+            if let Some((_, c, _)) = &pk.preprocessed[t] {
+                o.push(backend.open(c, row)?);
+            }
+            o.push(backend.open(&main[t], row)?);
+            if let Some(c) = &aux[t] {
+                o.push(backend.open(c, row)?);
+            }
+            o.push(backend.open(&quotient[t], row)?);
+            table_openings.push(o);
+        }
+        let mut steps = Vec::with_capacity(layers.len());
+        for (l, layer) in layers.iter().enumerate() {
+            let (sibling, path) = backend.open_fri(layer, q >> l)?;
+            steps.push(FriStep { sibling, path });
+        }
+        queries.push(QueryProof {
+            tables: table_openings,
+            fri: steps,
+        });
+    }
+    timings.mark("queries", &mut clock);
+
+    let body = ProofBody {
+        params,
+        preprocessed_roots: pre_roots,
+        log_heights,
+        main_roots,
+        totals,
+        aux_roots,
+        quotient_roots,
+        ood,
+        fri_roots: layers.iter().map(|l| backend.fri_root(l)).collect(),
+        final_poly,
+        pow_nonce,
+        queries,
+    };
+    Ok((body, timings))
+}
+
+/// Coefficients of the polynomial whose evaluations on `shift·H` (bit-reversed) are `cw`;
+/// errors if its degree is not below `len`.
+fn final_polynomial(cw: &[Ext3], shift: Felt, len: usize) -> Result<Vec<Ext3>, ProverError> {
+    let mut m = RowMajorMatrix::new(cw.iter().flat_map(|e| e.coords()).collect(), 3);
+    bit_reverse_rows(&mut m);
+    let c = interpolate(&m);
+    let inv = shift.inverse().ok_or(ProverError::Internal("zero shift"))?;
+    let mut s = Felt::ONE;
+    let mut out = Vec::with_capacity(c.height());
+    for row in c.rows() {
+        out.push(Ext3::new(row[0] * s, row[1] * s, row[2] * s));
+        s *= inv;
+    }
+    if out[len..].iter().any(|v| *v != Ext3::ZERO) {
+        return Err(ProverError::Internal(
+            "FRI final polynomial degree too high",
+        ));
+    }
+    out.truncate(len);
+    Ok(out)
+}

@@ -161,10 +161,18 @@ impl DebugReport {
 impl fmt::Display for DebugReport {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         for c in &self.failures {
-            writeln!(f, "table {}: row {}: constraint `{}` fails", c.table, c.row, c.constraint)?;
+            writeln!(
+                f,
+                "table {}: row {}: constraint `{}` fails",
+                c.table, c.row, c.constraint
+            )?;
         }
         for b in &self.imbalances {
-            write!(f, "bus {}: tuple {:?} unbalanced by {} (rows:", b.bus, b.values, b.net)?;
+            write!(
+                f,
+                "bus {}: tuple {:?} unbalanced by {} (rows:",
+                b.bus, b.values, b.net
+            )?;
             for (t, r) in b.rows.iter().take(8) {
                 match r {
                     Some(r) => write!(f, " {t}[{r}]")?,
@@ -199,16 +207,27 @@ pub fn check_machine(
         };
         check_table(table, main, pre.as_ref(), public, &mut report, &mut buses);
     }
-    for PublicInteraction { bus, direction, multiplicity, values } in
-        machine.public_interactions(public)
+    for PublicInteraction {
+        bus,
+        direction,
+        multiplicity,
+        values,
+    } in machine.public_interactions(public)
     {
-        let e = buses.entry((bus, values)).or_insert((Felt::ZERO, Vec::new()));
+        let e = buses
+            .entry((bus, values))
+            .or_insert((Felt::ZERO, Vec::new()));
         e.0 += signed(direction, multiplicity);
         e.1.push((String::from("public"), None));
     }
     for ((bus, values), (net, rows)) in buses {
         if net != Felt::ZERO && report.imbalances.len() < REPORT_LIMIT {
-            report.imbalances.push(BusImbalance { bus, values, net, rows });
+            report.imbalances.push(BusImbalance {
+                bus,
+                values,
+                net,
+                rows,
+            });
         }
     }
     report

@@ -83,13 +83,21 @@ impl Air for SumSenderAir {
     fn eval<B: AirBuilder>(&self, b: &mut B) {
         let (x, y, z, sel) = (b.main(0), b.main(1), b.main(2), b.main(3));
         b.assert_bool("sender sel is boolean", sel.clone());
-        b.assert_zero("sender z = x + y", sel.clone() * (z.clone() - x.clone() - y.clone()));
+        b.assert_zero(
+            "sender z = x + y",
+            sel.clone() * (z.clone() - x.clone() - y.clone()),
+        );
         b.send(BYTE_BUS, sel.clone(), &[x.clone()]);
         b.send(BYTE_BUS, sel.clone(), &[y.clone()]);
         b.send(BYTE_BUS, sel.clone(), &[z]);
         // (1 − sel)·(x, y) sent and received in the same row: balanced by construction.
         let off = B::Expr::from(Felt::ONE) - sel;
-        b.interact(PAIR_BUS, Direction::Send, off.clone(), &[x.clone(), y.clone()]);
+        b.interact(
+            PAIR_BUS,
+            Direction::Send,
+            off.clone(),
+            &[x.clone(), y.clone()],
+        );
         b.interact(PAIR_BUS, Direction::Receive, off, &[x, y]);
     }
 }
@@ -170,9 +178,17 @@ pub fn range_check_traces(log_n: u32, seed: u64, p: u8) -> [RowMajorMatrix; 2] {
             }
             sender.extend([x, y, z, 1].map(|v| Felt::from(v as u32)));
         } else {
-            sender.extend([Felt::new(r), Felt::new(r >> 7), Felt::new(r.rotate_left(9)), Felt::ZERO]);
+            sender.extend([
+                Felt::new(r),
+                Felt::new(r >> 7),
+                Felt::new(r.rotate_left(9)),
+                Felt::ZERO,
+            ]);
         }
     }
     let range = counts.iter().map(|&c| Felt::new(c)).collect();
-    [RowMajorMatrix::new(sender, 4), RowMajorMatrix::new(range, 1)]
+    [
+        RowMajorMatrix::new(sender, 4),
+        RowMajorMatrix::new(range, 1),
+    ]
 }

@@ -66,7 +66,13 @@ impl<'a> ProverFolder<'a> {
         if !self.inters.is_empty() {
             to_ext(self.aux, &mut self.aux_ext);
             to_ext(self.aux_next, &mut self.aux_next_ext);
-            eval_logup(&self.inters, &self.aux_ext, &self.aux_next_ext, self.total, &mut self.acc);
+            eval_logup(
+                &self.inters,
+                &self.aux_ext,
+                &self.aux_next_ext,
+                self.total,
+                &mut self.acc,
+            );
         }
         self.acc.acc
     }
@@ -108,6 +114,7 @@ impl AirBuilder for ProverFolder<'_> {
     #[inline]
     fn interact(&mut self, bus: u32, direction: Direction, multiplicity: Felt, values: &[Felt]) {
         let f = fingerprint(bus, values, self.alpha_powers, self.beta);
-        self.inters.push((Ext3::from(signed(direction, multiplicity)), f));
+        self.inters
+            .push((Ext3::from(signed(direction, multiplicity)), f));
     }
 }

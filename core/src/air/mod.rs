@@ -23,7 +23,7 @@ mod verifier_folder;
 
 pub use builder::{AirBuilder, Direction};
 pub use folder::ProverFolder;
-pub use symbolic::{SymbolicBuilder, TableShape};
+pub use symbolic::{ShapeError, SymbolicBuilder, TableShape};
 pub use verifier_folder::VerifierFolder;
 
 use alloc::vec::Vec;
@@ -140,7 +140,11 @@ pub struct ConstraintAccumulator<'a> {
 
 impl<'a> ConstraintAccumulator<'a> {
     pub fn new(gamma_powers: &'a [Ext3]) -> Self {
-        ConstraintAccumulator { gamma_powers, next: 0, acc: [Ext3::ZERO; 4] }
+        ConstraintAccumulator {
+            gamma_powers,
+            next: 0,
+            acc: [Ext3::ZERO; 4],
+        }
     }
 
     #[inline(always)]
@@ -148,7 +152,11 @@ impl<'a> ConstraintAccumulator<'a> {
         // The caller sizes `gamma_powers` from the table's shape; a shorter slice means the
         // AIR emitted more constraints than its shape says, which the folders treat as zero
         // weight and the shape check rejects beforehand.
-        let p = self.gamma_powers.get(self.next).copied().unwrap_or(Ext3::ZERO);
+        let p = self
+            .gamma_powers
+            .get(self.next)
+            .copied()
+            .unwrap_or(Ext3::ZERO);
         self.next += 1;
         p
     }

@@ -150,22 +150,28 @@ impl AirBuilder for SymbolicBuilder {
         self.read_pure(col, self.width, Op::Main { col, next: true })
     }
     fn preprocessed(&self, col: usize) -> SymExpr {
-        self.read_pure(col, self.preprocessed_width, Op::Preprocessed {
+        self.read_pure(
             col,
-            next: false,
-        })
+            self.preprocessed_width,
+            Op::Preprocessed { col, next: false },
+        )
     }
     fn preprocessed_next(&self, col: usize) -> SymExpr {
-        self.read_pure(col, self.preprocessed_width, Op::Preprocessed {
+        self.read_pure(
             col,
-            next: true,
-        })
+            self.preprocessed_width,
+            Op::Preprocessed { col, next: true },
+        )
     }
     fn public(&self, index: usize) -> SymExpr {
         self.read_pure(index, self.num_public, Op::Public(index))
     }
     fn constrain(&mut self, class: ConstraintClass, name: &'static str, e: SymExpr) {
-        self.constraints.push(SymConstraint { class, name, expr: e });
+        self.constraints.push(SymConstraint {
+            class,
+            name,
+            expr: e,
+        });
     }
     fn interact(
         &mut self,
@@ -202,9 +208,17 @@ const BAD_READ_DEGREE: usize = usize::MAX / 4;
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum ShapeError {
     /// A constraint's degree exceeds [`MAX_CONSTRAINT_DEGREE`].
-    DegreeTooHigh { table: String, constraint: &'static str, degree: usize },
+    DegreeTooHigh {
+        table: String,
+        constraint: &'static str,
+        degree: usize,
+    },
     /// An interaction's multiplicity or values have degree above 1.
-    InteractionDegree { table: String, index: usize, degree: usize },
+    InteractionDegree {
+        table: String,
+        index: usize,
+        degree: usize,
+    },
     /// The AIR reads a column or public value past its declared width.
     OutOfRangeRead { table: String, constraint: String },
 }
@@ -259,10 +273,17 @@ impl TableShape {
         for c in &b.constraints {
             let d = c.expr.degree();
             if d >= BAD_READ_DEGREE {
-                return Err(ShapeError::OutOfRangeRead { table: name(), constraint: c.name.into() });
+                return Err(ShapeError::OutOfRangeRead {
+                    table: name(),
+                    constraint: c.name.into(),
+                });
             }
             if d > MAX_CONSTRAINT_DEGREE {
-                return Err(ShapeError::DegreeTooHigh { table: name(), constraint: c.name, degree: d });
+                return Err(ShapeError::DegreeTooHigh {
+                    table: name(),
+                    constraint: c.name,
+                    degree: d,
+                });
             }
             max_degree = max_degree.max(d);
             chunks = chunks.max(quotient_chunks_for(c.class, d));
@@ -284,7 +305,11 @@ impl TableShape {
                 });
             }
             if d > 1 {
-                return Err(ShapeError::InteractionDegree { table: name(), index: i, degree: d });
+                return Err(ShapeError::InteractionDegree {
+                    table: name(),
+                    index: i,
+                    degree: d,
+                });
             }
             max_values = max_values.max(it.values.len());
             let f = it.values.iter().map(SymExpr::degree).max().unwrap_or(0);

@@ -58,7 +58,13 @@ impl<'a> VerifierFolder<'a> {
     /// Appends the LogUp constraints and returns the per-class accumulators.
     pub fn finish(&mut self) -> [Ext3; 4] {
         if !self.inters.is_empty() {
-            eval_logup(&self.inters, self.aux, self.aux_next, self.total, &mut self.acc);
+            eval_logup(
+                &self.inters,
+                self.aux,
+                self.aux_next,
+                self.total,
+                &mut self.acc,
+            );
         }
         self.acc.acc
     }
@@ -82,7 +88,11 @@ impl AirBuilder for VerifierFolder<'_> {
         self.pre_next.get(col).copied().unwrap_or_default()
     }
     fn public(&self, index: usize) -> Ext3 {
-        self.public.get(index).copied().map(Ext3::from).unwrap_or_default()
+        self.public
+            .get(index)
+            .copied()
+            .map(Ext3::from)
+            .unwrap_or_default()
     }
     fn constrain(&mut self, class: ConstraintClass, _name: &'static str, e: Ext3) {
         self.acc.add_ext(class, e);

@@ -5,8 +5,8 @@
 
 use core::fmt;
 
-use serde::{Deserialize, Serialize};
 use core::ops::{Add, AddAssign, Mul, MulAssign, Neg, Sub, SubAssign};
+use serde::{Deserialize, Serialize};
 
 use super::Field;
 

@@ -83,14 +83,32 @@ fn imm_j(w: u32) -> i32 {
 }
 
 fn r(op: Opcode, w: u32) -> Instr {
-    Instr { op, rd: rd(w), rs1: rs1(w), rs2: rs2(w), imm: 0 }
+    Instr {
+        op,
+        rd: rd(w),
+        rs1: rs1(w),
+        rs2: rs2(w),
+        imm: 0,
+    }
 }
 fn i(op: Opcode, w: u32) -> Instr {
-    Instr { op, rd: rd(w), rs1: rs1(w), rs2: 0, imm: imm_i(w) }
+    Instr {
+        op,
+        rd: rd(w),
+        rs1: rs1(w),
+        rs2: 0,
+        imm: imm_i(w),
+    }
 }
 fn shift(op: Opcode, w: u32, shamt_bits: u32) -> Instr {
     let shamt = (w >> 20) & ((1 << shamt_bits) - 1);
-    Instr { op, rd: rd(w), rs1: rs1(w), rs2: 0, imm: shamt as i32 }
+    Instr {
+        op,
+        rd: rd(w),
+        rs1: rs1(w),
+        rs2: 0,
+        imm: shamt as i32,
+    }
 }
 
 /// Decodes one instruction word.
@@ -106,9 +124,27 @@ pub fn decode(w: u32) -> Result<Instr, DecodeError> {
     let f7 = funct7(w);
     let major = (w & 0x7f) as u8;
     let ins = match major {
-        0x37 => Instr { op: Lui, rd: rd(w), rs1: 0, rs2: 0, imm: imm_u(w) },
-        0x17 => Instr { op: Auipc, rd: rd(w), rs1: 0, rs2: 0, imm: imm_u(w) },
-        0x6f => Instr { op: Jal, rd: rd(w), rs1: 0, rs2: 0, imm: imm_j(w) },
+        0x37 => Instr {
+            op: Lui,
+            rd: rd(w),
+            rs1: 0,
+            rs2: 0,
+            imm: imm_u(w),
+        },
+        0x17 => Instr {
+            op: Auipc,
+            rd: rd(w),
+            rs1: 0,
+            rs2: 0,
+            imm: imm_u(w),
+        },
+        0x6f => Instr {
+            op: Jal,
+            rd: rd(w),
+            rs1: 0,
+            rs2: 0,
+            imm: imm_j(w),
+        },
         0x67 if f3 == 0 => i(Jalr, w),
         0x63 => {
             let op = match f3 {
@@ -120,7 +156,13 @@ pub fn decode(w: u32) -> Result<Instr, DecodeError> {
                 7 => Bgeu,
                 _ => return Err(DecodeError::Reserved),
             };
-            Instr { op, rd: 0, rs1: rs1(w), rs2: rs2(w), imm: imm_b(w) }
+            Instr {
+                op,
+                rd: 0,
+                rs1: rs1(w),
+                rs2: rs2(w),
+                imm: imm_b(w),
+            }
         }
         0x03 => {
             let op = match f3 {
@@ -143,7 +185,13 @@ pub fn decode(w: u32) -> Result<Instr, DecodeError> {
                 3 => Sd,
                 _ => return Err(DecodeError::Reserved),
             };
-            Instr { op, rd: 0, rs1: rs1(w), rs2: rs2(w), imm: imm_s(w) }
+            Instr {
+                op,
+                rd: 0,
+                rs1: rs1(w),
+                rs2: rs2(w),
+                imm: imm_s(w),
+            }
         }
         0x13 => match f3 {
             0 => i(Addi, w),
@@ -206,10 +254,22 @@ pub fn decode(w: u32) -> Result<Instr, DecodeError> {
         }
         // FENCE (funct3 0) and FENCE.I (funct3 1): no-ops; reserved fields are ignored as the
         // specification asks.
-        0x0f if f3 <= 1 => Instr { op: Fence, rd: 0, rs1: 0, rs2: 0, imm: 0 },
+        0x0f if f3 <= 1 => Instr {
+            op: Fence,
+            rd: 0,
+            rs1: 0,
+            rs2: 0,
+            imm: 0,
+        },
         0x73 => {
             return match (w, f3) {
-                (0x0000_0073, _) => Ok(Instr { op: Ecall, rd: 0, rs1: 0, rs2: 0, imm: 0 }),
+                (0x0000_0073, _) => Ok(Instr {
+                    op: Ecall,
+                    rd: 0,
+                    rs1: 0,
+                    rs2: 0,
+                    imm: 0,
+                }),
                 (0x0010_0073, _) => Err(DecodeError::Ebreak),
                 (_, 0) => Err(DecodeError::System),
                 (_, 4) => Err(DecodeError::Reserved),

@@ -110,11 +110,11 @@ impl Opcode {
     pub const ALL: [Opcode; Opcode::COUNT] = {
         use Opcode::*;
         [
-            Lui, Auipc, Jal, Jalr, Beq, Bne, Blt, Bge, Bltu, Bgeu, Lb, Lh, Lw, Ld, Lbu, Lhu, Lwu, Sb,
-            Sh, Sw, Sd, Addi, Slti, Sltiu, Xori, Ori, Andi, Slli, Srli, Srai, Add, Sub, Sll, Slt,
-            Sltu, Xor, Srl, Sra, Or, And, Addiw, Slliw, Srliw, Sraiw, Addw, Subw, Sllw, Srlw, Sraw,
-            Mul, Mulh, Mulhsu, Mulhu, Div, Divu, Rem, Remu, Mulw, Divw, Divuw, Remw, Remuw, Fence,
-            Ecall,
+            Lui, Auipc, Jal, Jalr, Beq, Bne, Blt, Bge, Bltu, Bgeu, Lb, Lh, Lw, Ld, Lbu, Lhu, Lwu,
+            Sb, Sh, Sw, Sd, Addi, Slti, Sltiu, Xori, Ori, Andi, Slli, Srli, Srai, Add, Sub, Sll,
+            Slt, Sltu, Xor, Srl, Sra, Or, And, Addiw, Slliw, Srliw, Sraiw, Addw, Subw, Sllw, Srlw,
+            Sraw, Mul, Mulh, Mulhsu, Mulhu, Div, Divu, Rem, Remu, Mulw, Divw, Divuw, Remw, Remuw,
+            Fence, Ecall,
         ]
     };
 
@@ -202,8 +202,8 @@ impl Opcode {
             Jal => Format::J,
             Beq | Bne | Blt | Bge | Bltu | Bgeu => Format::B,
             Sb | Sh | Sw | Sd => Format::S,
-            Jalr | Lb | Lh | Lw | Ld | Lbu | Lhu | Lwu | Addi | Slti | Sltiu | Xori | Ori | Andi
-            | Slli | Srli | Srai | Addiw | Slliw | Srliw | Sraiw => Format::I,
+            Jalr | Lb | Lh | Lw | Ld | Lbu | Lhu | Lwu | Addi | Slti | Sltiu | Xori | Ori
+            | Andi | Slli | Srli | Srai | Addiw | Slliw | Srliw | Sraiw => Format::I,
             Fence | Ecall => Format::None,
             _ => Format::R,
         }

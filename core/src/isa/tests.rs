@@ -4,7 +4,13 @@ use super::*;
 use Opcode::*;
 
 fn ins(op: Opcode, rd: u8, rs1: u8, rs2: u8, imm: i32) -> Instr {
-    Instr { op, rd, rs1, rs2, imm }
+    Instr {
+        op,
+        rd,
+        rs1,
+        rs2,
+        imm,
+    }
 }
 
 #[test]

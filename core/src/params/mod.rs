@@ -3,7 +3,7 @@
 
 mod security;
 
-pub use security::{estimate, SecurityReport};
+pub use security::{estimate, estimate_with, ProtocolShape, SecurityReport, HASH_BITS};
 
 use serde::{Deserialize, Serialize};
 
@@ -36,18 +36,33 @@ pub struct StarkParams {
 
 impl StarkParams {
     /// Blowup 2: cheapest LDE, most queries.
-    pub const BLOWUP_2: StarkParams =
-        StarkParams { log_blowup: 1, num_queries: 304, pow_bits: 16, log_final_poly_len: 3 };
+    pub const BLOWUP_2: StarkParams = StarkParams {
+        log_blowup: 1,
+        num_queries: 304,
+        pow_bits: 16,
+        log_final_poly_len: 3,
+    };
     /// Blowup 4: the default.
-    pub const BLOWUP_4: StarkParams =
-        StarkParams { log_blowup: 2, num_queries: 110, pow_bits: 16, log_final_poly_len: 3 };
+    pub const BLOWUP_4: StarkParams = StarkParams {
+        log_blowup: 2,
+        num_queries: 110,
+        pow_bits: 16,
+        log_final_poly_len: 3,
+    };
     /// Blowup 8: fewest queries, smallest proofs.
-    pub const BLOWUP_8: StarkParams =
-        StarkParams { log_blowup: 3, num_queries: 68, pow_bits: 16, log_final_poly_len: 3 };
+    pub const BLOWUP_8: StarkParams = StarkParams {
+        log_blowup: 3,
+        num_queries: 68,
+        pow_bits: 16,
+        log_final_poly_len: 3,
+    };
 
     /// All presets, for tests and the CLI.
-    pub const PRESETS: [StarkParams; 3] =
-        [StarkParams::BLOWUP_2, StarkParams::BLOWUP_4, StarkParams::BLOWUP_8];
+    pub const PRESETS: [StarkParams; 3] = [
+        StarkParams::BLOWUP_2,
+        StarkParams::BLOWUP_4,
+        StarkParams::BLOWUP_8,
+    ];
 
     pub const fn blowup(&self) -> usize {
         1 << self.log_blowup
@@ -55,7 +70,9 @@ impl StarkParams {
 
     /// The preset with the given blowup factor.
     pub fn preset(blowup: usize) -> Option<StarkParams> {
-        StarkParams::PRESETS.into_iter().find(|p| p.blowup() == blowup)
+        StarkParams::PRESETS
+            .into_iter()
+            .find(|p| p.blowup() == blowup)
     }
 
     /// Whether every field is within the ranges the protocol supports.

@@ -1,0 +1,80 @@
+//! Keccak-256 Merkle trees over matrix rows, built in parallel.
+
+use kestrel_core::merkle::{hash_node, Digest};
+use rayon::prelude::*;
+
+/// All levels of a tree: `levels[0]` are the leaf digests, the last level is the root.
+#[derive(Clone, Debug)]
+pub struct MerkleTree {
+    levels: Vec<Vec<Digest>>,
+}
+
+impl MerkleTree {
+    /// Builds the tree over `leaves` (a power of two of them, at least one).
+    pub fn from_leaves(leaves: Vec<Digest>) -> MerkleTree {
+        debug_assert!(leaves.len().is_power_of_two());
+        let mut levels = vec![leaves];
+        while levels.last().map_or(0, Vec::len) > 1 {
+            let prev = levels.last().expect("nonempty");
+            let next: Vec<Digest> = prev
+                .par_chunks_exact(2)
+                .map(|p| hash_node(&p[0], &p[1]))
+                .collect();
+            levels.push(next);
+        }
+        MerkleTree { levels }
+    }
+
+    /// Builds the tree whose leaf `i` is `hash(rows[i])`.
+    pub fn from_rows<T: Sync>(
+        rows: &[T],
+        width: usize,
+        hash: impl Fn(&[T]) -> Digest + Sync + Send,
+    ) -> MerkleTree {
+        let leaves = rows.par_chunks_exact(width).map(hash).collect();
+        MerkleTree::from_leaves(leaves)
+    }
+
+    pub fn root(&self) -> Digest {
+        self.levels
+            .last()
+            .and_then(|l| l.first())
+            .copied()
+            .unwrap_or_default()
+    }
+
+    pub fn depth(&self) -> usize {
+        self.levels.len() - 1
+    }
+
+    /// Siblings from the leaf up to (not including) the root.
+    pub fn path(&self, mut index: usize) -> Vec<Digest> {
+        let mut out = Vec::with_capacity(self.depth());
+        for level in &self.levels[..self.depth()] {
+            out.push(level[index ^ 1]);
+            index >>= 1;
+        }
+        out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use kestrel_core::field::Felt;
+    use kestrel_core::merkle::{hash_leaf, verify_path};
+
+    #[test]
+    fn every_path_verifies() {
+        for log in 0..6 {
+            let n = 1usize << log;
+            let rows: Vec<Felt> = (0..n as u64 * 3).map(Felt::new).collect();
+            let t = MerkleTree::from_rows(&rows, 3, hash_leaf);
+            for i in 0..n {
+                let leaf = hash_leaf(&rows[i * 3..i * 3 + 3]);
+                assert!(verify_path(&t.root(), i, leaf, &t.path(i)));
+                assert!(!verify_path(&t.root(), i ^ 1, leaf, &t.path(i)) || n == 1);
+            }
+        }
+    }
+}

@@ -1,0 +1,41 @@
+//! The guest memory map.
+//!
+//! Every guest address Kestrel maps lies below 2^32, so addresses fit one 32-bit limb:
+//!
+//! | range | what | permissions |
+//! | --- | --- | --- |
+//! | `0 .. MIN_SEGMENT_ADDR` (4 KiB) | never mapped (null pointer accesses fault) | none |
+//! | ELF `PT_LOAD` segments, within `MIN_SEGMENT_ADDR .. STACK_BOTTOM` | program image, bss zeroed | the segment's R/W/X (W and X together are refused) |
+//! | `heap_start .. brk` | heap, grown by `brk` (Linux semantics) | R/W |
+//! | `STACK_BOTTOM .. STACK_TOP` (1 MiB) | stack, zeroed; `sp = STACK_TOP` at entry | R/W |
+//!
+//! `heap_start` is the end of the highest segment rounded up to a page ([`PAGE_SIZE`]); `brk` may
+//! grow up to `heap_start + MAX_HEAP`, and never into the stack. The initial break is `heap_start`.
+//! All other registers start at 0; there is no argv/envp/auxv on the stack, so guests must not
+//! depend on the value of `sp` or on what lies above it (under `qemu-riscv64` the stack is
+//! elsewhere and holds argv; guests behave the same on both).
+//!
+//! The total size of the mapped segments is at most [`MAX_IMAGE_BYTES`].
+
+/// Page size used for rounding the heap start.
+pub const PAGE_SIZE: u64 = 4096;
+/// Lowest address a segment may start at.
+pub const MIN_SEGMENT_ADDR: u64 = 0x1000;
+/// One past the highest stack byte; the initial `sp`.
+pub const STACK_TOP: u64 = 0xC000_0000;
+/// Size of the stack region.
+pub const STACK_SIZE: u64 = 1 << 20;
+/// Lowest stack byte; segments and the heap end at or below it.
+pub const STACK_BOTTOM: u64 = STACK_TOP - STACK_SIZE;
+/// Largest heap (`brk - heap_start`).
+pub const MAX_HEAP: u64 = 256 << 20;
+/// Largest total of all segments' memory sizes.
+pub const MAX_IMAGE_BYTES: u64 = 1 << 30;
+
+/// Rounds `x` up to a multiple of [`PAGE_SIZE`] (saturating).
+pub const fn page_align_up(x: u64) -> u64 {
+    match x.checked_add(PAGE_SIZE - 1) {
+        Some(y) => y & !(PAGE_SIZE - 1),
+        None => u64::MAX & !(PAGE_SIZE - 1),
+    }
+}

@@ -1,0 +1,15 @@
+#!/usr/bin/env bash
+# Rebuilds every guest into a temporary directory and fails if any committed ELF in
+# tests/guests/bin differs (or is missing, or is stale).
+set -euo pipefail
+cd "$(dirname "$0")"
+TMP=$(mktemp -d)
+trap 'rm -rf "$TMP"' EXIT
+bash build.sh "$TMP" >/dev/null
+if ! diff -r "$TMP" bin >/dev/null; then
+    echo "check-prebuilt: committed ELFs in tests/guests/bin differ from a fresh build:" >&2
+    diff -rq "$TMP" bin >&2 || true
+    echo "run 'bash tests/guests/build.sh' and commit tests/guests/bin" >&2
+    exit 1
+fi
+echo "check-prebuilt: all $(find bin -name '*.elf' | wc -l) prebuilt ELFs match a fresh build"
