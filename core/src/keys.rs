@@ -4,6 +4,7 @@
 
 use sha3::{Digest as _, Keccak256};
 
+use crate::air::TableShape;
 use crate::merkle::Digest;
 use crate::params::StarkParams;
 
@@ -19,10 +20,14 @@ pub struct PreprocessedCommitment {
 }
 
 impl VerifyingKey {
-    /// Digest of `(machine, params, [(table index, root, log height)])`.
+    /// Digest of `(machine, params, table shapes, [(table index, root, log height)])`.
+    ///
+    /// The shapes (widths, constraint and interaction counts, degrees) bind the AIR's form;
+    /// its constraints themselves are checked at the out-of-domain point.
     pub fn compute<'a>(
         machine: &str,
         params: &StarkParams,
+        shapes: &[TableShape],
         preprocessed: impl IntoIterator<Item = (usize, &'a PreprocessedCommitment)>,
     ) -> VerifyingKey {
         let mut h = Keccak256::new();
@@ -35,6 +40,22 @@ impl VerifyingKey {
             params.log_final_poly_len,
         ]);
         h.update(params.num_queries.to_le_bytes());
+        h.update((shapes.len() as u64).to_le_bytes());
+        for s in shapes {
+            for v in [
+                s.width,
+                s.preprocessed_width,
+                s.num_air_constraints,
+                s.num_interactions,
+                s.max_interaction_values,
+                s.aux_width,
+                s.num_constraints,
+                s.max_degree,
+                s.quotient_chunks,
+            ] {
+                h.update((v as u64).to_le_bytes());
+            }
+        }
         for (t, c) in preprocessed {
             h.update((t as u64).to_le_bytes());
             h.update(c.root.0);

@@ -4,7 +4,7 @@
 use crate::air::TableShape;
 use crate::field::{bit_reverse, Ext3, Felt};
 use crate::merkle::Digest;
-use crate::params::StarkParams;
+use crate::params::{ProtocolShape, StarkParams};
 use crate::proof::TableOod;
 use crate::transcript::Transcript;
 
@@ -87,7 +87,7 @@ pub fn deep_columns(shape: &TableShape) -> (usize, usize) {
 /// `(f(x)+f(−x))/2 + β·(f(x)−f(−x))/(2x)`.
 #[inline]
 pub fn fold_pair(lo: Ext3, hi: Ext3, beta: Ext3, inv_two_x: Felt) -> Ext3 {
-    let half = Felt::new((crate::field::P + 1) / 2);
+    let half = Felt::new(crate::field::P.div_ceil(2));
     (lo + hi) * half + beta * (lo - hi) * inv_two_x
 }
 
@@ -103,5 +103,38 @@ pub fn observe_ood(tr: &mut Transcript, o: &TableOod) {
         &o.quotient,
     ] {
         tr.observe_exts(v);
+    }
+}
+
+/// The quantities the security estimate needs, from the AIR's shapes and the heights.
+pub fn protocol_shape(shapes: &[TableShape], log_heights: &[u8]) -> ProtocolShape {
+    let deep_terms: usize = shapes
+        .iter()
+        .map(|s| {
+            let (z, zw) = deep_columns(s);
+            z + zw
+        })
+        .sum();
+    let constraint_terms = shapes.iter().map(|s| s.num_constraints).max().unwrap_or(0);
+    ProtocolShape {
+        batched_terms: deep_terms.max(constraint_terms).max(1) as u64,
+        lookup_fractions_per_row: shapes
+            .iter()
+            .map(|s| s.num_interactions as u64)
+            .sum::<u64>()
+            .max(1),
+        fingerprint_width: shapes
+            .iter()
+            .map(|s| s.max_interaction_values as u32 + 1)
+            .max()
+            .unwrap_or(1),
+        max_constraint_degree: shapes
+            .iter()
+            .map(|s| s.max_degree as u32)
+            .max()
+            .unwrap_or(1)
+            .max(1),
+        opening_points: 2,
+        log_min_height: log_heights.iter().copied().min().unwrap_or(0) as u32,
     }
 }

@@ -12,7 +12,7 @@ use kestrel_core::air::{LogUpChallenges, Machine, ShapeError, TableShape};
 use kestrel_core::field::{powers, Ext3, Felt, Field};
 use kestrel_core::keys::{PreprocessedCommitment, VerifyingKey};
 use kestrel_core::matrix::RowMajorMatrix;
-use kestrel_core::params::{StarkParams, MAX_LOG_HEIGHT};
+use kestrel_core::params::{StarkParams, MAX_LOG_HEIGHT, MIN_LOG_HEIGHT};
 use kestrel_core::proof::{FriStep, ProofBody, QueryProof, TableOod};
 use kestrel_core::stark::{deep_columns, observe_ood, start_transcript, FriShape};
 
@@ -122,7 +122,7 @@ pub fn setup<B: Backend>(
         let pre = match table.preprocessed_trace() {
             Some((values, log_h)) if shape.preprocessed_width > 0 => {
                 let m = RowMajorMatrix::new(values, shape.preprocessed_width);
-                if m.height() != 1 << log_h || log_h == 0 || log_h > MAX_LOG_HEIGHT {
+                if m.height() != 1 << log_h || !(MIN_LOG_HEIGHT..=MAX_LOG_HEIGHT).contains(&log_h) {
                     return Err(ProverError::TraceHeight {
                         table: table.name().into(),
                         height: m.height(),
@@ -147,6 +147,7 @@ pub fn setup<B: Backend>(
     let vk = VerifyingKey::compute(
         machine.name(),
         &params,
+        &shapes,
         commitments.iter().map(|(t, c)| (*t, c)),
     );
     Ok(ProvingKey {
@@ -212,11 +213,11 @@ pub fn prove<B: Backend>(
             });
         }
         let h = trace.height();
-        if !h.is_power_of_two() || h < 2 || h > 1 << MAX_LOG_HEIGHT {
+        if !h.is_power_of_two() || !(1 << MIN_LOG_HEIGHT..=1 << MAX_LOG_HEIGHT).contains(&h) {
             return Err(ProverError::TraceHeight {
                 table: name(),
                 height: h,
-                why: "must be a power of two in [2, 2^28]",
+                why: "must be a power of two in [2^3, 2^28]",
             });
         }
         if let Some((_, _, lh)) = &pk.preprocessed[t] {

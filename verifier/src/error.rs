@@ -36,7 +36,7 @@ pub enum VerifyError {
     Air(ShapeError),
     /// Wrong number of public values for the statement.
     PublicCount { expected: usize, got: usize },
-    /// A table height outside `[2, 2^MAX_LOG_HEIGHT]`.
+    /// A table height outside `[2^MIN_LOG_HEIGHT, 2^MAX_LOG_HEIGHT]`.
     LogHeight { table: usize, got: u8 },
     /// A list in the proof has the wrong length.
     Length {

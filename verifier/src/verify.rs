@@ -9,10 +9,10 @@ use kestrel_core::air::{
 use kestrel_core::field::{bit_reverse, powers, Ext3, Felt, Field};
 use kestrel_core::keys::{PreprocessedCommitment, VerifyingKey};
 use kestrel_core::merkle::{hash_leaf, hash_leaf_ext, verify_path};
-use kestrel_core::params::{estimate, MAX_LOG_HEIGHT, SECURITY_FLOOR_BITS};
+use kestrel_core::params::{estimate_with, MAX_LOG_HEIGHT, MIN_LOG_HEIGHT, SECURITY_FLOOR_BITS};
 use kestrel_core::proof::{Opening, ProofBody};
 use kestrel_core::stark::{
-    deep_columns, fold_pair, lde_point, observe_ood, start_transcript, FriShape,
+    deep_columns, fold_pair, lde_point, observe_ood, protocol_shape, start_transcript, FriShape,
 };
 use kestrel_core::transcript::check_pow;
 
@@ -51,17 +51,9 @@ pub fn verify(
     let tables = machine.tables();
     expect_len("table heights", tables.len(), p.log_heights.len())?;
     for (t, &h) in p.log_heights.iter().enumerate() {
-        if h == 0 || h as u32 > MAX_LOG_HEIGHT {
+        if (h as u32) < MIN_LOG_HEIGHT || h as u32 > MAX_LOG_HEIGHT {
             return Err(VerifyError::LogHeight { table: t, got: h });
         }
-    }
-    let max_log_height = p.log_heights.iter().copied().max().unwrap_or(0) as u32;
-    let security = estimate(&p.params, max_log_height);
-    if security.provable_bits < SECURITY_FLOOR_BITS as f64 {
-        return Err(VerifyError::BelowSecurityFloor {
-            provable_bits: security.provable_bits as u32,
-            floor: SECURITY_FLOOR_BITS,
-        });
     }
     if public.len() != machine.num_public_values() {
         return Err(VerifyError::PublicCount {
@@ -77,6 +69,18 @@ pub fn verify(
         .collect::<Result<_, _>>()
         .map_err(VerifyError::Air)?;
     check_shape(&p, &shapes)?;
+    let max_log_height = p.log_heights.iter().copied().max().unwrap_or(0) as u32;
+    let security = estimate_with(
+        &p.params,
+        max_log_height,
+        &protocol_shape(&shapes, &p.log_heights),
+    );
+    if security.provable_bits < SECURITY_FLOOR_BITS as f64 {
+        return Err(VerifyError::BelowSecurityFloor {
+            provable_bits: security.provable_bits as u32,
+            floor: SECURITY_FLOOR_BITS,
+        });
+    }
 
     // 4. The verifying key binds the statement, parameters and preprocessed roots.
     let mut pre_roots = p.preprocessed_roots.iter();
@@ -94,7 +98,13 @@ pub fn verify(
             }
         }
     }
-    if VerifyingKey::compute(machine.name(), &p.params, pre.iter().map(|(t, c)| (*t, c))) != *vk {
+    if VerifyingKey::compute(
+        machine.name(),
+        &p.params,
+        &shapes,
+        pre.iter().map(|(t, c)| (*t, c)),
+    ) != *vk
+    {
         return Err(VerifyError::VkMismatch);
     }
 

@@ -189,6 +189,8 @@ impl fmt::Display for DebugReport {
 }
 
 type Tuple = (u32, Vec<Felt>);
+/// Net multiplicity and the rows that touched a tuple.
+type BusLedger = BTreeMap<Tuple, (Felt, Vec<(String, Option<usize>)>)>;
 
 /// Checks every table's constraints on every row and every bus's balance.
 ///
@@ -200,7 +202,7 @@ pub fn check_machine(
     public: &[Felt],
 ) -> DebugReport {
     let mut report = DebugReport::default();
-    let mut buses: BTreeMap<Tuple, (Felt, Vec<(String, Option<usize>)>)> = BTreeMap::new();
+    let mut buses = BusLedger::new();
     for (t, table) in machine.tables().into_iter().enumerate() {
         let (Some(main), Some(pre)) = (traces.get(t), preprocessed.get(t)) else {
             break;
@@ -239,7 +241,7 @@ fn check_table(
     pre: Option<&RowMajorMatrix>,
     public: &[Felt],
     report: &mut DebugReport,
-    buses: &mut BTreeMap<Tuple, (Felt, Vec<(String, Option<usize>)>)>,
+    buses: &mut BusLedger,
 ) {
     let n = main.height();
     let mut b = DebugRow::new(public);

@@ -87,8 +87,8 @@ impl Air for SumSenderAir {
             "sender z = x + y",
             sel.clone() * (z.clone() - x.clone() - y.clone()),
         );
-        b.send(BYTE_BUS, sel.clone(), &[x.clone()]);
-        b.send(BYTE_BUS, sel.clone(), &[y.clone()]);
+        b.send(BYTE_BUS, sel.clone(), core::slice::from_ref(&x));
+        b.send(BYTE_BUS, sel.clone(), core::slice::from_ref(&y));
         b.send(BYTE_BUS, sel.clone(), &[z]);
         // (1 − sel)·(x, y) sent and received in the same row: balanced by construction.
         let off = B::Expr::from(Felt::ONE) - sel;

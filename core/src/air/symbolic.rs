@@ -65,6 +65,7 @@ impl Sub for SymExpr {
     }
 }
 
+#[allow(clippy::suspicious_arithmetic_impl)] // degrees add under multiplication
 impl Mul for SymExpr {
     type Output = SymExpr;
     fn mul(self, r: SymExpr) -> SymExpr {

@@ -1,7 +1,7 @@
 //! The cubic extension F_p[X] / (X^3 − W) with W = 7.
 //!
 //! 7 generates F_p^*, and 3 divides p − 1, so 7 is not a cube; a cubic with no root is
-//! irreducible, which `tests::x3_minus_w_is_irreducible` checks.
+//! irreducible, which `x3_minus_7_is_irreducible` in `core/tests/field_props.rs` checks.
 
 use core::fmt;
 use core::ops::{Add, AddAssign, Mul, MulAssign, Neg, Sub, SubAssign};

@@ -3,7 +3,9 @@
 
 mod security;
 
-pub use security::{estimate, estimate_with, ProtocolShape, SecurityReport, HASH_BITS};
+pub use security::{
+    estimate, estimate_with, ProtocolShape, SecurityReport, HASH_BITS, MIN_LOG_HEIGHT,
+};
 
 use serde::{Deserialize, Serialize};
 

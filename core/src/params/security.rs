@@ -43,7 +43,7 @@
 //!
 //! ```text
 //! α      = (1 + 1/(2m)) · sqrt(ρ)                FRI's per-query acceptance bound
-//! ρ⁺     = (h + k) / |D|                          rate of the DEEP quotients' code
+//! ρ⁺     = (h_min + k) / (h_min · blowup)         the DEEP quotients' largest rate
 //! η      = α − sqrt(ρ⁺)                           must be > 0 (bounds m from above)
 //! L      = 1 / (2 η sqrt(ρ⁺))                     Johnson bound on the list size
 //! ALI    : log2|F| − log2(L · N)                  constraints batched with powers
@@ -62,7 +62,10 @@
 //! below 2^−150). The LogUp term is Schwartz–Zippel on the cleared-denominator identity
 //! in the two LogUp challenges (Haböck, "Multivariate lookups based on logarithmic
 //! derivatives", eprint 2022/1530). The estimator takes the best `m` in `3..=50` with
-//! `η > 0`; none exists for tiny tables (`h ≤ 4`), and the Johnson figure is then 0.
+//! `η > 0`. Every table must be list-decodable at the same radius `1 − α`, so `ρ⁺` is that
+//! of the shortest table, `h_min = 2^ProtocolShape::log_min_height` (default 8 rows, which
+//! allows `m ≤ 4`); no `m` is admissible for tables of 4 rows or fewer, and the Johnson
+//! figure is then 0.
 //!
 //! **Unique-decoding regime**, eprint 2024/1553 Theorem 3 (also in Winterfell's
 //! `ProvenSecurity`), with the same batching factors:
@@ -95,24 +98,31 @@
 //!
 //! # The presets
 //!
-//! At `log_max_height = 20` with [`ProtocolShape::DEFAULT`] (`cargo test -p kestrel-core
-//! --lib security -- --nocapture` prints these and heights 16, 26 and 28). Figures in
-//! parentheses are before the [`HASH_BITS`] cap.
+//! At `log_max_height = 20` with [`ProtocolShape::DEFAULT`] (shortest table 8 rows), and
+//! for a machine whose tables all have 2^20 rows (`log_min_height = 20`).
+//! `cargo test -p kestrel-core --lib print_preset_table -- --nocapture` prints these for
+//! heights 0 to 28. Figures in parentheses are before the [`HASH_BITS`] cap.
 //!
-//! | preset | blowup | queries | pow bits | conjectured | provable | Johnson | unique decoding |
-//! | --- | --- | --- | --- | --- | --- | --- | --- |
-//! | `BLOWUP_2` | 2 | 304 | 16 | 128 (170) | 128 | 120.3, m = 5 | 128 (142.2) |
-//! | `BLOWUP_4` | 4 | 110 | 16 | 128 (169) | 113.7 | 113.7, m = 7 | 90.6 |
-//! | `BLOWUP_8` | 8 | 68 | 16 | 128 (168) | 110.2 | 110.2, m = 7 | 72.4 |
+//! | preset | blowup | queries | pow bits | conjectured | provable | Johnson | unique decoding | provable, all 2^20 |
+//! | --- | --- | --- | --- | --- | --- | --- | --- | --- |
+//! | `BLOWUP_2` | 2 | 304 | 16 | 128 (170) | 116.3 | 116.3, m = 4 | 107.1 | 128 (Johnson 120.3, m = 5) |
+//! | `BLOWUP_4` | 4 | 110 | 16 | 128 (169) | 107.3 | 107.3, m = 4 | 82.9 | 113.7 (m = 7) |
+//! | `BLOWUP_8` | 8 | 68 | 16 | 128 (168) | 106.5 | 106.5, m = 4 | 69.8 | 110.2 (m = 7) |
 //!
-//! At the largest height, `MAX_LOG_HEIGHT = 28`, the provable figures are 128, 102.8 and
-//! 101.9 (Johnson 106.3, 102.8, 101.9): the commit-phase term, which grows with `|D|²` and
-//! `N` and not with queries, binds there.
+//! At the largest height, `MAX_LOG_HEIGHT = 28`, the provable figures are 107.1, 102.8 and
+//! 101.9 (Johnson 106.3, 102.8, 101.9): there the commit-phase term, which grows with
+//! `|D|²` and `N` and not with queries, binds.
 
 use super::StarkParams;
 
 /// Collision resistance of Keccak-256 in bits: no figure exceeds it.
 pub const HASH_BITS: f64 = 128.0;
+
+/// Tables shorter than 2^3 rows admit no proximity parameter in the Johnson regime (their
+/// DEEP quotients' rate `(h + 2)/|D|` is too close to `ρ`), and the unique-decoding bound
+/// alone is below the floor for them: the estimate assumes every table has at least
+/// 2^`MIN_LOG_HEIGHT` rows unless told otherwise ([`ProtocolShape::log_min_height`]).
+pub const MIN_LOG_HEIGHT: u32 = 3;
 
 /// Smallest and largest FRI proximity parameter `m` the estimator tries.
 const M_MIN: u32 = 3;
@@ -161,17 +171,22 @@ pub struct ProtocolShape {
     pub max_constraint_degree: u32,
     /// Points at which every column is opened (`k`: `z` and `z·g`).
     pub opening_points: u32,
+    /// log2 of the shortest table's height (`h_min`; taken as at most `log_max_height`).
+    /// Its DEEP quotients have the largest rate `ρ⁺`, which bounds the admissible `m`.
+    pub log_min_height: u32,
 }
 
 impl ProtocolShape {
     /// Upper bounds for the AIRs Kestrel ships: 2^12 batched terms, 2^12 LogUp fractions
-    /// per row, tuples of at most 16 values, degree 3, two opening points.
+    /// per row, tuples of at most 16 values, degree 3, two opening points, and tables of
+    /// at least 8 rows ([`MIN_LOG_HEIGHT`]).
     pub const DEFAULT: ProtocolShape = ProtocolShape {
         batched_terms: 1 << 12,
         lookup_fractions_per_row: 1 << 12,
         fingerprint_width: 16,
         max_constraint_degree: 3,
         opening_points: 2,
+        log_min_height: MIN_LOG_HEIGHT,
     };
 }
 
@@ -230,8 +245,9 @@ pub fn estimate_with(
     let log_d = log_h + log_blowup;
     let rho = libm::exp2(-log_blowup);
     let k = shape.opening_points as f64;
-    // (h + k) / |D| = ρ (1 + k / h)
-    let rho_plus = rho * (1.0 + k * libm::exp2(-log_h));
+    // (h_min + k) / |D_min| = ρ (1 + k / h_min), the largest over all tables.
+    let log_h_min = shape.log_min_height.min(log_max_height) as f64;
+    let rho_plus = rho * (1.0 + k * libm::exp2(-log_h_min));
     let d = shape.max_constraint_degree as f64;
     // d(h + k − 1) + h − 1 ≤ (d + 1) h + d (k − 1), computed as h · (d + 1 + d(k − 1)/h).
     let log_deep_degree = log_h + libm::log2(d + 1.0 + d * (k - 1.0) * libm::exp2(-log_h));
@@ -327,13 +343,10 @@ mod tests {
     use crate::params::{MAX_LOG_HEIGHT, MAX_QUERIES, SECURITY_FLOOR_BITS};
 
     const FLOOR: f64 = SECURITY_FLOOR_BITS as f64;
-    /// Below 8 rows no proximity parameter is admissible in the Johnson regime, and the
-    /// unique-decoding bound alone is below the floor at blowup 4 and 8.
-    const MIN_LOG_HEIGHT: u32 = 3;
 
     #[test]
     fn print_preset_table() {
-        for log_h in [16, 20, 26, 28] {
+        for log_h in [0, 2, 3, 16, 20, 26, 28] {
             for p in StarkParams::PRESETS {
                 let r = estimate(&p, log_h);
                 println!(
@@ -347,6 +360,15 @@ mod tests {
                     r.johnson_bits,
                     r.johnson_m,
                     r.unique_decoding_bits
+                );
+                let one = ProtocolShape {
+                    log_min_height: log_h,
+                    ..ProtocolShape::DEFAULT
+                };
+                let r = estimate_with(&p, log_h, &one);
+                println!(
+                    "    all tables 2^{log_h} rows: provable {:6.2} johnson {:6.2} (m {:?}) udr {:6.2}",
+                    r.provable_bits, r.johnson_bits, r.johnson_m, r.unique_decoding_bits
                 );
             }
         }
@@ -560,6 +582,32 @@ mod tests {
         );
         assert!(small.johnson_bits > big.johnson_bits);
         assert!(estimate(&p, 10).johnson_bits >= estimate(&p, 28).johnson_bits);
+    }
+
+    #[test]
+    fn taller_shortest_tables_never_cost_bits() {
+        // The default assumes a shortest table of 8 rows; a machine whose tables are all
+        // taller admits more proximity parameters and can only gain.
+        for p in StarkParams::PRESETS {
+            for log_h in MIN_LOG_HEIGHT..=MAX_LOG_HEIGHT {
+                let base = estimate(&p, log_h);
+                for log_min in MIN_LOG_HEIGHT..=log_h {
+                    let shape = ProtocolShape {
+                        log_min_height: log_min,
+                        ..ProtocolShape::DEFAULT
+                    };
+                    let r = estimate_with(&p, log_h, &shape);
+                    assert!(
+                        r.provable_bits >= base.provable_bits,
+                        "{p:?} {log_h} {log_min}"
+                    );
+                    assert!(
+                        r.johnson_bits >= base.johnson_bits,
+                        "{p:?} {log_h} {log_min}"
+                    );
+                }
+            }
+        }
     }
 
     #[test]

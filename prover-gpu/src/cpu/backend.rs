@@ -145,12 +145,9 @@ impl Backend for CpuBackend {
         aux.par_chunks_mut(ext_w)
             .enumerate()
             .for_each(|(row, out)| {
-                for j in 0..pairs {
-                    let mut h = Ext3::ZERO;
-                    for i in 2 * j..(2 * j + 2).min(k) {
-                        h += mults[row * k + i] * fps[row * k + i];
-                    }
-                    out[j] = h;
+                let (ms, fs) = (&mults[row * k..(row + 1) * k], &fps[row * k..(row + 1) * k]);
+                for (h, (m, f)) in out.iter_mut().zip(ms.chunks(2).zip(fs.chunks(2))) {
+                    *h = m.iter().zip(f).map(|(m, f)| *m * *f).sum();
                 }
             });
         let mut s = Ext3::ZERO;

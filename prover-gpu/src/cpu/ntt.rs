@@ -9,70 +9,79 @@ use kestrel_core::field::{bit_reverse, Felt, Field};
 use kestrel_core::matrix::RowMajorMatrix;
 use rayon::prelude::*;
 
-/// Rows per parallel task in elementwise passes.
-const PAR_ROWS: usize = 1 << 10;
+/// Transforms at most this long run stage by stage; longer ones recurse (cache-friendly).
+const ITERATIVE_MAX: usize = 1 << 11;
 
-/// `ω^0 … ω^{len−1}`.
-fn twiddles(root: Felt, len: usize) -> Vec<Felt> {
-    let mut t = Vec::with_capacity(len);
-    let mut cur = Felt::ONE;
-    for _ in 0..len {
-        t.push(cur);
-        cur *= root;
-    }
-    t
+/// Twiddles for every stage of a size-`n` transform: `t[h + j] = ω_{2h}^j` for each power
+/// of two `h < n`, `j < h`, so each stage reads its factors contiguously.
+pub struct Twiddles {
+    t: Vec<Felt>,
 }
 
-#[inline(always)]
-fn butterfly_dif(a: &mut [Felt], b: &mut [Felt], w: Felt) {
-    for (x, y) in a.iter_mut().zip(b.iter_mut()) {
-        let s = *x + *y;
-        let d = (*x - *y) * w;
-        *x = s;
-        *y = d;
+impl Twiddles {
+    /// Tables for the transform of size `n` with root `root` (of order `n`).
+    pub fn new(root: Felt, n: usize) -> Twiddles {
+        let mut t = vec![Felt::ZERO; n.max(2)];
+        let mut h = n / 2;
+        let mut w = root; // ω_{2h}
+        while h >= 1 {
+            let mut cur = Felt::ONE;
+            for x in &mut t[h..2 * h] {
+                *x = cur;
+                cur *= w;
+            }
+            w = w * w;
+            h /= 2;
+        }
+        Twiddles { t }
     }
 }
 
-/// In-place decimation-in-frequency NTT with root `root` of order `height`: natural-order
-/// input, bit-reversed output.
-pub fn dif_in_place(m: &mut RowMajorMatrix, root: Felt) {
-    let n = m.height();
-    let w = m.width;
-    if n <= 1 || w == 0 {
+/// In-place decimation-in-frequency NTT of one column: natural-order input,
+/// bit-reversed output. `tw` must have been built for a size ≥ `x.len()` with matching root
+/// power (the size-`x.len()` sub-tables of a larger table are the right ones).
+pub fn dif(x: &mut [Felt], tw: &Twiddles) {
+    let n = x.len();
+    if n <= 1 {
         return;
     }
-    let tw = twiddles(root, n / 2);
-    let mut half = n / 2;
-    while half >= 1 {
-        let stride = n / (2 * half); // twiddle step: ω_{2·half}^j = ω_n^{j·stride}
-        let block = 2 * half * w;
-        let blocks = n / (2 * half);
-        if blocks >= rayon::current_num_threads() * 4 || half * w < PAR_ROWS {
-            m.values.par_chunks_mut(block).for_each(|blk| {
-                let (lo, hi) = blk.split_at_mut(half * w);
-                for j in 0..half {
-                    butterfly_dif(
-                        &mut lo[j * w..(j + 1) * w],
-                        &mut hi[j * w..(j + 1) * w],
-                        tw[j * stride],
-                    );
-                }
-            });
-        } else {
-            for blk in m.values.chunks_mut(block) {
-                let (lo, hi) = blk.split_at_mut(half * w);
-                let rows = (PAR_ROWS / w).max(1);
-                lo.par_chunks_mut(rows * w)
-                    .zip(hi.par_chunks_mut(rows * w))
-                    .enumerate()
-                    .for_each(|(c, (l, h))| {
-                        for (r, (a, b)) in l.chunks_mut(w).zip(h.chunks_mut(w)).enumerate() {
-                            butterfly_dif(a, b, tw[(c * rows + r) * stride]);
-                        }
-                    });
+    if n > ITERATIVE_MAX {
+        let h = n / 2;
+        let (lo, hi) = x.split_at_mut(h);
+        let w = &tw.t[h..2 * h];
+        for ((a, b), &t) in lo.iter_mut().zip(hi.iter_mut()).zip(w) {
+            let s = *a + *b;
+            *b = (*a - *b) * t;
+            *a = s;
+        }
+        dif(lo, tw);
+        dif(hi, tw);
+        return;
+    }
+    let mut h = n / 2;
+    while h >= 1 {
+        let w = &tw.t[h..2 * h];
+        for blk in x.chunks_exact_mut(2 * h) {
+            let (lo, hi) = blk.split_at_mut(h);
+            for ((a, b), &t) in lo.iter_mut().zip(hi.iter_mut()).zip(w) {
+                let s = *a + *b;
+                *b = (*a - *b) * t;
+                *a = s;
             }
         }
-        half /= 2;
+        h /= 2;
+    }
+}
+
+/// Permutes a column into bit-reversed order.
+pub fn bit_reverse_column<T>(x: &mut [T]) {
+    let n = x.len();
+    let bits = n.trailing_zeros();
+    for i in 0..n {
+        let j = bit_reverse(i, bits);
+        if i < j {
+            x.swap(i, j);
+        }
     }
 }
 
@@ -90,20 +99,71 @@ pub fn bit_reverse_rows(m: &mut RowMajorMatrix) {
     }
 }
 
+/// Tile edge of the blocked transposes.
+const TILE: usize = 16;
+
+/// Writes the transpose of the `rows × cols` row-major `src` into `dst`, where row `c` of
+/// the result starts at `c · dst_stride` (so columns can be padded in place).
+fn transpose_into(src: &[Felt], rows: usize, cols: usize, dst: &mut [Felt], dst_stride: usize) {
+    // Parallel over bands of TILE output rows (= input columns); tiles keep both sides in cache.
+    dst.par_chunks_mut(TILE * dst_stride)
+        .enumerate()
+        .for_each(|(band, out)| {
+            let c0 = band * TILE;
+            let c1 = (c0 + TILE).min(cols);
+            for r0 in (0..rows).step_by(TILE) {
+                let r1 = (r0 + TILE).min(rows);
+                for c in c0..c1 {
+                    let o = &mut out[(c - c0) * dst_stride..];
+                    for r in r0..r1 {
+                        o[r] = src[r * cols + c];
+                    }
+                }
+            }
+        });
+}
+
+/// Applies `f` to every column of `m`, each padded with zeros to `len` values, in parallel
+/// over columns, and returns the `len`-row result.
+fn map_columns(
+    m: &RowMajorMatrix,
+    len: usize,
+    f: impl Fn(&mut [Felt]) + Sync + Send,
+) -> RowMajorMatrix {
+    let n = m.height();
+    let w = m.width;
+    if w == 0 {
+        return RowMajorMatrix {
+            values: Vec::new(),
+            width: 0,
+        };
+    }
+    let mut cols = vec![Felt::ZERO; w * len];
+    transpose_into(&m.values, n, w, &mut cols, len);
+    cols.par_chunks_mut(len).for_each(f);
+    let mut out = RowMajorMatrix {
+        values: vec![Felt::ZERO; len * w],
+        width: w,
+    };
+    transpose_into(&cols, w, len, &mut out.values, w);
+    out
+}
+
 /// Coefficients (natural order) of the columns of a trace given on `H_n` in natural order.
 pub fn interpolate(trace: &RowMajorMatrix) -> RowMajorMatrix {
     let n = trace.height();
-    let mut m = trace.clone();
     if n <= 1 {
-        return m;
+        return trace.clone();
     }
-    let root = two_adic(n);
-    let inv_root = root.inverse().expect("root of unity is nonzero");
-    dif_in_place(&mut m, inv_root);
-    bit_reverse_rows(&mut m);
+    let tw = Twiddles::new(two_adic(n).inverse().expect("nonzero"), n);
     let n_inv = Felt::new(n as u64).inverse().expect("n < p");
-    m.values.par_iter_mut().for_each(|v| *v *= n_inv);
-    m
+    map_columns(trace, n, |col| {
+        dif(col, &tw);
+        bit_reverse_column(col);
+        for v in col.iter_mut() {
+            *v *= n_inv;
+        }
+    })
 }
 
 /// Evaluations on the coset `shift·H_{n·2^log_blowup}`, bit-reversed, of the polynomials
@@ -113,34 +173,41 @@ pub fn coset_lde_from_coeffs(
     log_blowup: u32,
     shift: Felt,
 ) -> RowMajorMatrix {
+    let big = coeffs.height() << log_blowup;
+    let tw = Twiddles::new(two_adic(big), big);
     let n = coeffs.height();
-    let w = coeffs.width;
-    let big = n << log_blowup;
-    let mut out = RowMajorMatrix {
-        values: vec![Felt::ZERO; big * w],
-        width: w,
-    };
-    let rows = (PAR_ROWS / w.max(1)).max(1);
-    out.values[..n * w]
-        .par_chunks_mut(rows * w.max(1))
-        .zip(coeffs.values.par_chunks(rows * w.max(1)))
-        .enumerate()
-        .for_each(|(c, (dst, src))| {
-            let mut s = shift.exp_u64((c * rows) as u64);
-            for (d, r) in dst.chunks_mut(w).zip(src.chunks(w)) {
-                for (x, y) in d.iter_mut().zip(r) {
-                    *x = *y * s;
-                }
-                s *= shift;
-            }
-        });
-    dif_in_place(&mut out, two_adic(big));
-    out
+    map_columns(coeffs, big, |col| {
+        let mut s = Felt::ONE;
+        for v in col[..n].iter_mut() {
+            *v *= s;
+            s *= shift;
+        }
+        dif(col, &tw);
+    })
 }
 
 /// The coset LDE `g·H_{N}` (bit-reversed) of a trace given on `H_n` (natural order).
 pub fn coset_lde(trace: &RowMajorMatrix, log_blowup: u32) -> RowMajorMatrix {
-    coset_lde_from_coeffs(&interpolate(trace), log_blowup, Felt::GENERATOR)
+    let n = trace.height();
+    let big = n << log_blowup;
+    if n <= 1 {
+        return coset_lde_from_coeffs(trace, log_blowup, Felt::GENERATOR);
+    }
+    let itw = Twiddles::new(two_adic(n).inverse().expect("nonzero"), n);
+    let tw = Twiddles::new(two_adic(big), big);
+    let n_inv = Felt::new(n as u64).inverse().expect("n < p");
+    map_columns(trace, big, |col| {
+        let (data, _) = col.split_at_mut(n);
+        dif(data, &itw);
+        bit_reverse_column(data);
+        // Scale coefficient k by g^k / n in one pass.
+        let mut s = n_inv;
+        for v in data.iter_mut() {
+            *v *= s;
+            s *= Felt::GENERATOR;
+        }
+        dif(col, &tw);
+    })
 }
 
 /// A primitive root of unity of order `n` (a power of two ≤ 2^32).

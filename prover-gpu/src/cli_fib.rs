@@ -1,0 +1,150 @@
+//! `kestrel fib`: proves and verifies the Fibonacci example AIR — the main job until the VM
+//! tables exist — and reports timings, proof size and peak memory.
+
+use std::io::IsTerminal;
+use std::path::PathBuf;
+use std::time::{Duration, Instant};
+
+use kestrel_core::air::examples::{fibonacci_trace, FibonacciMachine};
+use kestrel_core::field::Felt;
+use kestrel_core::params::{estimate, StarkParams};
+
+use crate::cpu::CpuBackend;
+use crate::prover::{prove, setup};
+
+/// Arguments of `kestrel fib`.
+#[derive(Debug, clap::Args)]
+pub struct FibArgs {
+    /// log2 of the number of trace rows.
+    #[arg(long, default_value_t = 16, value_parser = clap::value_parser!(u32).range(1..=26))]
+    pub log_rows: u32,
+    /// LDE blowup preset: 2, 4 or 8.
+    #[arg(long, default_value_t = 4)]
+    pub blowup: usize,
+    /// Write the proof here.
+    #[arg(short, long)]
+    pub output: Option<PathBuf>,
+    /// Write the 32-byte verifying key here.
+    #[arg(long)]
+    pub vk_out: Option<PathBuf>,
+    /// Write machine-readable figures here.
+    #[arg(long)]
+    pub stats: Option<PathBuf>,
+}
+
+/// Peak resident memory of this process (Linux `VmHWM`), in bytes.
+pub fn peak_rss_bytes() -> Option<u64> {
+    let s = std::fs::read_to_string("/proc/self/status").ok()?;
+    let line = s.lines().find(|l| l.starts_with("VmHWM:"))?;
+    let kb: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kb * 1024)
+}
+
+fn spinner(msg: &'static str) -> Option<indicatif::ProgressBar> {
+    if !std::io::stderr().is_terminal() {
+        return None;
+    }
+    let pb = indicatif::ProgressBar::new_spinner();
+    pb.set_message(msg);
+    pb.enable_steady_tick(Duration::from_millis(100));
+    Some(pb)
+}
+
+/// Runs `kestrel fib`; returns the process exit code.
+pub fn fib_command(args: &FibArgs) -> i32 {
+    let Some(params) = StarkParams::preset(args.blowup) else {
+        eprintln!("error: --blowup must be 2, 4 or 8 (got {})", args.blowup);
+        return 2;
+    };
+    let backend = CpuBackend;
+    let machine = FibonacciMachine;
+    let t0 = Instant::now();
+    let pk = match setup(&backend, &machine, params) {
+        Ok(pk) => pk,
+        Err(e) => {
+            eprintln!("error: setup: {e}");
+            return 1;
+        }
+    };
+    let (trace, result) = fibonacci_trace(args.log_rows, Felt::ONE, Felt::ONE);
+    let public = [Felt::ONE, Felt::ONE, result];
+    let pb = spinner("proving");
+    let proved = prove(&backend, &pk, &machine, &[trace], &public);
+    if let Some(pb) = pb {
+        pb.finish_and_clear();
+    }
+    let (proof, timings) = match proved {
+        Ok(p) => p,
+        Err(e) => {
+            eprintln!("error: prove: {e}");
+            return 1;
+        }
+    };
+    let prove_time = t0.elapsed();
+    let bytes = proof.to_bytes();
+    let t1 = Instant::now();
+    let verdict = kestrel_verifier::verify(&machine, &pk.vk, &public, &bytes);
+    let verify_time = t1.elapsed();
+    let security = estimate(&params, args.log_rows);
+    for (path, data) in [(&args.output, &bytes[..]), (&args.vk_out, &pk.vk.0[..])] {
+        if let Some(path) = path {
+            if let Err(e) = std::fs::write(path, data) {
+                eprintln!("error: writing {}: {e}", path.display());
+                return 4;
+            }
+        }
+    }
+    let rows = 1u64 << args.log_rows;
+    eprintln!(
+        "fibonacci: 2^{} rows, blowup {}, {} queries, {:.1} provable / {:.1} conjectured bits",
+        args.log_rows,
+        params.blowup(),
+        params.num_queries,
+        security.provable_bits,
+        security.conjectured_bits
+    );
+    for (name, d) in &timings.phases {
+        eprintln!("  {name:<12} {:>9.3} ms", d.as_secs_f64() * 1e3);
+    }
+    eprintln!(
+        "proved in {:.3} s ({:.0} rows/s), proof {} bytes, verified in {:.3} ms: {}",
+        prove_time.as_secs_f64(),
+        rows as f64 / prove_time.as_secs_f64(),
+        bytes.len(),
+        verify_time.as_secs_f64() * 1e3,
+        match &verdict {
+            Ok(()) => "valid".to_string(),
+            Err(e) => format!("INVALID ({e})"),
+        }
+    );
+    if let Some(path) = &args.stats {
+        let stats = serde_json::json!({
+            "example": "fibonacci",
+            "backend": "cpu",
+            "rows": rows,
+            "columns": 2,
+            "blowup": params.blowup(),
+            "num_queries": params.num_queries,
+            "provable_bits": security.provable_bits,
+            "conjectured_bits": security.conjectured_bits,
+            "phases_ms": timings.phases.iter().map(|(n, d)| (n.to_string(), serde_json::json!(d.as_secs_f64() * 1e3))).collect::<serde_json::Map<_, _>>(),
+            "prove_s": prove_time.as_secs_f64(),
+            "verify_ms": verify_time.as_secs_f64() * 1e3,
+            "proof_bytes": bytes.len(),
+            "peak_rss_bytes": peak_rss_bytes(),
+            "valid": verdict.is_ok(),
+        });
+        if let Err(e) = std::fs::write(
+            path,
+            serde_json::to_string_pretty(&stats).unwrap_or_default(),
+        ) {
+            eprintln!("error: writing {}: {e}", path.display());
+            return 4;
+        }
+    }
+    if verdict.is_ok() {
+        0
+    } else {
+        1
+    }
+}

@@ -1,0 +1,1289 @@
+//! Tamper suite: an honest proof is decoded, one thing in it is changed, and the verifier
+//! must reject the result with the specific error that names the check that caught it.
+//!
+//! Most cases use a parameter set without grinding (`pow_bits = 0`) so that mutations after
+//! the out-of-domain round reach the query phase instead of stopping at the grinding check;
+//! the nonce case uses a preset proof (16 grinding bits).
+//!
+//! Fiat–Shamir note. Everything up to and including the grinding nonce is absorbed into the
+//! transcript before the query indices are drawn. A change to any of it (an OOD value the
+//! constraints do not read, a FRI root, a final-polynomial coefficient, the nonce of a
+//! proof without grinding) therefore moves every query index, and the first check to fail
+//! is the first table opening of the first query: `MerklePath { query: 0, table: 0, round:
+//! Main }` (table 0, the sender, has no preprocessed round). The FRI-specific errors
+//! (`FriMerklePath`, `FriFinalPoly`) are reached only through query-phase data, which the
+//! transcript does not absorb: FRI siblings and paths.
+
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::sync::OnceLock;
+
+use kestrel_core::air::examples::{
+    fibonacci_trace, range_check_traces, FibonacciAir, FibonacciMachine, RangeCheckMachine,
+};
+use kestrel_core::air::{Air, AirBuilder, Machine, TableAir};
+use kestrel_core::air::{LogUpChallenges, TableShape};
+use kestrel_core::field::{Ext3, Felt, P};
+use kestrel_core::keys::VerifyingKey;
+use kestrel_core::matrix::RowMajorMatrix;
+use kestrel_core::merkle::Digest;
+use kestrel_core::params::{estimate, StarkParams, SECURITY_FLOOR_BITS};
+use kestrel_core::proof::Opening;
+use kestrel_core::proof::{FriStep, ProofBody, FORMAT_VERSION, HEADER_LEN};
+use kestrel_core::stark::FriShape;
+use kestrel_prover_gpu::backend::{Backend, DeepInputs, QuotientInputs};
+use kestrel_prover_gpu::cpu::CpuBackend;
+use kestrel_prover_gpu::prover::{prove, setup, ProverError};
+use kestrel_verifier::{parse_proof, verify, Round, VerifyError};
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+
+/// Sender table of the range-check fixture: 2^10 rows; the byte table has 2^8.
+const SENDER_LOG_N: u32 = 10;
+const FIB_LOG_N: u32 = 8;
+const PUBLIC_BYTE: u8 = 200;
+
+/// Table indices and round order of the range-check machine's openings.
+const SENDER: usize = 0;
+const BYTE_RANGE: usize = 1;
+const SENDER_ROUNDS: [Round; 3] = [Round::Main, Round::Aux, Round::Quotient];
+const BYTE_RANGE_ROUNDS: [Round; 4] = [
+    Round::Preprocessed,
+    Round::Main,
+    Round::Aux,
+    Round::Quotient,
+];
+
+/// Blowup 8 without grinding; `num_queries` starts at 90 and is raised (in steps of 10, at
+/// most to 512) until the estimator puts every fixture above the security floor.
+fn tamper_params() -> StarkParams {
+    let mut p = StarkParams {
+        log_blowup: 3,
+        num_queries: 90,
+        pow_bits: 0,
+        log_final_poly_len: 3,
+    };
+    let floor = SECURITY_FLOOR_BITS as f64;
+    while [SENDER_LOG_N, FIB_LOG_N]
+        .iter()
+        .any(|&h| estimate(&p, h).provable_bits < floor)
+    {
+        assert!(
+            p.num_queries + 10 <= 512,
+            "no query count up to 512 reaches the floor without grinding: {:?}",
+            estimate(&p, SENDER_LOG_N)
+        );
+        p.num_queries += 10;
+    }
+    p
+}
+
+/// An honest proof with everything needed to verify it.
+struct Fixture {
+    machine: &'static dyn Machine,
+    vk: VerifyingKey,
+    public: Vec<Felt>,
+    body: ProofBody,
+    bytes: Vec<u8>,
+}
+
+impl Fixture {
+    fn new(
+        machine: &'static dyn Machine,
+        params: StarkParams,
+        traces: &[RowMajorMatrix],
+        public: Vec<Felt>,
+    ) -> Fixture {
+        let pk = setup(&CpuBackend, machine, params).expect("setup");
+        let (body, _) = prove(&CpuBackend, &pk, machine, traces, &public).expect("prove");
+        let bytes = body.to_bytes();
+        verify(machine, &pk.vk, &public, &bytes).expect("the untampered proof verifies");
+        Fixture {
+            machine,
+            vk: pk.vk,
+            public,
+            body,
+            bytes,
+        }
+    }
+
+    /// Verifies raw bytes; panics (with the case name) if the verifier accepts them.
+    fn reject_bytes(&self, bytes: &[u8], case: &str) -> VerifyError {
+        match verify(self.machine, &self.vk, &self.public, bytes) {
+            Ok(()) => panic!("{case}: tampered proof was accepted"),
+            Err(e) => e,
+        }
+    }
+
+    /// Re-encodes a mutated body and verifies it.
+    fn reject(&self, body: &ProofBody, case: &str) -> VerifyError {
+        assert_ne!(body, &self.body, "{case}: the mutation changed nothing");
+        self.reject_bytes(&body.to_bytes(), case)
+    }
+
+    /// Decodes the fixture's bytes, applies `f`, and verifies the result.
+    fn tamper(&self, case: &str, f: impl FnOnce(&mut ProofBody)) -> VerifyError {
+        let mut body = parse_proof(&self.bytes).expect("the fixture parses");
+        assert_eq!(body, self.body, "decoding round-trips");
+        f(&mut body);
+        self.reject(&body, case)
+    }
+
+    fn fri_shape(&self) -> FriShape {
+        FriShape::new(&self.body.params, &self.body.log_heights)
+    }
+}
+
+/// The range-check machine (preprocessed, main, aux and quotient rounds; tables of 2^10
+/// and 2^8 rows), proved without grinding.
+fn range_check() -> &'static Fixture {
+    static F: OnceLock<Fixture> = OnceLock::new();
+    F.get_or_init(|| {
+        Fixture::new(
+            &RangeCheckMachine,
+            tamper_params(),
+            &range_check_traces(SENDER_LOG_N, 7, PUBLIC_BYTE),
+            vec![Felt::from(PUBLIC_BYTE as u32)],
+        )
+    })
+}
+
+/// The same statement with the blowup-8 preset (16 grinding bits).
+fn range_check_preset() -> &'static Fixture {
+    static F: OnceLock<Fixture> = OnceLock::new();
+    F.get_or_init(|| {
+        Fixture::new(
+            &RangeCheckMachine,
+            StarkParams::BLOWUP_8,
+            &range_check_traces(SENDER_LOG_N, 7, PUBLIC_BYTE),
+            vec![Felt::from(PUBLIC_BYTE as u32)],
+        )
+    })
+}
+
+/// Fibonacci (one table, no interactions), proved without grinding.
+fn fibonacci() -> &'static Fixture {
+    static F: OnceLock<Fixture> = OnceLock::new();
+    F.get_or_init(|| {
+        let (trace, result) = fibonacci_trace(FIB_LOG_N, Felt::ONE, Felt::ONE);
+        Fixture::new(
+            &FibonacciMachine,
+            tamper_params(),
+            &[trace],
+            vec![Felt::ONE, Felt::ONE, result],
+        )
+    })
+}
+
+/// Asserts that an error matches a pattern, printing the error and the case otherwise.
+macro_rules! assert_err {
+    ($err:expr, $pat:pat $(if $guard:expr)?, $($ctx:tt)+) => {{
+        let e: VerifyError = $err;
+        assert!(
+            matches!(e, $pat $(if $guard)?),
+            "{}: expected {}, got {:?} (\"{}\")",
+            format!($($ctx)+),
+            stringify!($pat),
+            e,
+            e
+        );
+    }};
+}
+
+fn flip(d: &mut kestrel_core::merkle::Digest) {
+    d.0[0] ^= 1;
+}
+
+fn bump(e: &mut Ext3) {
+    *e += Ext3::ONE;
+}
+
+/// The error every post-OOD transcript change produces (see the module comment).
+fn is_first_query_rederived(e: &VerifyError) -> bool {
+    matches!(
+        e,
+        VerifyError::MerklePath {
+            query: 0,
+            table: SENDER,
+            round: Round::Main
+        }
+    )
+}
+
+// ---------------------------------------------------------------------------------------
+// Fixtures and parameters.
+// ---------------------------------------------------------------------------------------
+
+#[test]
+fn tamper_params_meet_the_floor() {
+    let p = tamper_params();
+    for h in [SENDER_LOG_N, FIB_LOG_N] {
+        let s = estimate(&p, h);
+        assert!(
+            s.provable_bits >= SECURITY_FLOOR_BITS as f64,
+            "{p:?} at log height {h}: {s:?}"
+        );
+    }
+    assert_eq!(p.pow_bits, 0);
+    // The fixture proofs are honest and have the shape the cases below rely on.
+    let f = range_check();
+    assert_eq!(f.body.log_heights, vec![SENDER_LOG_N as u8, 8]);
+    assert_eq!(f.body.preprocessed_roots.len(), 1);
+    assert_eq!(f.body.main_roots.len(), 2);
+    assert_eq!(f.body.aux_roots.len(), 2);
+    assert_eq!(f.body.totals.len(), 2);
+    assert_eq!(f.body.quotient_roots.len(), 2);
+    assert_eq!(f.body.queries[0].tables[SENDER].len(), SENDER_ROUNDS.len());
+    assert_eq!(
+        f.body.queries[0].tables[BYTE_RANGE].len(),
+        BYTE_RANGE_ROUNDS.len()
+    );
+    assert!(f.fri_shape().num_layers >= 2);
+    fibonacci();
+    range_check_preset();
+}
+
+// ---------------------------------------------------------------------------------------
+// Commitment roots and LogUp totals.
+// ---------------------------------------------------------------------------------------
+
+#[test]
+fn preprocessed_root_changed_is_vk_mismatch() {
+    let f = range_check();
+    let e = f.tamper("preprocessed root", |b| flip(&mut b.preprocessed_roots[0]));
+    assert_err!(e, VerifyError::VkMismatch, "preprocessed root");
+}
+
+/// The main roots feed the LogUp challenges α, β. The range-check statement has a public
+/// interaction (the verifier sends `p` on the byte bus), whose fingerprint under the new
+/// challenges no longer cancels the committed totals, so the LogUp sum check — which runs
+/// before the OOD check — fails. Fibonacci has no buses: the changed transcript moves ζ and
+/// the OOD check fails.
+#[test]
+fn main_root_changed() {
+    let f = range_check();
+    for t in 0..f.body.main_roots.len() {
+        let e = f.tamper("main root", |b| flip(&mut b.main_roots[t]));
+        assert_err!(
+            e,
+            VerifyError::LogUpSum,
+            "range-check main root of table {t}"
+        );
+    }
+    let f = fibonacci();
+    let e = f.tamper("main root", |b| flip(&mut b.main_roots[0]));
+    assert_err!(
+        e,
+        VerifyError::OodMismatch { table: 0 },
+        "fibonacci main root"
+    );
+}
+
+/// The aux roots feed γ and ζ; the totals are untouched so LogUp balances, and the first
+/// table's OOD check fails at the new ζ.
+#[test]
+fn aux_root_changed_is_ood_mismatch() {
+    let f = range_check();
+    for t in 0..f.body.aux_roots.len() {
+        let e = f.tamper("aux root", |b| flip(&mut b.aux_roots[t]));
+        assert_err!(
+            e,
+            VerifyError::OodMismatch { table: 0 },
+            "aux root of table {t}"
+        );
+    }
+}
+
+/// The quotient roots feed ζ: the first table's OOD check fails at the new point.
+#[test]
+fn quotient_root_changed_is_ood_mismatch() {
+    for (name, f) in [("range-check", range_check()), ("fibonacci", fibonacci())] {
+        for t in 0..f.body.quotient_roots.len() {
+            let e = f.tamper("quotient root", |b| flip(&mut b.quotient_roots[t]));
+            assert_err!(
+                e,
+                VerifyError::OodMismatch { table: 0 },
+                "{name}: quotient root of table {t}"
+            );
+        }
+    }
+}
+
+#[test]
+fn logup_total_changed_is_logup_sum() {
+    let f = range_check();
+    for t in 0..f.body.totals.len() {
+        let e = f.tamper("total", |b| bump(&mut b.totals[t]));
+        assert_err!(e, VerifyError::LogUpSum, "LogUp total {t}");
+    }
+    // Moving value between the totals keeps their sum, so LogUp balances; the totals are
+    // absorbed before γ and ζ (and the first table's last-row constraint `S_{n−1} = total`
+    // no longer holds either): the OOD check of the first table catches it.
+    let e = f.tamper("totals shifted", |b| {
+        b.totals[0] += Ext3::ONE;
+        b.totals[1] -= Ext3::ONE;
+    });
+    assert_err!(
+        e,
+        VerifyError::OodMismatch { table: 0 },
+        "totals shifted by ±1"
+    );
+}
+
+// ---------------------------------------------------------------------------------------
+// Out-of-domain values.
+// ---------------------------------------------------------------------------------------
+
+/// Every OOD category the constraints read, in every table and every column: OodMismatch
+/// for that table (ζ is drawn before the OOD values are absorbed, so it does not move).
+#[test]
+fn ood_value_changed_is_ood_mismatch() {
+    let f = range_check();
+    type Pick = fn(&mut kestrel_core::proof::TableOod) -> &mut Vec<Ext3>;
+    let categories: [(&str, Pick); 5] = [
+        ("pre", |o| &mut o.pre),
+        ("main", |o| &mut o.main),
+        ("aux", |o| &mut o.aux),
+        ("aux_next", |o| &mut o.aux_next),
+        ("quotient", |o| &mut o.quotient),
+    ];
+    for (name, pick) in categories {
+        for t in 0..f.body.ood.len() {
+            let len = pick(&mut f.body.ood[t].clone()).len();
+            for c in 0..len {
+                let e = f.tamper(name, |b| bump(&mut pick(&mut b.ood[t])[c]));
+                assert_err!(
+                    e,
+                    VerifyError::OodMismatch { table } if table == t,
+                    "OOD {name}[{c}] of table {t}"
+                );
+            }
+        }
+    }
+    // Fibonacci's constraints read the next row of both columns.
+    let f = fibonacci();
+    for c in 0..2 {
+        let e = f.tamper("main_next", |b| bump(&mut b.ood[0].main_next[c]));
+        assert_err!(
+            e,
+            VerifyError::OodMismatch { table: 0 },
+            "fibonacci OOD main_next[{c}]"
+        );
+        let e = f.tamper("main", |b| bump(&mut b.ood[0].main[c]));
+        assert_err!(
+            e,
+            VerifyError::OodMismatch { table: 0 },
+            "fibonacci OOD main[{c}]"
+        );
+    }
+}
+
+/// Neither range-check table reads its main or preprocessed columns at the next row, so a
+/// changed `main_next` / `pre_next` passes the OOD check; it is bound by DEEP, but since
+/// it is absorbed before the queries are drawn, the re-derived query indices fail first.
+#[test]
+fn ood_value_not_read_by_constraints_is_caught_by_openings() {
+    let f = range_check();
+    for t in 0..f.body.ood.len() {
+        for c in 0..f.body.ood[t].main_next.len() {
+            let e = f.tamper("main_next", |b| bump(&mut b.ood[t].main_next[c]));
+            assert!(
+                is_first_query_rederived(&e),
+                "OOD main_next[{c}] of table {t}: got {e:?}"
+            );
+        }
+    }
+    let e = f.tamper("pre_next", |b| bump(&mut b.ood[BYTE_RANGE].pre_next[0]));
+    assert!(is_first_query_rederived(&e), "OOD pre_next: got {e:?}");
+}
+
+// ---------------------------------------------------------------------------------------
+// FRI.
+// ---------------------------------------------------------------------------------------
+
+/// Every FRI layer root is absorbed before the query indices are drawn (see the module
+/// comment): the moved first query fails at its first table opening.
+#[test]
+fn fri_layer_root_changed() {
+    let f = range_check();
+    let layers = f.body.fri_roots.len();
+    assert_eq!(layers, f.fri_shape().num_layers as usize);
+    for l in 0..layers {
+        let e = f.tamper("FRI root", |b| flip(&mut b.fri_roots[l]));
+        assert!(
+            is_first_query_rederived(&e),
+            "FRI root of layer {l}: expected MerklePath {{ query: 0, table: 0, round: Main }}, got {e:?}"
+        );
+    }
+}
+
+#[test]
+fn fri_layer_added_or_removed_is_length() {
+    let f = range_check();
+    let n = f.body.fri_roots.len();
+    let e = f.tamper("FRI layer added", |b| {
+        b.fri_roots.push(b.fri_roots[n - 1]);
+        for q in &mut b.queries {
+            let last = q.fri[n - 1].clone();
+            q.fri.push(FriStep {
+                sibling: last.sibling,
+                path: last.path[1..].to_vec(),
+            });
+        }
+    });
+    assert_err!(
+        e,
+        VerifyError::Length { what: "FRI layers", expected, got } if expected == n && got == n + 1,
+        "FRI layer added"
+    );
+    let e = f.tamper("FRI layer removed", |b| {
+        b.fri_roots.pop();
+        for q in &mut b.queries {
+            q.fri.pop();
+        }
+    });
+    assert_err!(
+        e,
+        VerifyError::Length { what: "FRI layers", expected, got } if expected == n && got == n - 1,
+        "FRI layer removed"
+    );
+    // Only the queries' steps (roots intact).
+    let e = f.tamper("FRI step removed", |b| {
+        b.queries[3].fri.pop();
+    });
+    assert_err!(
+        e,
+        VerifyError::Length { what: "FRI steps", expected, got } if expected == n && got == n - 1,
+        "FRI step removed from one query"
+    );
+}
+
+/// The final polynomial is absorbed before grinding and the queries: a changed coefficient
+/// moves the query indices.
+#[test]
+fn final_poly_coefficient_changed() {
+    let f = range_check();
+    for i in 0..f.body.final_poly.len() {
+        let e = f.tamper("final poly", |b| bump(&mut b.final_poly[i]));
+        assert!(
+            is_first_query_rederived(&e),
+            "final polynomial coefficient {i}: got {e:?}"
+        );
+    }
+}
+
+#[test]
+fn final_poly_length_changed_is_length() {
+    let f = range_check();
+    let n = f.body.final_poly.len();
+    assert_eq!(n, 1 << f.fri_shape().log_final_len);
+    let e = f.tamper("final poly longer", |b| b.final_poly.push(Ext3::ZERO));
+    assert_err!(
+        e,
+        VerifyError::Length { what: "final polynomial", expected, got } if expected == n && got == n + 1,
+        "final polynomial with a zero coefficient appended"
+    );
+    let e = f.tamper("final poly shorter", |b| {
+        b.final_poly.pop();
+    });
+    assert_err!(
+        e,
+        VerifyError::Length { what: "final polynomial", expected, got } if expected == n && got == n - 1,
+        "final polynomial with its last coefficient removed"
+    );
+}
+
+// ---------------------------------------------------------------------------------------
+// Grinding.
+// ---------------------------------------------------------------------------------------
+
+#[test]
+fn grinding_nonce_changed_is_pow_invalid() {
+    let f = range_check_preset();
+    assert_eq!(f.body.params.pow_bits, 16);
+    for delta in [1u64, 2, 1 << 20] {
+        let e = f.tamper("nonce", |b| b.pow_nonce = b.pow_nonce.wrapping_add(delta));
+        assert_err!(e, VerifyError::PowInvalid, "nonce + {delta}");
+    }
+    // The prover takes the smallest valid nonce, so every smaller one fails; check a few.
+    let nonce = f.body.pow_nonce;
+    for n in nonce.saturating_sub(3)..nonce {
+        let e = f.tamper("nonce", |b| b.pow_nonce = n);
+        assert_err!(
+            e,
+            VerifyError::PowInvalid,
+            "nonce {n} below the prover's {nonce}"
+        );
+    }
+    // Without grinding every nonce passes the PoW check, but it is absorbed before the
+    // queries are drawn.
+    let f = range_check();
+    let e = f.tamper("nonce", |b| b.pow_nonce ^= 1);
+    assert!(
+        is_first_query_rederived(&e),
+        "nonce of the pow-0 proof: got {e:?}"
+    );
+}
+
+// ---------------------------------------------------------------------------------------
+// Query openings.
+// ---------------------------------------------------------------------------------------
+
+/// Every (table, round) of query 0 and the last query: one opened value changed.
+#[test]
+fn query_opening_value_changed_is_merkle_path() {
+    let f = range_check();
+    let last = f.body.queries.len() - 1;
+    for (t, rounds) in [
+        (SENDER, &SENDER_ROUNDS[..]),
+        (BYTE_RANGE, &BYTE_RANGE_ROUNDS[..]),
+    ] {
+        for (k, &round) in rounds.iter().enumerate() {
+            for qi in [0, last] {
+                for col in [0, f.body.queries[qi].tables[t][k].values.len() - 1] {
+                    let e = f.tamper("opening value", |b| {
+                        b.queries[qi].tables[t][k].values[col] += Felt::ONE;
+                    });
+                    assert_err!(
+                        e,
+                        VerifyError::MerklePath { query, table, round: r }
+                            if query == qi && table == t && r == round,
+                        "query {qi} table {t} {round:?} value {col}"
+                    );
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn query_path_sibling_changed_is_merkle_path() {
+    let f = range_check();
+    for (t, rounds) in [
+        (SENDER, &SENDER_ROUNDS[..]),
+        (BYTE_RANGE, &BYTE_RANGE_ROUNDS[..]),
+    ] {
+        for (k, &round) in rounds.iter().enumerate() {
+            let depth = f.body.queries[0].tables[t][k].path.len();
+            for level in [0, depth / 2, depth - 1] {
+                let e = f.tamper("path sibling", |b| {
+                    flip(&mut b.queries[0].tables[t][k].path[level]);
+                });
+                assert_err!(
+                    e,
+                    VerifyError::MerklePath { query: 0, table, round: r }
+                        if table == t && r == round,
+                    "query 0 table {t} {round:?} path level {level}"
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn fri_sibling_changed_is_fri_merkle_path() {
+    let f = range_check();
+    for l in 0..f.body.fri_roots.len() {
+        for qi in [0, 5] {
+            let e = f.tamper("FRI sibling", |b| bump(&mut b.queries[qi].fri[l].sibling));
+            assert_err!(
+                e,
+                VerifyError::FriMerklePath { query, layer } if query == qi && layer == l,
+                "query {qi} FRI layer {l} sibling"
+            );
+        }
+    }
+}
+
+#[test]
+fn fri_path_node_changed_is_fri_merkle_path() {
+    let f = range_check();
+    for l in 0..f.body.fri_roots.len() {
+        let depth = f.body.queries[0].fri[l].path.len();
+        for level in [0, depth - 1] {
+            let e = f.tamper("FRI path", |b| {
+                flip(&mut b.queries[0].fri[l].path[level]);
+            });
+            assert_err!(
+                e,
+                VerifyError::FriMerklePath { query: 0, layer } if layer == l,
+                "query 0 FRI layer {l} path level {level}"
+            );
+        }
+    }
+}
+
+#[test]
+fn query_count_changed_is_length() {
+    let f = range_check();
+    let n = f.body.queries.len();
+    assert_eq!(n, f.body.params.num_queries as usize);
+    let e = f.tamper("query removed", |b| {
+        b.queries.pop();
+    });
+    assert_err!(
+        e,
+        VerifyError::Length { what: "queries", expected, got } if expected == n && got == n - 1,
+        "one query removed"
+    );
+    let e = f.tamper("query added", |b| b.queries.push(b.queries[0].clone()));
+    assert_err!(
+        e,
+        VerifyError::Length { what: "queries", expected, got } if expected == n && got == n + 1,
+        "one query duplicated"
+    );
+}
+
+/// Openings of the wrong width or depth are shape errors, found before any hashing.
+#[test]
+fn query_opening_shape_changed_is_length() {
+    let f = range_check();
+    let e = f.tamper("row longer", |b| {
+        b.queries[2].tables[BYTE_RANGE][1].values.push(Felt::ZERO)
+    });
+    assert_err!(
+        e,
+        VerifyError::Length {
+            what: "opened row",
+            ..
+        },
+        "opened row with an extra value"
+    );
+    let e = f.tamper("path shorter", |b| {
+        b.queries[2].tables[SENDER][0].path.pop();
+    });
+    assert_err!(
+        e,
+        VerifyError::Length {
+            what: "Merkle path",
+            ..
+        },
+        "Merkle path one node short"
+    );
+    let e = f.tamper("FRI path shorter", |b| {
+        b.queries[2].fri[1].path.pop();
+    });
+    assert_err!(
+        e,
+        VerifyError::Length {
+            what: "FRI path",
+            ..
+        },
+        "FRI path one node short"
+    );
+    let e = f.tamper("round missing", |b| {
+        b.queries[2].tables[BYTE_RANGE].remove(0);
+    });
+    assert_err!(
+        e,
+        VerifyError::Length {
+            what: "table openings",
+            ..
+        },
+        "byte-range opening without its preprocessed round"
+    );
+}
+
+// ---------------------------------------------------------------------------------------
+// Bytes: header, truncation, trailing data, non-canonical elements.
+// ---------------------------------------------------------------------------------------
+
+#[test]
+fn truncated_proof_is_too_short_or_decode() {
+    let f = range_check();
+    let len = f.bytes.len();
+    for cut in 0..HEADER_LEN {
+        let e = f.reject_bytes(&f.bytes[..cut], "truncated");
+        assert_err!(
+            e,
+            VerifyError::TooShort { got } if got == cut,
+            "cut at {cut} (inside the header)"
+        );
+    }
+    for cut in [
+        HEADER_LEN,
+        HEADER_LEN + 1,
+        HEADER_LEN + 5,
+        100,
+        len / 2,
+        len - 1,
+    ] {
+        let e = f.reject_bytes(&f.bytes[..cut], "truncated");
+        assert_err!(e, VerifyError::Decode, "cut at {cut} of {len}");
+    }
+}
+
+#[test]
+fn trailing_bytes_are_rejected() {
+    let f = range_check();
+    for extra in [&[0u8][..], &[0xAB, 0xCD, 0xEF]] {
+        let mut bytes = f.bytes.clone();
+        bytes.extend_from_slice(extra);
+        let e = f.reject_bytes(&bytes, "trailing");
+        assert_err!(
+            e,
+            VerifyError::TrailingBytes { count } if count == extra.len(),
+            "{} trailing bytes",
+            extra.len()
+        );
+    }
+}
+
+#[test]
+fn bad_magic_is_rejected() {
+    let f = range_check();
+    for i in 0..4 {
+        let mut bytes = f.bytes.clone();
+        bytes[i] ^= 0x20;
+        let e = f.reject_bytes(&bytes, "magic");
+        assert_err!(e, VerifyError::BadMagic, "magic byte {i} changed");
+    }
+}
+
+#[test]
+fn other_version_is_rejected() {
+    let f = range_check();
+    for v in [0u16, FORMAT_VERSION + 1, u16::MAX] {
+        let mut bytes = f.bytes.clone();
+        bytes[4..6].copy_from_slice(&v.to_le_bytes());
+        let e = f.reject_bytes(&bytes, "version");
+        assert_err!(
+            e,
+            VerifyError::UnsupportedVersion { got } if got == v,
+            "version {v}"
+        );
+    }
+}
+
+/// A field element is located by planting a distinctive canonical value, then overwritten
+/// in place with non-canonical words: `P` (the smallest) and `2^64 − 1` (the largest).
+#[test]
+fn non_canonical_field_element_is_decode() {
+    let f = range_check();
+    const SENTINEL: u64 = 0x0123_4567_89AB_CDEF;
+    type Plant = fn(&mut ProofBody, Felt);
+    let plants: [(&str, Plant); 3] = [
+        ("final_poly[0]", |b, v| b.final_poly[0].0[0] = v),
+        ("totals[1]", |b, v| b.totals[1].0[2] = v),
+        ("opening value", |b, v| {
+            b.queries[1].tables[SENDER][0].values[0] = v
+        }),
+    ];
+    for (name, plant) in plants {
+        let mut body = f.body.clone();
+        plant(&mut body, Felt::new(SENTINEL));
+        let mut bytes = body.to_bytes();
+        let at: Vec<usize> = bytes
+            .windows(8)
+            .enumerate()
+            .filter(|(_, w)| *w == SENTINEL.to_le_bytes())
+            .map(|(i, _)| i)
+            .collect();
+        assert_eq!(at.len(), 1, "{name}: sentinel found at {at:?}");
+        let at = at[0];
+        assert!(parse_proof(&bytes).is_ok(), "{name}: planted body parses");
+        // P − 1 is the largest canonical value: still parses.
+        bytes[at..at + 8].copy_from_slice(&(P - 1).to_le_bytes());
+        assert!(parse_proof(&bytes).is_ok(), "{name}: P − 1 parses");
+        for bad in [P, P + 1, u64::MAX] {
+            bytes[at..at + 8].copy_from_slice(&bad.to_le_bytes());
+            let e = f.reject_bytes(&bytes, name);
+            assert_err!(e, VerifyError::Decode, "{name} = {bad:#x}");
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// Statement: public values, AIR shape, parameters, verifying key.
+// ---------------------------------------------------------------------------------------
+
+#[test]
+fn wrong_public_value() {
+    // The public byte is sent on the bus by the verifier: a different byte does not cancel
+    // the receive the trace made for the proved one.
+    let f = range_check();
+    for p in [PUBLIC_BYTE as u32 + 1, 0, 255, 1 << 20] {
+        let e = verify(f.machine, &f.vk, &[Felt::from(p)], &f.bytes).unwrap_err();
+        assert_err!(e, VerifyError::LogUpSum, "range-check public value {p}");
+    }
+    // Fibonacci's public values enter only its boundary constraints.
+    let f = fibonacci();
+    for i in 0..3 {
+        let mut public = f.public.clone();
+        public[i] += Felt::ONE;
+        let e = verify(f.machine, &f.vk, &public, &f.bytes).unwrap_err();
+        assert_err!(
+            e,
+            VerifyError::OodMismatch { table: 0 },
+            "fibonacci public value {i} changed"
+        );
+    }
+    let e = verify(f.machine, &f.vk, &f.public[..2], &f.bytes).unwrap_err();
+    assert_err!(
+        e,
+        VerifyError::PublicCount {
+            expected: 3,
+            got: 2
+        },
+        "fibonacci with two public values"
+    );
+}
+
+/// Fibonacci with three columns `(a, b, c = a + b)` under the Fibonacci machine's name and
+/// public count: its verifying key for the same parameters is the same digest, so only the
+/// shape check tells the proofs apart.
+struct WideFibAir;
+
+impl Air for WideFibAir {
+    fn name(&self) -> &str {
+        "FIB3"
+    }
+    fn width(&self) -> usize {
+        3
+    }
+    fn eval<B: AirBuilder>(&self, b: &mut B) {
+        let (a, x, c) = (b.main(0), b.main(1), b.main(2));
+        b.assert_first("a starts at pub0", a.clone() - b.public(0));
+        b.assert_first("b starts at pub1", x.clone() - b.public(1));
+        b.assert_zero("c = a + b", c.clone() - (a + x.clone()));
+        b.assert_transition("a' = b", b.main_next(0) - x);
+        b.assert_transition("b' = c", b.main_next(1) - c.clone());
+        b.assert_last("result is pub2", c - b.public(2));
+    }
+}
+
+struct WideFibMachine;
+
+impl Machine for WideFibMachine {
+    fn name(&self) -> &str {
+        "fibonacci"
+    }
+    fn tables(&self) -> Vec<&dyn TableAir> {
+        vec![&WideFibAir]
+    }
+    fn num_public_values(&self) -> usize {
+        3
+    }
+}
+
+/// An AIR that reads a column past its width: the verifier's shape pass rejects the AIR.
+struct OutOfRangeAir;
+
+impl Air for OutOfRangeAir {
+    fn name(&self) -> &str {
+        "BROKEN"
+    }
+    fn width(&self) -> usize {
+        2
+    }
+    fn eval<B: AirBuilder>(&self, b: &mut B) {
+        FibonacciAir.eval(b);
+        let e = b.main(2);
+        b.assert_zero("reads column 2 of 2", e);
+    }
+}
+
+struct OutOfRangeMachine;
+
+impl Machine for OutOfRangeMachine {
+    fn name(&self) -> &str {
+        "fibonacci"
+    }
+    fn tables(&self) -> Vec<&dyn TableAir> {
+        vec![&OutOfRangeAir]
+    }
+    fn num_public_values(&self) -> usize {
+        3
+    }
+}
+
+#[test]
+fn different_air_shape() {
+    let fib = fibonacci();
+    let rc = range_check();
+    // Two tables expected, one height in the proof (and the other way round).
+    let e = verify(&RangeCheckMachine, &rc.vk, &rc.public, &fib.bytes).unwrap_err();
+    assert_err!(
+        e,
+        VerifyError::Length {
+            what: "table heights",
+            expected: 2,
+            got: 1
+        },
+        "fibonacci proof against the range-check machine"
+    );
+    let e = verify(&FibonacciMachine, &fib.vk, &fib.public, &rc.bytes).unwrap_err();
+    assert_err!(
+        e,
+        VerifyError::Length {
+            what: "table heights",
+            expected: 1,
+            got: 2
+        },
+        "range-check proof against the fibonacci machine"
+    );
+    // Same name, same public count, same table count, one more column; with the
+    // Fibonacci key or the wide AIR's own key (today the two are equal: the key binds the
+    // name, parameters and preprocessed roots, not the AIR, so only the shape check tells
+    // the statements apart).
+    let wide_vk = setup(&CpuBackend, &WideFibMachine, fib.body.params)
+        .expect("setup")
+        .vk;
+    for vk in [fib.vk, wide_vk] {
+        let e = verify(&WideFibMachine, &vk, &fib.public, &fib.bytes).unwrap_err();
+        assert_err!(
+            e,
+            VerifyError::Length {
+                what: "OOD main",
+                expected: 3,
+                got: 2
+            },
+            "fibonacci proof against a three-column AIR named fibonacci"
+        );
+    }
+    // A malformed AIR is reported as such.
+    let e = verify(&OutOfRangeMachine, &fib.vk, &fib.public, &fib.bytes).unwrap_err();
+    assert_err!(e, VerifyError::Air(_), "AIR reading past its width");
+}
+
+#[test]
+fn parameters_below_floor_or_out_of_range() {
+    let f = range_check();
+    for q in [1u16, 8, 20] {
+        let e = f.tamper("few queries", |b| b.params.num_queries = q);
+        assert_err!(
+            e,
+            VerifyError::BelowSecurityFloor { floor, .. } if floor == SECURITY_FLOOR_BITS,
+            "num_queries {q}"
+        );
+    }
+    type Set = fn(&mut StarkParams);
+    let bad: [(&str, Set); 6] = [
+        ("log_blowup 0", |p| p.log_blowup = 0),
+        ("log_blowup 5", |p| p.log_blowup = 5),
+        ("num_queries 0", |p| p.num_queries = 0),
+        ("num_queries 513", |p| p.num_queries = 513),
+        ("pow_bits 33", |p| p.pow_bits = 33),
+        ("log_final_poly_len 7", |p| p.log_final_poly_len = 7),
+    ];
+    for (name, set) in bad {
+        let e = f.tamper(name, |b| set(&mut b.params));
+        assert_err!(e, VerifyError::BadParams, "{name}");
+    }
+    // Well-formed, above the floor, but not the proof's shape: lengths first.
+    let n = f.body.params.num_queries;
+    let e = f.tamper("one more query", |b| b.params.num_queries = n + 1);
+    assert_err!(
+        e,
+        VerifyError::Length {
+            what: "queries",
+            ..
+        },
+        "num_queries {}",
+        n + 1
+    );
+    // Well-formed, same shape, different parameters: the verifying key binds them.
+    let e = f.tamper("grinding", |b| b.params.pow_bits = 1);
+    assert_err!(e, VerifyError::VkMismatch, "pow_bits 1");
+}
+
+#[test]
+fn table_log_height_out_of_range() {
+    let f = range_check();
+    for t in 0..2 {
+        for h in [0u8, 29, 40, 255] {
+            let e = f.tamper("log height", |b| b.log_heights[t] = h);
+            assert_err!(
+                e,
+                VerifyError::LogHeight { table, got } if table == t && got == h,
+                "table {t} log height {h}"
+            );
+        }
+    }
+    // In range but not what was proved: the Merkle paths have the wrong depth.
+    let e = f.tamper("log height", |b| b.log_heights[BYTE_RANGE] = 9);
+    assert_err!(
+        e,
+        VerifyError::Length {
+            what: "Merkle path",
+            ..
+        },
+        "byte table log height 9"
+    );
+    // A table count that differs from the machine's.
+    let e = f.tamper("heights", |b| b.log_heights.push(8));
+    assert_err!(
+        e,
+        VerifyError::Length {
+            what: "table heights",
+            expected: 2,
+            got: 3
+        },
+        "three heights"
+    );
+}
+
+#[test]
+fn other_verifying_key_is_vk_mismatch() {
+    let f = range_check();
+    for params in StarkParams::PRESETS {
+        let vk = setup(&CpuBackend, &RangeCheckMachine, params)
+            .expect("setup")
+            .vk;
+        let e = verify(f.machine, &vk, &f.public, &f.bytes).unwrap_err();
+        assert_err!(
+            e,
+            VerifyError::VkMismatch,
+            "pow-0 proof with the {params:?} key"
+        );
+    }
+    // The preset proof with another preset's key.
+    let p = range_check_preset();
+    let vk = setup(&CpuBackend, &RangeCheckMachine, StarkParams::BLOWUP_4)
+        .expect("setup")
+        .vk;
+    let e = verify(p.machine, &vk, &p.public, &p.bytes).unwrap_err();
+    assert_err!(
+        e,
+        VerifyError::VkMismatch,
+        "blowup-8 proof with the blowup-4 key"
+    );
+    // Another statement's key with the right parameters.
+    let e = verify(f.machine, &fibonacci().vk, &f.public, &f.bytes).unwrap_err();
+    assert_err!(
+        e,
+        VerifyError::VkMismatch,
+        "range-check proof with the fibonacci key"
+    );
+}
+
+// ---------------------------------------------------------------------------------------
+// Random bit flips.
+// ---------------------------------------------------------------------------------------
+
+/// 200 random single-bit flips anywhere in the encoding: always `Err`, never a panic.
+#[test]
+fn random_bit_flips_are_rejected() {
+    let mut rng = ChaCha8Rng::seed_from_u64(0x006b_6573_7472_656c);
+    for (name, f) in [("pow-0", range_check()), ("preset", range_check_preset())] {
+        for i in 0..200 {
+            let pos = rng.gen_range(0..f.bytes.len());
+            let bit = rng.gen_range(0..8);
+            let mut bytes = f.bytes.clone();
+            bytes[pos] ^= 1 << bit;
+            let r = catch_unwind(AssertUnwindSafe(|| {
+                verify(f.machine, &f.vk, &f.public, &bytes)
+            }));
+            match r {
+                Ok(Err(_)) => {}
+                Ok(Ok(())) => panic!("{name} flip {i}: byte {pos} bit {bit} accepted"),
+                Err(_) => panic!("{name} flip {i}: byte {pos} bit {bit} panicked the verifier"),
+            }
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// Cheating provers: errors no single mutation of an honest proof reaches.
+// ---------------------------------------------------------------------------------------
+
+/// What a cheating prover does differently from the CPU backend it wraps. Its proofs are
+/// consistent with their own transcript, so the checks after the OOD round are reached.
+#[derive(Copy, Clone, Debug)]
+enum Cheat {
+    /// Nothing: the wrapper must reproduce the CPU backend's proof byte for byte.
+    Honest,
+    /// Adds one to the first quotient coefficient of the table with this log height.
+    QuotientCoefficient { log_height: u32 },
+    /// Adds a constant (a low-degree function, so FRI still closes) to the DEEP codeword
+    /// of the tables with this LDE size: FRI's first layer no longer matches the DEEP
+    /// values the verifier computes from the openings.
+    DeepShift { log_lde: u32 },
+    /// Replaces the last folded codeword (of this length) with zeros: the final polynomial
+    /// is zero, and the last committed layer does not fold to it.
+    ZeroFinalCodeword { len: usize },
+}
+
+struct Cheating(Cheat);
+
+impl Backend for Cheating {
+    type Committed = <CpuBackend as Backend>::Committed;
+    type FriLayer = <CpuBackend as Backend>::FriLayer;
+
+    fn name(&self) -> &'static str {
+        "cheating"
+    }
+    fn commit_trace(
+        &self,
+        trace: &RowMajorMatrix,
+        log_blowup: u32,
+    ) -> Result<Self::Committed, ProverError> {
+        CpuBackend.commit_trace(trace, log_blowup)
+    }
+    fn commit_coeffs(
+        &self,
+        coeffs: &RowMajorMatrix,
+        log_blowup: u32,
+    ) -> Result<Self::Committed, ProverError> {
+        CpuBackend.commit_coeffs(coeffs, log_blowup)
+    }
+    fn root(&self, c: &Self::Committed) -> Digest {
+        CpuBackend.root(c)
+    }
+    fn open(&self, c: &Self::Committed, row: usize) -> Result<Opening, ProverError> {
+        CpuBackend.open(c, row)
+    }
+    fn logup_aux(
+        &self,
+        table: &dyn TableAir,
+        shape: &TableShape,
+        main: &RowMajorMatrix,
+        preprocessed: Option<&RowMajorMatrix>,
+        public: &[Felt],
+        challenges: LogUpChallenges,
+    ) -> Result<(RowMajorMatrix, Ext3), ProverError> {
+        CpuBackend.logup_aux(table, shape, main, preprocessed, public, challenges)
+    }
+    fn quotient(
+        &self,
+        q: &QuotientInputs<'_, Self::Committed>,
+    ) -> Result<RowMajorMatrix, ProverError> {
+        let mut coeffs = CpuBackend.quotient(q)?;
+        if let Cheat::QuotientCoefficient { log_height } = self.0 {
+            if q.log_height == log_height {
+                coeffs.values[0] += Felt::ONE;
+            }
+        }
+        Ok(coeffs)
+    }
+    fn evaluate_trace(
+        &self,
+        trace: &RowMajorMatrix,
+        point: Ext3,
+    ) -> Result<Vec<Ext3>, ProverError> {
+        CpuBackend.evaluate_trace(trace, point)
+    }
+    fn evaluate_coeffs(
+        &self,
+        coeffs: &RowMajorMatrix,
+        point: Ext3,
+    ) -> Result<Vec<Ext3>, ProverError> {
+        CpuBackend.evaluate_coeffs(coeffs, point)
+    }
+    fn deep(&self, d: &DeepInputs<'_, Self::Committed>) -> Result<Vec<Ext3>, ProverError> {
+        let mut cw = CpuBackend.deep(d)?;
+        if let Cheat::DeepShift { log_lde } = self.0 {
+            if d.log_lde == log_lde {
+                for v in &mut cw {
+                    *v += Ext3::ONE;
+                }
+            }
+        }
+        Ok(cw)
+    }
+    fn fri_fold(
+        &self,
+        codeword: &[Ext3],
+        beta: Ext3,
+        shift: Felt,
+    ) -> Result<Vec<Ext3>, ProverError> {
+        let mut folded = CpuBackend.fri_fold(codeword, beta, shift)?;
+        if let Cheat::ZeroFinalCodeword { len } = self.0 {
+            if folded.len() == len {
+                folded.fill(Ext3::ZERO);
+            }
+        }
+        Ok(folded)
+    }
+    fn commit_fri_layer(&self, codeword: Vec<Ext3>) -> Result<Self::FriLayer, ProverError> {
+        CpuBackend.commit_fri_layer(codeword)
+    }
+    fn fri_root(&self, layer: &Self::FriLayer) -> Digest {
+        CpuBackend.fri_root(layer)
+    }
+    fn open_fri(
+        &self,
+        layer: &Self::FriLayer,
+        pos: usize,
+    ) -> Result<(Ext3, Vec<Digest>), ProverError> {
+        CpuBackend.open_fri(layer, pos)
+    }
+    fn fri_values<'a>(&self, layer: &'a Self::FriLayer) -> &'a [Ext3] {
+        CpuBackend.fri_values(layer)
+    }
+    fn grind(&self, challenge: &[u8; 32], bits: u32) -> Result<u64, ProverError> {
+        CpuBackend.grind(challenge, bits)
+    }
+}
+
+/// Proves the range-check fixture's statement with a cheating backend and verifies it
+/// against the honest verifying key.
+fn cheat(c: Cheat) -> Result<(), VerifyError> {
+    let f = range_check();
+    let backend = Cheating(c);
+    let pk = setup(&backend, f.machine, f.body.params).expect("setup");
+    assert_eq!(pk.vk, f.vk, "preprocessing is honest");
+    let traces = range_check_traces(SENDER_LOG_N, 7, PUBLIC_BYTE);
+    let (body, _) = prove(&backend, &pk, f.machine, &traces, &f.public)
+        .unwrap_or_else(|e| panic!("{c:?}: the cheating prover failed: {e}"));
+    if let Cheat::Honest = c {
+        assert_eq!(body, f.body, "the honest wrapper reproduces the CPU proof");
+    } else {
+        assert_ne!(body, f.body, "{c:?} changed nothing");
+    }
+    verify(f.machine, &f.vk, &f.public, &body.to_bytes())
+}
+
+#[test]
+fn cheating_prover_honest_wrapper_verifies() {
+    cheat(Cheat::Honest).expect("the honest wrapper's proof verifies");
+}
+
+/// A committed quotient that is not the constraints' quotient: caught at ζ.
+#[test]
+fn cheating_prover_quotient_is_ood_mismatch() {
+    let e = cheat(Cheat::QuotientCoefficient { log_height: 8 }).unwrap_err();
+    assert_err!(
+        e,
+        VerifyError::OodMismatch { table: BYTE_RANGE },
+        "byte table's quotient shifted"
+    );
+    let e = cheat(Cheat::QuotientCoefficient {
+        log_height: SENDER_LOG_N,
+    })
+    .unwrap_err();
+    assert_err!(
+        e,
+        VerifyError::OodMismatch { table: SENDER },
+        "sender's quotient shifted"
+    );
+}
+
+/// FRI run on a codeword other than the DEEP combination of the openings: the first
+/// query's layer-0 leaf (the DEEP value and the sibling) is not in layer 0's tree.
+#[test]
+fn cheating_prover_deep_codeword_is_fri_merkle_path() {
+    let lb = range_check().body.params.log_blowup as u32;
+    let e = cheat(Cheat::DeepShift {
+        log_lde: SENDER_LOG_N + lb,
+    })
+    .unwrap_err();
+    assert_err!(
+        e,
+        VerifyError::FriMerklePath { query: 0, layer: 0 },
+        "sender's DEEP codeword shifted"
+    );
+}
+
+/// A final polynomial the last committed layer does not fold to.
+#[test]
+fn cheating_prover_final_poly_is_fri_final_poly() {
+    let f = range_check();
+    let fri = f.fri_shape();
+    let len = 1usize << (fri.log_max_lde - fri.num_layers);
+    let e = cheat(Cheat::ZeroFinalCodeword { len }).unwrap_err();
+    assert_err!(
+        e,
+        VerifyError::FriFinalPoly { query: 0 },
+        "final codeword replaced by zeros"
+    );
+}
