@@ -61,6 +61,17 @@ pub fn fibonacci_trace(log_n: u32, a0: Felt, b0: Felt) -> (RowMajorMatrix, Felt)
     (RowMajorMatrix::new(values, 2), result)
 }
 
+/// The `b` value of the last row of [`fibonacci_trace`], without building the trace.
+pub fn fibonacci_trace_result(log_n: u32, a0: Felt, b0: Felt) -> Felt {
+    let (mut a, mut b) = (a0, b0);
+    for _ in 1..(1u64 << log_n) {
+        let next = a + b;
+        a = b;
+        b = next;
+    }
+    b
+}
+
 /// The bus on which byte values are range-checked.
 pub const BYTE_BUS: u32 = 1;
 

@@ -81,6 +81,14 @@ fn panic(info: &PanicInfo<'_>) -> ! {
 #[no_mangle]
 pub extern "C" fn rust_eh_personality() {}
 
+/// The precompiled `core`/`alloc` reference the unwinder's resume entry point; with
+/// `panic = "abort"` nothing unwinds, so it is never called.
+#[no_mangle]
+pub extern "C" fn _Unwind_Resume() -> ! {
+    // SAFETY: `abort` takes no arguments and never returns.
+    unsafe { abort() }
+}
+
 // ---------------------------------------------------------------------------------------
 // Bump allocator
 // ---------------------------------------------------------------------------------------
@@ -245,6 +253,26 @@ fn check_core() -> Result<(), &'static str> {
     Ok(())
 }
 
+const GOLDEN_PROOF: &[u8] = include_bytes!("../../fixtures/fib-golden.proof");
+const GOLDEN_VK: &[u8; 32] = include_bytes!("../../fixtures/fib-golden.vk");
+
+fn verify_golden() -> Result<(), &'static str> {
+    use kestrel_verifier::kestrel_core::air::examples::{fibonacci_trace_result, FibonacciMachine};
+    use kestrel_verifier::kestrel_core::keys::VerifyingKey;
+    let public = [Felt::ONE, Felt::ONE, fibonacci_trace_result(6, Felt::ONE, Felt::ONE)];
+    let vk = VerifyingKey(*GOLDEN_VK);
+    if kestrel_verifier::verify(&FibonacciMachine, &vk, &public, GOLDEN_PROOF).is_err() {
+        return Err("golden proof rejected");
+    }
+    let mut bad = GOLDEN_PROOF.to_vec();
+    let mid = bad.len() / 2;
+    bad[mid] ^= 1;
+    if kestrel_verifier::verify(&FibonacciMachine, &vk, &public, &bad).is_ok() {
+        return Err("tampered golden proof accepted");
+    }
+    Ok(())
+}
+
 #[no_mangle]
 pub extern "C" fn main(_argc: c_int, _argv: *const *const c_char) -> c_int {
     let mut status = 0;
@@ -253,12 +281,15 @@ pub extern "C" fn main(_argc: c_int, _argv: *const *const c_char) -> c_int {
         status = 1;
     }
 
-    // ===================================================================================
-    // VERIFIER CALL GOES HERE: call `kestrel_verifier::verify(...)` on a proof embedded
-    // with `include_bytes!` (e.g. the golden fixture) and set `status = 1` if it does
-    // not accept. Until then this binary only links the verifier crate and exercises
-    // kestrel-core through its re-export.
-    // ===================================================================================
+    // The embedded verifier: the golden Fibonacci proof must verify under its key, and a
+    // flipped byte must be rejected.
+    match verify_golden() {
+        Ok(()) => {}
+        Err(e) => {
+            err!("nostd-link: verifier check failed: {e}");
+            status = 1;
+        }
+    }
 
     let failures = ALLOC.failures.load(Ordering::Relaxed);
     if failures > 0 {
