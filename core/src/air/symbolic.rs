@@ -41,6 +41,10 @@ impl SymExpr {
     pub fn degree(&self) -> usize {
         self.0 .1
     }
+    /// Identity of the shared node (equal for clones of one expression).
+    pub fn id(&self) -> usize {
+        Rc::as_ptr(&self.0) as usize
+    }
 }
 
 impl From<Felt> for SymExpr {
