@@ -70,7 +70,11 @@ fn run_inner(args: &RunArgs) -> Result<i32, i32> {
     let result = vm.run(&mut NoRecorder);
     let seconds = start.elapsed().as_secs_f64();
     let cycles = vm.cycles();
-    let mhz = if seconds > 0.0 { cycles as f64 / seconds / 1e6 } else { 0.0 };
+    let mhz = if seconds > 0.0 {
+        cycles as f64 / seconds / 1e6
+    } else {
+        0.0
+    };
 
     let mut stderr = std::io::stderr().lock();
     let _ = stderr.write_all(vm.debug_output());

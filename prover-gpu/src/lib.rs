@@ -2,6 +2,10 @@
 //! generic over a [`backend::Backend`], and the pieces of the `kestrel` command line.
 
 pub mod backend;
+pub mod cli_fib;
+pub mod cli_run;
 pub mod cpu;
 pub mod prover;
 pub mod vm;
+#[cfg(feature = "cuda")]
+pub mod cuda;

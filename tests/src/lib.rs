@@ -1,1 +1,2 @@
 //! Shared helpers for Kestrel's integration tests.
+pub mod vm_support;

@@ -76,7 +76,7 @@ fn every_opcode_has_stable_discriminant_and_format() {
 fn never_panics_and_fields_in_range() {
     // A cheap deterministic sweep over many words (xorshift), plus every major opcode/funct3/funct7.
     let mut x: u32 = 0x9e37_79b9;
-    let mut check = |w: u32| {
+    let check = |w: u32| {
         if let Ok(i) = decode(w) {
             assert!(i.rd < 32 && i.rs1 < 32 && i.rs2 < 32);
         }

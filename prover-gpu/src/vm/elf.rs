@@ -303,7 +303,7 @@ impl Program {
         let in_exec = segments
             .iter()
             .any(|s| s.perm.exec && entry >= s.vaddr && entry < s.end());
-        if !in_exec || entry % 4 != 0 {
+        if !in_exec || entry & 3 != 0 {
             return Err(ElfError::BadEntry { entry });
         }
         Ok(Program { entry, segments })

@@ -25,34 +25,61 @@ pub struct Exit {
     pub cycles: u64,
 }
 
+/// One pre-decoded instruction slot.
+#[derive(Clone, Copy, Debug)]
+struct Slot {
+    ins: Instr,
+    word: u32,
+    legal: bool,
+}
+
 /// One executable segment, decoded.
 #[derive(Clone, Debug)]
 struct Code {
     base: u64,
-    words: Vec<u32>,
-    instrs: Vec<Option<Instr>>,
+    slots: Vec<Slot>,
 }
+
+const ILLEGAL: Instr = Instr {
+    op: Opcode::Fence,
+    rd: 0,
+    rs1: 0,
+    rs2: 0,
+    imm: 0,
+};
 
 impl Code {
     fn new(vaddr: u64, data: &[u8]) -> Code {
         let skip = vaddr.wrapping_neg() & 3; // bytes up to the first aligned word
         let body = data.get(skip as usize..).unwrap_or(&[]);
-        let words: Vec<u32> = body
+        let slots = body
             .chunks_exact(4)
-            .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+            .map(|c| {
+                let word = u32::from_le_bytes([c[0], c[1], c[2], c[3]]);
+                match decode(word) {
+                    Ok(ins) => Slot {
+                        ins,
+                        word,
+                        legal: true,
+                    },
+                    Err(_) => Slot {
+                        ins: ILLEGAL,
+                        word,
+                        legal: false,
+                    },
+                }
+            })
             .collect();
-        let instrs = words.iter().map(|&w| decode(w).ok()).collect();
         Code {
             base: vaddr + skip,
-            words,
-            instrs,
+            slots,
         }
     }
 
     fn index(&self, pc: u64) -> Option<usize> {
         let off = pc.wrapping_sub(self.base);
         let i = usize::try_from(off >> 2).ok()?;
-        (off & 3 == 0 && i < self.words.len()).then_some(i)
+        (off & 3 == 0 && i < self.slots.len()).then_some(i)
     }
 }
 
@@ -151,7 +178,7 @@ impl Vm {
     fn word_at(&self, pc: u64) -> u32 {
         self.code
             .iter()
-            .find_map(|c| c.index(pc).map(|i| c.words[i]))
+            .find_map(|c| c.index(pc).map(|i| c.slots[i].word))
             .unwrap_or(0)
     }
 
@@ -199,31 +226,33 @@ impl Vm {
         let mut x = *regs;
         let mut pc = *pc_out;
         let mut cycles = *cycles_out;
-        let first = code.iter().position(|c| c.index(pc).is_some()).unwrap_or(0);
-        let mut cur = code.get(first);
+        let empty: &[Slot] = &[];
+        let (mut base, mut slots) = (0u64, empty);
         let result = 'run: loop {
             // The cycle limit.
             if cycles >= max {
                 break Err(VmError::MaxCycles { pc, word: 0, max });
             }
-            // Fetch: the current segment, else another executable segment, else a fault.
-            let (ins, word) = match cur.and_then(|c| c.index(pc).map(|i| (c.instrs[i], c.words[i])))
-            {
-                Some((Some(ins), word)) => (ins, word),
-                Some((None, word)) => {
-                    let reason = decode(word)
-                        .err()
-                        .unwrap_or(kestrel_core::isa::DecodeError::Reserved);
-                    break Err(VmError::IllegalInstruction { pc, word, reason });
-                }
-                None => match code.iter().find(|c| c.index(pc).is_some()) {
+            // Fetch from the current segment; on a miss, switch segment or fault.
+            let off = pc.wrapping_sub(base);
+            let idx = (off >> 2) as usize;
+            let slot = match slots.get(idx) {
+                Some(s) if off & 3 == 0 => *s,
+                _ => match code.iter().find(|c| c.index(pc).is_some()) {
                     Some(c) => {
-                        cur = Some(c);
+                        (base, slots) = (c.base, &c.slots);
                         continue 'run;
                     }
                     None => break Err(VmError::FetchFault { pc }),
                 },
             };
+            let (ins, word) = (slot.ins, slot.word);
+            if !slot.legal {
+                let reason = decode(word)
+                    .err()
+                    .unwrap_or(kestrel_core::isa::DecodeError::Reserved);
+                break Err(VmError::IllegalInstruction { pc, word, reason });
+            }
             let rs1v = x[usize::from(ins.rs1 & 31)];
             let rs2v = x[usize::from(ins.rs2 & 31)];
             let imm = ins.imm64();

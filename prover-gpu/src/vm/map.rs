@@ -36,6 +36,6 @@ pub const MAX_IMAGE_BYTES: u64 = 1 << 30;
 pub const fn page_align_up(x: u64) -> u64 {
     match x.checked_add(PAGE_SIZE - 1) {
         Some(y) => y & !(PAGE_SIZE - 1),
-        None => u64::MAX & !(PAGE_SIZE - 1),
+        None => !(PAGE_SIZE - 1),
     }
 }

@@ -20,7 +20,7 @@ START
     TEST_RI(18, srai, 0xffffffff80000000, 0x8000000000000000, 32)
     TEST_RI(19, srai, 0x0000000040000000, 0x4000000000000000, 32)
     TEST_RI(20, slli, 0x1234, 0x1234, 0)
-    TEST_RR_SAME(21, sll, 0x30000, 3)
+    TEST_RR_SAME(21, sll, 24, 3)
     TEST_RR_ZERO(22, sra, -1, 3)
     j pass
 END

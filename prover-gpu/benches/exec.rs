@@ -1,0 +1,56 @@
+//! Executor throughput on compute-bound guests: the pure path and the recording path.
+//!
+//! `cargo bench -p kestrel-prover-gpu --bench exec`; criterion reports elements/s, where one
+//! element is one executed instruction (so Kelem/s ÷ 1000 = MHz).
+
+use criterion::{criterion_group, criterion_main, Criterion, Throughput};
+use kestrel_prover_gpu::vm::{NoRecorder, Program, Record, VecRecorder, Vm};
+use std::path::Path;
+
+fn guest(name: &str) -> Program {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../tests/guests/bin")
+        .join(format!("{name}.elf"));
+    let bytes =
+        std::fs::read(&path).unwrap_or_else(|e| panic!("cannot read {}: {e}", path.display()));
+    Program::from_elf(&bytes).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+}
+
+fn bench_guest(c: &mut Criterion, name: &str, input: &[u8]) {
+    let program = guest(name);
+    let cycles = Vm::new(&program, input.to_vec())
+        .run(&mut NoRecorder)
+        .expect("guest runs")
+        .cycles;
+    let mut group = c.benchmark_group(format!("exec/{name}"));
+    group.throughput(Throughput::Elements(cycles));
+    group.sample_size(10);
+    group.bench_function("pure", |b| {
+        b.iter(|| {
+            let mut vm = Vm::new(&program, input.to_vec());
+            vm.run(&mut NoRecorder).expect("guest runs")
+        })
+    });
+    // The record buffer is reused across iterations (as a chunked trace builder would), so this
+    // measures recording rather than the kernel's first-touch page faults of a fresh buffer.
+    let mut rec = VecRecorder {
+        records: Vec::<Record>::with_capacity(cycles as usize),
+    };
+    group.bench_function("record", |b| {
+        b.iter(|| {
+            rec.records.clear();
+            let mut vm = Vm::new(&program, input.to_vec());
+            vm.run(&mut rec).expect("guest runs");
+            rec.records.len()
+        })
+    });
+    group.finish();
+}
+
+fn exec(c: &mut Criterion) {
+    bench_guest(c, "sha256", &vec![0x61; 64 << 10]);
+    bench_guest(c, "fibonacci", b"1000000");
+}
+
+criterion_group!(benches, exec);
+criterion_main!(benches);

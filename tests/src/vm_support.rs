@@ -1,0 +1,153 @@
+//! Shared helpers for the VM tests: running guests under Kestrel and under `qemu-riscv64`,
+//! writing minimal ELF files, and generating random RV64IM programs.
+
+pub mod asm;
+pub mod elf_writer;
+pub mod rvgen;
+
+use kestrel_prover_gpu::vm::{NoRecorder, Program, Vm, VmError};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+
+/// The directory of the prebuilt guest ELFs (`tests/guests/bin`).
+pub fn guest_bin_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("guests")
+        .join("bin")
+}
+
+/// Path of a prebuilt example guest, e.g. `guest_path("sha256")`.
+pub fn guest_path(name: &str) -> PathBuf {
+    guest_bin_dir().join(format!("{name}.elf"))
+}
+
+/// Paths of all prebuilt example guests (sorted).
+pub fn example_guests() -> Vec<PathBuf> {
+    elfs_in(&guest_bin_dir())
+}
+
+/// Paths of all prebuilt ISA tests (sorted).
+pub fn isa_tests() -> Vec<PathBuf> {
+    elfs_in(&guest_bin_dir().join("isa"))
+}
+
+fn elfs_in(dir: &Path) -> Vec<PathBuf> {
+    let mut v: Vec<PathBuf> = std::fs::read_dir(dir)
+        .unwrap_or_else(|e| panic!("cannot list {}: {e}", dir.display()))
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|x| x == "elf"))
+        .collect();
+    v.sort();
+    assert!(!v.is_empty(), "no ELFs in {}", dir.display());
+    v
+}
+
+/// What a run produced.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Outcome {
+    /// Process exit status (low 8 bits of the exit code), or `None` if execution failed.
+    pub status: Option<u8>,
+    /// Everything written to fd 1.
+    pub stdout: Vec<u8>,
+}
+
+/// A Kestrel run: the outcome, the error if any, and the cycle count.
+#[derive(Debug, Clone)]
+pub struct KestrelRun {
+    /// Exit status and output.
+    pub outcome: Outcome,
+    /// The full exit code (a0 at exit).
+    pub exit_code: Option<u64>,
+    /// The error, if execution failed.
+    pub error: Option<VmError>,
+    /// Debug output (fd 2).
+    pub stderr: Vec<u8>,
+    /// Instructions executed.
+    pub cycles: u64,
+}
+
+/// Loads and runs an ELF under Kestrel (pure path). Panics if the ELF does not load.
+pub fn run_kestrel(elf: &[u8], input: &[u8], max_cycles: u64) -> KestrelRun {
+    let program = Program::from_elf(elf).unwrap_or_else(|e| panic!("ELF does not load: {e}"));
+    let mut vm = Vm::new(&program, input.to_vec()).with_max_cycles(max_cycles);
+    let result = vm.run(&mut NoRecorder);
+    KestrelRun {
+        outcome: Outcome {
+            status: result.as_ref().ok().map(|e| e.exit_code as u8),
+            stdout: vm.public_output().to_vec(),
+        },
+        exit_code: result.as_ref().ok().map(|e| e.exit_code),
+        error: result.err(),
+        stderr: vm.debug_output().to_vec(),
+        cycles: vm.cycles(),
+    }
+}
+
+/// Runs a prebuilt guest by name under Kestrel.
+pub fn run_guest(name: &str, input: &[u8]) -> KestrelRun {
+    let path = guest_path(name);
+    let elf =
+        std::fs::read(&path).unwrap_or_else(|e| panic!("cannot read {}: {e}", path.display()));
+    run_kestrel(&elf, input, 1 << 34)
+}
+
+/// The QEMU user-mode emulator used as the oracle.
+pub const QEMU: &str = "qemu-riscv64";
+
+/// Runs an ELF file under `qemu-riscv64` with `input` on stdin. Panics (the test fails loudly)
+/// if QEMU is not installed: CI must install the Debian package `qemu-user`.
+pub fn run_qemu(path: &Path, input: &[u8]) -> Outcome {
+    use std::io::Write;
+    let mut child = Command::new(QEMU)
+        .arg(path)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap_or_else(|e| {
+            panic!("cannot start {QEMU} ({e}): install it (Debian package qemu-user); these tests must not be skipped")
+        });
+    let mut stdin = child.stdin.take().expect("stdin is piped");
+    let input = input.to_vec();
+    // Feed stdin from a thread so a guest that does not read cannot deadlock us.
+    let feeder = std::thread::spawn(move || {
+        let _ = stdin.write_all(&input);
+    });
+    let out = child.wait_with_output().expect("qemu-riscv64 runs");
+    let _ = feeder.join();
+    Outcome {
+        status: out.status.code().map(|c| c as u8),
+        stdout: out.stdout,
+    }
+}
+
+/// A temporary file holding `bytes`, removed on drop.
+pub struct TempFile(PathBuf);
+
+impl TempFile {
+    /// Writes `bytes` to a fresh executable file in the system temporary directory.
+    pub fn new(tag: &str, bytes: &[u8]) -> TempFile {
+        static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+        let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let path =
+            std::env::temp_dir().join(format!("kestrel-{tag}-{}-{n}.elf", std::process::id()));
+        std::fs::write(&path, bytes)
+            .unwrap_or_else(|e| panic!("cannot write {}: {e}", path.display()));
+        // qemu-riscv64 refuses files without execute permission.
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755))
+            .unwrap_or_else(|e| panic!("cannot chmod {}: {e}", path.display()));
+        TempFile(path)
+    }
+
+    /// The file's path.
+    pub fn path(&self) -> &Path {
+        &self.0
+    }
+}
+
+impl Drop for TempFile {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_file(&self.0);
+    }
+}

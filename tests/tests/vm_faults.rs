@@ -1,0 +1,273 @@
+//! Faulting programs stop with an error naming pc and instruction word.
+
+use kestrel_core::isa::DecodeError;
+use kestrel_prover_gpu::vm::error::Access;
+use kestrel_prover_gpu::vm::map::{STACK_BOTTOM, STACK_TOP};
+use kestrel_prover_gpu::vm::{NoRecorder, Program, Vm, VmError};
+use kestrel_tests::vm_support::asm::{
+    self, addi, exit, jal, jalr, ld, li32, lui, reg::*, sd, EBREAK, ECALL,
+};
+use kestrel_tests::vm_support::elf_writer::{elf, CODE_BASE, DATA_BASE};
+
+fn run(code: &[u32], max: u64) -> (Result<u64, VmError>, Vm) {
+    let program = Program::from_elf(&elf(code, &[0u8; 64])).expect("valid ELF");
+    let mut vm = Vm::new(&program, b"in".to_vec()).with_max_cycles(max);
+    let r = vm.run(&mut NoRecorder).map(|e| e.exit_code);
+    (r, vm)
+}
+
+fn fault(code: &[u32]) -> VmError {
+    run(code, 10_000).0.expect_err("must fault")
+}
+
+fn pc_of(index: usize) -> u64 {
+    CODE_BASE + 4 * index as u64
+}
+
+#[test]
+fn exit_counts_cycles() {
+    let (r, vm) = run(&exit(42), 100);
+    assert_eq!(r, Ok(42));
+    assert_eq!(vm.cycles(), 4);
+}
+
+#[test]
+fn illegal_instructions() {
+    let e = fault(&[addi(A0, 0, 1), 0xffff_ffff]);
+    assert_eq!(
+        e,
+        VmError::IllegalInstruction {
+            pc: pc_of(1),
+            word: 0xffff_ffff,
+            reason: DecodeError::UnknownOpcode(0x7f)
+        }
+    );
+    let msg = e.to_string();
+    assert!(
+        msg.contains("0x10004") && msg.contains("0xffffffff"),
+        "{msg}"
+    );
+    assert_eq!(
+        fault(&[EBREAK]),
+        VmError::IllegalInstruction {
+            pc: CODE_BASE,
+            word: EBREAK,
+            reason: DecodeError::Ebreak
+        }
+    );
+    assert_eq!(
+        fault(&[0xc000_2573]),
+        VmError::IllegalInstruction {
+            pc: CODE_BASE,
+            word: 0xc000_2573,
+            reason: DecodeError::Csr
+        }
+    );
+    assert!(matches!(
+        fault(&[0x0000_4501]),
+        VmError::IllegalInstruction {
+            reason: DecodeError::NotBase32,
+            ..
+        }
+    ));
+    // An amo (A extension) is not RV64IM.
+    assert!(matches!(
+        fault(&[0x0000_302f]),
+        VmError::IllegalInstruction {
+            reason: DecodeError::UnknownOpcode(0x2f),
+            ..
+        }
+    ));
+}
+
+#[test]
+fn memory_faults() {
+    // Load from the null page.
+    let e = fault(&[ld(A0, 0, 8)]);
+    assert_eq!(
+        e,
+        VmError::MemoryFault {
+            pc: CODE_BASE,
+            word: ld(A0, 0, 8),
+            access: Access::Read,
+            addr: 8,
+            width: 8
+        }
+    );
+    // Store into the (read-only) code segment.
+    let code = [lui(T0, (CODE_BASE >> 12) as u32), sd(0, T0, 0)];
+    assert!(
+        matches!(fault(&code), VmError::MemoryFault { access: Access::Write, addr: CODE_BASE, pc, .. } if pc == pc_of(1))
+    );
+    // A load straddling the end of the data segment.
+    let code = [lui(T0, (DATA_BASE >> 12) as u32), ld(A0, T0, 60)];
+    assert!(matches!(
+        fault(&code),
+        VmError::MemoryFault {
+            access: Access::Read,
+            width: 8,
+            ..
+        }
+    ));
+    // Heap beyond the break.
+    let code = [lui(T0, ((DATA_BASE + 0x1000) >> 12) as u32), ld(A0, T0, 0)];
+    assert!(matches!(
+        fault(&code),
+        VmError::MemoryFault {
+            access: Access::Read,
+            ..
+        }
+    ));
+}
+
+#[test]
+fn stack_is_mapped_below_stack_top() {
+    let mut code = vec![sd(A0, SP, -8), ld(A1, SP, -8)];
+    // Lowest stack byte.
+    let below = (STACK_TOP - STACK_BOTTOM) as i64;
+    code.extend(li32(T0, -(below as i32)));
+    code.extend([asm::r(0x33, 0, 0, T0, SP, T0), asm::i(0x03, 4, A1, T0, 0)]);
+    code.extend(exit(0));
+    assert_eq!(run(&code, 100).0, Ok(0));
+    assert!(matches!(
+        fault(&[sd(A0, SP, 0)]),
+        VmError::MemoryFault {
+            addr: STACK_TOP,
+            ..
+        }
+    ));
+    let mut code: Vec<u32> = li32(T0, -(below as i32)).to_vec();
+    code.extend([asm::r(0x33, 0, 0, T0, SP, T0), asm::i(0x03, 4, A1, T0, -1)]);
+    assert!(matches!(fault(&code), VmError::MemoryFault { addr, .. } if addr == STACK_BOTTOM - 1));
+}
+
+#[test]
+fn fetch_faults() {
+    // Jump into the data segment (readable, not executable).
+    let code = [lui(T0, (DATA_BASE >> 12) as u32), jalr(0, T0, 0)];
+    assert_eq!(fault(&code), VmError::FetchFault { pc: DATA_BASE });
+    // Misaligned target (no C extension).
+    assert_eq!(
+        fault(&[jal(0, 6), 0, 0]),
+        VmError::FetchFault { pc: CODE_BASE + 6 }
+    );
+    // Running off the end of the code.
+    assert_eq!(
+        fault(&[addi(A0, 0, 1)]),
+        VmError::FetchFault { pc: CODE_BASE + 4 }
+    );
+}
+
+#[test]
+fn system_call_errors() {
+    let close = [addi(A7, 0, 57), ECALL];
+    assert_eq!(
+        fault(&close),
+        VmError::UnsupportedSyscall {
+            pc: pc_of(1),
+            word: ECALL,
+            number: 57
+        }
+    );
+    let exit_group = [addi(A7, 0, 94), ECALL];
+    assert!(matches!(
+        fault(&exit_group),
+        VmError::UnsupportedSyscall { number: 94, .. }
+    ));
+    let write3 = [addi(A7, 0, 64), addi(A0, 0, 3), ECALL];
+    assert_eq!(
+        fault(&write3),
+        VmError::BadFd {
+            pc: pc_of(2),
+            word: ECALL,
+            call: "write",
+            fd: 3
+        }
+    );
+    let read1 = [addi(A7, 0, 63), addi(A0, 0, 1), ECALL];
+    assert!(matches!(
+        fault(&read1),
+        VmError::BadFd {
+            call: "read",
+            fd: 1,
+            ..
+        }
+    ));
+    // write from an unmapped buffer; read into the read-only code segment.
+    let bad_buf = [
+        addi(A7, 0, 64),
+        addi(A0, 0, 1),
+        addi(A1, 0, 16),
+        addi(A2, 0, 4),
+        ECALL,
+    ];
+    assert!(matches!(
+        fault(&bad_buf),
+        VmError::MemoryFault {
+            access: Access::Read,
+            addr: 16,
+            width: 4,
+            ..
+        }
+    ));
+    let mut ro = vec![
+        lui(A1, (CODE_BASE >> 12) as u32),
+        addi(A7, 0, 63),
+        addi(A0, 0, 0),
+        addi(A2, 0, 4),
+        ECALL,
+    ];
+    ro.extend(exit(0));
+    assert!(matches!(
+        fault(&ro),
+        VmError::MemoryFault {
+            access: Access::Write,
+            addr: CODE_BASE,
+            ..
+        }
+    ));
+}
+
+#[test]
+fn cycle_limit() {
+    let (r, vm) = run(&[addi(A0, A0, 1), jal(0, -4)], 1000);
+    assert_eq!(
+        r,
+        Err(VmError::MaxCycles {
+            pc: CODE_BASE,
+            word: addi(A0, A0, 1),
+            max: 1000
+        })
+    );
+    assert_eq!(vm.cycles(), 1000);
+    assert_eq!(vm.regs()[A0 as usize], 500);
+    // Exactly enough cycles succeeds.
+    assert_eq!(run(&exit(7), 4).0, Ok(7));
+    assert!(matches!(run(&exit(7), 3).0, Err(VmError::MaxCycles { .. })));
+}
+
+#[test]
+fn output_before_a_fault_is_kept() {
+    let mut code = vec![
+        lui(A1, (DATA_BASE >> 12) as u32),
+        addi(T0, 0, 0x41),
+        asm::s(0, A1, T0, 0),
+    ];
+    code.extend([
+        addi(A7, 0, 64),
+        addi(A0, 0, 1),
+        addi(A2, 0, 1),
+        ECALL,
+        EBREAK,
+    ]);
+    let (r, vm) = run(&code, 100);
+    assert!(matches!(
+        r,
+        Err(VmError::IllegalInstruction {
+            reason: DecodeError::Ebreak,
+            ..
+        })
+    ));
+    assert_eq!(vm.public_output(), b"A");
+    assert_eq!(vm.pc(), pc_of(7));
+}
