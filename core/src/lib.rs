@@ -14,5 +14,6 @@ pub mod matrix;
 pub mod merkle;
 pub mod params;
 pub mod proof;
+pub mod rv;
 pub mod stark;
 pub mod transcript;

@@ -1,0 +1,151 @@
+//! ALU operation codes (the first value of a [`super::BUS_ALU`] tuple) and the op record
+//! every ALU table's trace builder takes.
+
+/// `c = (a <s b)`.
+pub const ALU_SLT: u32 = 1;
+/// `c = (a <u b)`.
+pub const ALU_SLTU: u32 = 2;
+/// `c = (a == b)`.
+pub const ALU_EQ: u32 = 3;
+/// `c = a << (b & 63)`.
+pub const ALU_SLL: u32 = 4;
+/// `c = a >>u (b & 63)`.
+pub const ALU_SRL: u32 = 5;
+/// `c = a >>s (b & 63)`.
+pub const ALU_SRA: u32 = 6;
+/// `c = sext32((a << (b & 31)) mod 2^32)`.
+pub const ALU_SLLW: u32 = 7;
+/// `c = sext32((a mod 2^32) >>u (b & 31))`.
+pub const ALU_SRLW: u32 = 8;
+/// `c = sext32((a mod 2^32) >>s (b & 31))`.
+pub const ALU_SRAW: u32 = 9;
+/// `c = (a · b) mod 2^64`.
+pub const ALU_MUL: u32 = 10;
+/// High 64 bits of signed × signed.
+pub const ALU_MULH: u32 = 11;
+/// High 64 bits of signed × unsigned.
+pub const ALU_MULHSU: u32 = 12;
+/// High 64 bits of unsigned × unsigned.
+pub const ALU_MULHU: u32 = 13;
+/// `c = sext32((a · b) mod 2^32)`.
+pub const ALU_MULW: u32 = 14;
+/// Signed division (RISC-V: x/0 = −1, MIN/−1 = MIN).
+pub const ALU_DIV: u32 = 15;
+/// Unsigned division (x/0 = 2^64 − 1).
+pub const ALU_DIVU: u32 = 16;
+/// Signed remainder (x%0 = x, MIN%−1 = 0).
+pub const ALU_REM: u32 = 17;
+/// Unsigned remainder (x%0 = x).
+pub const ALU_REMU: u32 = 18;
+/// 32-bit signed division, result sign-extended.
+pub const ALU_DIVW: u32 = 19;
+/// 32-bit unsigned division, result sign-extended.
+pub const ALU_DIVUW: u32 = 20;
+/// 32-bit signed remainder, result sign-extended.
+pub const ALU_REMW: u32 = 21;
+/// 32-bit unsigned remainder, result sign-extended.
+pub const ALU_REMUW: u32 = 22;
+
+/// One ALU operation as the CPU dispatched it.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct AluOp {
+    pub op: u32,
+    pub a: u64,
+    pub b: u64,
+    pub c: u64,
+}
+
+/// The reference semantics of every ALU operation (what the executor computes).
+pub fn alu_eval(op: u32, a: u64, b: u64) -> Option<u64> {
+    let sext32 = |x: u32| x as i32 as i64 as u64;
+    Some(match op {
+        ALU_SLT => ((a as i64) < (b as i64)) as u64,
+        ALU_SLTU => (a < b) as u64,
+        ALU_EQ => (a == b) as u64,
+        ALU_SLL => a << (b & 63),
+        ALU_SRL => a >> (b & 63),
+        ALU_SRA => ((a as i64) >> (b & 63)) as u64,
+        ALU_SLLW => sext32((a as u32) << (b & 31)),
+        ALU_SRLW => sext32((a as u32) >> (b & 31)),
+        ALU_SRAW => ((a as i32) >> (b & 31)) as i64 as u64,
+        ALU_MUL => a.wrapping_mul(b),
+        ALU_MULH => (((a as i64 as i128) * (b as i64 as i128)) >> 64) as u64,
+        ALU_MULHSU => (((a as i64 as i128) * (b as i128)) >> 64) as u64,
+        ALU_MULHU => (((a as u128) * (b as u128)) >> 64) as u64,
+        ALU_MULW => sext32((a as u32).wrapping_mul(b as u32)),
+        ALU_DIV => {
+            if b == 0 {
+                u64::MAX
+            } else {
+                (a as i64).wrapping_div(b as i64) as u64
+            }
+        }
+        ALU_DIVU => a.checked_div(b).unwrap_or(u64::MAX),
+        ALU_REM => {
+            if b == 0 {
+                a
+            } else {
+                (a as i64).wrapping_rem(b as i64) as u64
+            }
+        }
+        ALU_REMU => a.checked_rem(b).unwrap_or(a),
+        ALU_DIVW => {
+            let (x, y) = (a as i32, b as i32);
+            if y == 0 {
+                u64::MAX
+            } else {
+                x.wrapping_div(y) as i64 as u64
+            }
+        }
+        ALU_DIVUW => {
+            let (x, y) = (a as u32, b as u32);
+            if y == 0 {
+                u64::MAX
+            } else {
+                sext32(x / y)
+            }
+        }
+        ALU_REMW => {
+            let (x, y) = (a as i32, b as i32);
+            if y == 0 {
+                x as i64 as u64
+            } else {
+                x.wrapping_rem(y) as i64 as u64
+            }
+        }
+        ALU_REMUW => {
+            let (x, y) = (a as u32, b as u32);
+            if y == 0 {
+                sext32(x)
+            } else {
+                sext32(x % y)
+            }
+        }
+        _ => return None,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn division_edge_cases_follow_the_spec() {
+        assert_eq!(alu_eval(ALU_DIV, 5, 0), Some(u64::MAX));
+        assert_eq!(
+            alu_eval(ALU_DIV, i64::MIN as u64, u64::MAX),
+            Some(i64::MIN as u64)
+        );
+        assert_eq!(alu_eval(ALU_REM, i64::MIN as u64, u64::MAX), Some(0));
+        assert_eq!(alu_eval(ALU_REMU, 7, 0), Some(7));
+        assert_eq!(
+            alu_eval(ALU_DIVW, i32::MIN as u64, u64::MAX),
+            Some(i32::MIN as i64 as u64)
+        );
+        assert_eq!(
+            alu_eval(ALU_REMUW, 0xFFFF_FFFF_8000_0000, 0),
+            Some(0xFFFF_FFFF_8000_0000)
+        );
+        assert_eq!(alu_eval(99, 1, 1), None);
+    }
+}

@@ -1,0 +1,228 @@
+//! The RV64IM statement: its tables in proof order, its public values (the exit code), and
+//! the trace builder that turns an execution into every table's trace.
+
+use alloc::boxed::Box;
+use alloc::collections::BTreeMap;
+use alloc::vec;
+use alloc::vec::Vec;
+
+use super::bitwise::{BitwiseAir, ByteCounts};
+use super::cpu::{self, CpuAir, Step};
+use super::decode::{class, decode_for_air, DecodeAir, ProgramImage};
+use super::memw_r::{self, MemwRAir, RegAccess};
+use super::register::{self, RegisterAir};
+use super::{AluOp, BUS_EXIT, BYTE_AND, BYTE_OR, BYTE_XOR};
+use crate::air::{Direction, Machine, PublicInteraction, TableAir};
+use crate::field::Felt;
+use crate::matrix::RowMajorMatrix;
+
+/// An ALU table: its AIR, the operations it accepts, and its trace builder.
+pub trait AluTable: Sync {
+    fn air(&self) -> &dyn TableAir;
+    /// Operation codes this table receives.
+    fn accepts(&self, op: u32) -> bool;
+    /// The trace for `ops` (all accepted), recording byte lookups.
+    fn build(&self, ops: &[AluOp], bytes: &mut ByteCounts) -> RowMajorMatrix;
+}
+
+/// Public values: the 8 bytes of `a0` at the exit call.
+pub const NUM_PUBLIC: usize = 8;
+
+/// The machine: CPU, DECODE, MEMW_R, REGISTER, BITWISE, then the ALU tables.
+pub struct Rv64Machine {
+    pub decode: DecodeAir,
+    pub alu: Vec<Box<dyn AluTable>>,
+}
+
+impl Machine for Rv64Machine {
+    fn name(&self) -> &str {
+        "kestrel-rv64im"
+    }
+    fn tables(&self) -> Vec<&dyn TableAir> {
+        let mut t: Vec<&dyn TableAir> =
+            vec![&CpuAir, &self.decode, &MemwRAir, &RegisterAir, &BitwiseAir];
+        t.extend(self.alu.iter().map(|a| a.air()));
+        t
+    }
+    fn num_public_values(&self) -> usize {
+        NUM_PUBLIC
+    }
+    fn public_interactions(&self, public: &[Felt]) -> Vec<PublicInteraction> {
+        vec![PublicInteraction {
+            bus: BUS_EXIT,
+            direction: Direction::Receive,
+            multiplicity: Felt::ONE,
+            values: public.to_vec(),
+        }]
+    }
+}
+
+/// Why an execution cannot be turned into traces.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum TraceError {
+    /// No steps.
+    Empty,
+    /// This version cannot prove the instruction at `pc`.
+    Unsupported { pc: u32, word: u32 },
+    /// The pc is not in the program's code.
+    NotInProgram { pc: u32 },
+    /// The execution does not end with the exit call.
+    NoExit,
+    /// An ALU operation no table accepts.
+    NoAluTable { op: u32 },
+    /// Too many steps for the largest table height.
+    TooLong { steps: usize },
+}
+
+impl core::fmt::Display for TraceError {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        match self {
+            TraceError::Empty => write!(f, "empty execution"),
+            TraceError::Unsupported { pc, word } => write!(
+                f,
+                "instruction {word:#010x} at pc {pc:#x} cannot be proven yet (loads, stores and read/write calls need the memory tables)"
+            ),
+            TraceError::NotInProgram { pc } => write!(f, "pc {pc:#x} is not in the program"),
+            TraceError::NoExit => write!(f, "the execution does not end with exit"),
+            TraceError::NoAluTable { op } => write!(f, "no table proves ALU operation {op}"),
+            TraceError::TooLong { steps } => write!(f, "{steps} steps exceed the largest table"),
+        }
+    }
+}
+
+/// Every table's trace (in [`Machine::tables`] order) and the public values.
+pub fn build_traces(
+    machine: &Rv64Machine,
+    program: &ProgramImage,
+    steps: &[Step],
+) -> Result<(Vec<RowMajorMatrix>, Vec<Felt>), TraceError> {
+    let last = steps.last().ok_or(TraceError::Empty)?;
+    if steps.len() > 1 << 26 {
+        return Err(TraceError::TooLong { steps: steps.len() });
+    }
+    let rows: BTreeMap<u32, usize> = program
+        .code
+        .iter()
+        .enumerate()
+        .map(|(i, &(pc, _))| (pc, i))
+        .collect();
+    let decode_h = program.code.len().next_power_of_two().max(8);
+    let mut decode_mult = vec![0u64; decode_h];
+    let h = steps.len().next_power_of_two().max(8);
+    let mut cpu_trace = RowMajorMatrix::zeros(h, cpu::WIDTH);
+    let mut bytes = ByteCounts::default();
+    let mut accesses = Vec::with_capacity(3 * steps.len());
+    let mut alu_ops = Vec::new();
+    let mut public = vec![Felt::ZERO; NUM_PUBLIC];
+    for (clk, s) in steps.iter().enumerate() {
+        let d = decode_for_air(s.pc, s.word).ok_or(TraceError::Unsupported {
+            pc: s.pc,
+            word: s.word,
+        })?;
+        let r = *rows
+            .get(&s.pc)
+            .ok_or(TraceError::NotInProgram { pc: s.pc })?;
+        decode_mult[r] += 1;
+        let next_pc = steps.get(clk + 1).map_or(s.pc.wrapping_add(4), |n| n.pc);
+        let row = cpu_trace.row_mut(clk);
+        let res = cpu::fill_row(row, clk, s, &d, next_pc);
+        let b = if d.use_imm { d.imm } else { s.rs2_val };
+        let ts = 4 * clk as u64;
+        accesses.push(RegAccess {
+            reg: d.rs1,
+            value: s.rs1_val,
+            ts: ts + 1,
+            is_write: false,
+        });
+        accesses.push(RegAccess {
+            reg: d.rs2,
+            value: s.rs2_val,
+            ts: ts + 2,
+            is_write: false,
+        });
+        accesses.push(RegAccess {
+            reg: d.rd,
+            value: if d.wr { res } else { 0 },
+            ts: ts + 3,
+            is_write: true,
+        });
+        if d.class[class::ALU] || d.class[class::BRANCH] {
+            alu_ops.push(AluOp {
+                op: d.alu_op,
+                a: s.rs1_val,
+                b,
+                c: res,
+            });
+        }
+        let lop = [
+            (class::AND, BYTE_AND),
+            (class::OR, BYTE_OR),
+            (class::XOR, BYTE_XOR),
+        ]
+        .into_iter()
+        .find(|(k, _)| d.class[*k]);
+        if let Some((_, op)) = lop {
+            for (x, y) in s.rs1_val.to_le_bytes().into_iter().zip(b.to_le_bytes()) {
+                bytes.add(op, x, y);
+            }
+        }
+        let byte = |col: usize| row_byte(cpu_trace.row(clk), col);
+        for j in 0..4 {
+            for base in [cpu::RES, cpu::SUM] {
+                bytes.range(byte(base + 2 * j), byte(base + 2 * j + 1));
+            }
+        }
+        bytes.range(2 * byte(cpu::L7), 2 * byte(cpu::H));
+        if d.class[class::ECALL] {
+            public = s
+                .rs2_val
+                .to_le_bytes()
+                .map(|x| Felt::from(x as u32))
+                .to_vec();
+        }
+    }
+    let exit = decode_for_air(last.pc, last.word).is_some_and(|d| d.class[class::ECALL]);
+    if !exit {
+        return Err(TraceError::NoExit);
+    }
+    for (clk, row) in cpu_trace
+        .values
+        .chunks_exact_mut(cpu::WIDTH)
+        .enumerate()
+        .skip(steps.len())
+    {
+        // Padding: the clock runs on, nothing else happens (next_pc = pc + 4 = 4).
+        row[cpu::CLK] = Felt::new(clk as u64);
+        row[cpu::NEXT_PC] = Felt::new(4);
+    }
+    let (memw, file) = memw_r::build_trace(&accesses, &register::initial_registers(), &mut bytes);
+    let mut alu_traces = Vec::with_capacity(machine.alu.len());
+    for t in &machine.alu {
+        let ops: Vec<AluOp> = alu_ops
+            .iter()
+            .copied()
+            .filter(|o| t.accepts(o.op))
+            .collect();
+        alu_traces.push(t.build(&ops, &mut bytes));
+    }
+    if let Some(o) = alu_ops
+        .iter()
+        .find(|o| !machine.alu.iter().any(|t| t.accepts(o.op)))
+    {
+        return Err(TraceError::NoAluTable { op: o.op });
+    }
+    let decode = RowMajorMatrix::new(decode_mult.into_iter().map(Felt::new).collect(), 1);
+    let mut traces = vec![
+        cpu_trace,
+        decode,
+        memw,
+        register::build_trace(&file),
+        bytes.trace(),
+    ];
+    traces.extend(alu_traces);
+    Ok((traces, public))
+}
+
+fn row_byte(row: &[Felt], col: usize) -> u8 {
+    row[col].as_u64() as u8
+}
