@@ -11,6 +11,12 @@ use kestrel_core::rv::machine::{build_traces, Rv64Machine, TraceError};
 use crate::vm::record::Record;
 use crate::vm::Program;
 
+/// A program's machine together with its image.
+pub struct RvMachine {
+    pub machine: Rv64Machine,
+    pub image: ProgramImage,
+}
+
 /// Every aligned instruction word of the program's executable segments.
 pub fn program_image(program: &Program) -> ProgramImage {
     let mut code = Vec::new();
@@ -20,25 +26,40 @@ pub fn program_image(program: &Program) -> ProgramImage {
             code.push((pc as u32, u32::from_le_bytes([w[0], w[1], w[2], w[3]])));
         }
     }
-    ProgramImage { entry: program.entry as u32, code }
+    ProgramImage {
+        entry: program.entry as u32,
+        code,
+    }
 }
 
 /// The CPU steps of an execution.
 pub fn steps(records: &[Record]) -> Vec<Step> {
     records
         .iter()
-        .map(|r| Step { pc: r.pc, word: r.word, rs1_val: r.rs1_val, rs2_val: r.rs2_val, rd_val: r.rd_val })
+        .map(|r| Step {
+            pc: r.pc,
+            word: r.word,
+            rs1_val: r.rs1_val,
+            rs2_val: r.rs2_val,
+            rd_val: r.rd_val,
+        })
         .collect()
 }
 
 /// The machine proving `program` (its DECODE table carries the program).
 pub fn machine_for(image: &ProgramImage) -> Rv64Machine {
-    Rv64Machine { decode: DecodeAir::new(image), alu: crate::rv_alu::alu_tables() }
+    Rv64Machine {
+        decode: DecodeAir::new(image),
+        alu: crate::rv_alu::alu_tables(),
+    }
 }
 
 /// The machine a verifier uses: shapes only, commitments from the verifying key.
 pub fn verifier_machine() -> Rv64Machine {
-    Rv64Machine { decode: DecodeAir::shape_only(), alu: crate::rv_alu::alu_tables() }
+    Rv64Machine {
+        decode: DecodeAir::shape_only(),
+        alu: crate::rv_alu::alu_tables(),
+    }
 }
 
 /// Traces and public values of an execution.
@@ -54,12 +75,17 @@ pub fn traces(
 }
 
 /// Runs the debug checker over the traces.
-pub fn debug_check(machine: &Rv64Machine, traces: &[RowMajorMatrix], public: &[Felt]) -> DebugReport {
+pub fn debug_check(
+    machine: &Rv64Machine,
+    traces: &[RowMajorMatrix],
+    public: &[Felt],
+) -> DebugReport {
     let pre: Vec<Option<RowMajorMatrix>> = machine
         .tables()
         .iter()
         .map(|t: &&dyn TableAir| {
-            t.preprocessed_trace().map(|(v, _)| RowMajorMatrix::new(v, t.preprocessed_width()))
+            t.preprocessed_trace()
+                .map(|(v, _)| RowMajorMatrix::new(v, t.preprocessed_width()))
         })
         .collect();
     let refs: Vec<&RowMajorMatrix> = traces.iter().collect();

@@ -1,0 +1,328 @@
+//! `kestrel prove`, `kestrel vk` and `kestrel verify` for RV64IM programs.
+//!
+//! A proof file is a statement and its proof: `b"KSTLSTMT" ‖ n (u32 LE) ‖ n public values
+//! (u64 LE, canonical) ‖ proof bytes`. The public values are the exit code's 8 bytes.
+//!
+//! Exit codes: 0 success (verify: valid), 1 proving failed / proof invalid, 2 usage or
+//! unreadable input, 3 the ELF cannot be loaded or run, 4 output cannot be written.
+
+use std::io::IsTerminal;
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use kestrel_core::air::{Machine, TableAir};
+use kestrel_core::field::Felt;
+use kestrel_core::keys::VerifyingKey;
+use kestrel_core::params::StarkParams;
+
+use crate::cli_fib::peak_rss_bytes;
+use crate::cpu::CpuBackend;
+use crate::prover::{prove, setup, ProvingKey};
+use crate::rv::{machine_for, program_image, traces, verifier_machine};
+use crate::vm::record::VecRecorder;
+use crate::vm::{Program, Vm, DEFAULT_MAX_CYCLES};
+
+const STATEMENT_MAGIC: &[u8; 8] = b"KSTLSTMT";
+const EXIT_INVALID: i32 = 1;
+const EXIT_USAGE: i32 = 2;
+const EXIT_VM: i32 = 3;
+const EXIT_WRITE: i32 = 4;
+
+/// Arguments of `kestrel prove`.
+#[derive(Debug, clap::Args)]
+pub struct ProveArgs {
+    /// The RV64IM ELF to prove.
+    pub elf: PathBuf,
+    /// Where to write the proof file.
+    #[arg(short, long)]
+    pub output: PathBuf,
+    /// Private input (the guest's fd 0).
+    #[arg(long)]
+    pub input: Option<PathBuf>,
+    /// Stop after this many instructions.
+    #[arg(long, default_value_t = DEFAULT_MAX_CYCLES)]
+    pub max_cycles: u64,
+    /// LDE blowup preset: 2, 4 or 8.
+    #[arg(long, default_value_t = 4)]
+    pub blowup: usize,
+    /// Write machine-readable figures here.
+    #[arg(long)]
+    pub stats: Option<PathBuf>,
+}
+
+/// Arguments of `kestrel vk`.
+#[derive(Debug, clap::Args)]
+pub struct VkArgs {
+    pub elf: PathBuf,
+    #[arg(short, long)]
+    pub output: PathBuf,
+    #[arg(long, default_value_t = 4)]
+    pub blowup: usize,
+}
+
+/// Arguments of `kestrel verify`.
+#[derive(Debug, clap::Args)]
+#[group(id = "key", required = true, multiple = false, args = ["vk", "elf"])]
+pub struct VerifyArgs {
+    /// The proof file.
+    pub proof: PathBuf,
+    /// The 32-byte verifying key.
+    #[arg(long)]
+    pub vk: Option<PathBuf>,
+    /// Derive the verifying key from this ELF.
+    #[arg(long)]
+    pub elf: Option<PathBuf>,
+    /// Blowup preset used to derive the key from an ELF.
+    #[arg(long, default_value_t = 4)]
+    pub blowup: usize,
+}
+
+fn read(path: &Path, what: &str) -> Result<Vec<u8>, i32> {
+    std::fs::read(path).map_err(|e| {
+        eprintln!("error: cannot read {what} {}: {e}", path.display());
+        EXIT_USAGE
+    })
+}
+
+fn write(path: &Path, what: &str, data: &[u8]) -> Result<(), i32> {
+    std::fs::write(path, data).map_err(|e| {
+        eprintln!("error: cannot write {what} {}: {e}", path.display());
+        EXIT_WRITE
+    })
+}
+
+fn params(blowup: usize) -> Result<StarkParams, i32> {
+    StarkParams::preset(blowup).ok_or_else(|| {
+        eprintln!("error: --blowup must be 2, 4 or 8 (got {blowup})");
+        EXIT_USAGE
+    })
+}
+
+fn load(path: &Path) -> Result<Program, i32> {
+    let elf = read(path, "ELF")?;
+    Program::from_elf(&elf).map_err(|e| {
+        eprintln!("error: cannot load {}: {e}", path.display());
+        EXIT_VM
+    })
+}
+
+fn keys(
+    program: &Program,
+    blowup: usize,
+) -> Result<(ProvingKey<CpuBackend>, crate::rv::RvMachine), i32> {
+    let image = program_image(program);
+    let machine = machine_for(&image);
+    let pk = setup(&CpuBackend, &machine, params(blowup)?).map_err(|e| {
+        eprintln!("error: setup: {e}");
+        EXIT_INVALID
+    })?;
+    Ok((pk, crate::rv::RvMachine { machine, image }))
+}
+
+fn spinner(msg: &'static str) -> Option<indicatif::ProgressBar> {
+    if !std::io::stderr().is_terminal() {
+        return None;
+    }
+    let pb = indicatif::ProgressBar::new_spinner();
+    pb.set_message(msg);
+    pb.enable_steady_tick(Duration::from_millis(100));
+    Some(pb)
+}
+
+/// Encodes a statement file.
+pub fn encode_statement(public: &[Felt], proof: &[u8]) -> Vec<u8> {
+    let mut out = Vec::with_capacity(12 + 8 * public.len() + proof.len());
+    out.extend_from_slice(STATEMENT_MAGIC);
+    out.extend_from_slice(&(public.len() as u32).to_le_bytes());
+    for p in public {
+        out.extend_from_slice(&p.as_u64().to_le_bytes());
+    }
+    out.extend_from_slice(proof);
+    out
+}
+
+/// Decodes a statement file into public values and proof bytes.
+pub fn decode_statement(bytes: &[u8]) -> Result<(Vec<Felt>, &[u8]), &'static str> {
+    let rest = bytes
+        .strip_prefix(STATEMENT_MAGIC)
+        .ok_or("not a Kestrel proof file (bad magic)")?;
+    let (n, rest) = rest.split_at_checked(4).ok_or("truncated proof file")?;
+    let n = u32::from_le_bytes([n[0], n[1], n[2], n[3]]) as usize;
+    let len = n
+        .checked_mul(8)
+        .filter(|&l| l <= rest.len())
+        .ok_or("truncated public values")?;
+    let (vals, proof) = rest.split_at(len);
+    let public = vals
+        .chunks_exact(8)
+        .map(|c| Felt::from_canonical(u64::from_le_bytes(c.try_into().unwrap_or([0xff; 8]))))
+        .collect::<Option<Vec<_>>>()
+        .ok_or("non-canonical public value")?;
+    Ok((public, proof))
+}
+
+fn exit_code_of(public: &[Felt]) -> u64 {
+    public
+        .iter()
+        .enumerate()
+        .map(|(i, b)| (b.as_u64() & 0xff) << (8 * i))
+        .sum()
+}
+
+/// `kestrel prove`.
+pub fn prove_command(a: &ProveArgs) -> i32 {
+    match prove_inner(a) {
+        Ok(()) => 0,
+        Err(code) => code,
+    }
+}
+
+fn prove_inner(a: &ProveArgs) -> Result<(), i32> {
+    let start = Instant::now();
+    let program = load(&a.elf)?;
+    let input = match &a.input {
+        Some(p) => read(p, "input")?,
+        None => Vec::new(),
+    };
+    let mut phases: Vec<(String, f64)> = Vec::new();
+    let mut clock = Instant::now();
+    let mut lap = |name: &str, clock: &mut Instant| {
+        phases.push((name.to_string(), clock.elapsed().as_secs_f64() * 1e3));
+        *clock = Instant::now();
+    };
+    let mut vm = Vm::new(&program, input).with_max_cycles(a.max_cycles);
+    let mut rec = VecRecorder::default();
+    let exit = vm.run(&mut rec).map_err(|e| {
+        eprintln!("error: {e}");
+        EXIT_VM
+    })?;
+    lap("execute", &mut clock);
+    let (pk, rv) = keys(&program, a.blowup)?;
+    lap("setup", &mut clock);
+    let (tr, public) = traces(&rv.machine, &rv.image, &rec.records).map_err(|e| {
+        eprintln!("error: {e}");
+        EXIT_INVALID
+    })?;
+    lap("trace", &mut clock);
+    let pb = spinner("proving");
+    let proved = prove(&CpuBackend, &pk, &rv.machine, &tr, &public);
+    if let Some(pb) = pb {
+        pb.finish_and_clear();
+    }
+    let (proof, timings) = proved.map_err(|e| {
+        eprintln!("error: prove: {e}");
+        EXIT_INVALID
+    })?;
+    for (name, d) in &timings.phases {
+        phases.push((name.to_string(), d.as_secs_f64() * 1e3));
+    }
+    let bytes = proof.to_bytes();
+    write(&a.output, "proof", &encode_statement(&public, &bytes))?;
+    let total = start.elapsed().as_secs_f64();
+    let cycles = exit.cycles;
+    eprintln!(
+        "proved {} cycles in {:.3} s ({:.1} kHz), exit code {}, proof {} bytes",
+        cycles,
+        total,
+        cycles as f64 / total / 1e3,
+        exit.exit_code,
+        bytes.len()
+    );
+    for (name, ms) in &phases {
+        eprintln!("  {name:<12} {ms:>10.3} ms");
+    }
+    if let Some(path) = &a.stats {
+        let tables: Vec<serde_json::Value> = rv
+            .machine
+            .tables()
+            .iter()
+            .zip(&tr)
+            .map(|(t, m): (&&dyn TableAir, _)| {
+                serde_json::json!({
+                    "table": t.name(),
+                    "rows": m.height(),
+                    "columns": m.width,
+                    "preprocessed_columns": t.preprocessed_width(),
+                })
+            })
+            .collect();
+        let stats = serde_json::json!({
+            "backend": "cpu",
+            "cycles": cycles,
+            "exit_code": exit.exit_code,
+            "tables": tables,
+            "phases_ms": phases.iter().map(|(n, v)| (n.clone(), serde_json::json!(v))).collect::<serde_json::Map<_, _>>(),
+            "prove_s": total,
+            "khz": cycles as f64 / total / 1e3,
+            "proof_bytes": bytes.len(),
+            "peak_rss_bytes": peak_rss_bytes(),
+        });
+        write(
+            path,
+            "stats",
+            serde_json::to_string_pretty(&stats)
+                .unwrap_or_default()
+                .as_bytes(),
+        )?;
+    }
+    Ok(())
+}
+
+/// `kestrel vk`.
+pub fn vk_command(a: &VkArgs) -> i32 {
+    let run = || -> Result<(), i32> {
+        let program = load(&a.elf)?;
+        let (pk, _) = keys(&program, a.blowup)?;
+        write(&a.output, "verifying key", &pk.vk.0)
+    };
+    match run() {
+        Ok(()) => 0,
+        Err(c) => c,
+    }
+}
+
+/// `kestrel verify`.
+pub fn verify_command(a: &VerifyArgs) -> i32 {
+    let run = || -> Result<i32, i32> {
+        let file = read(&a.proof, "proof")?;
+        let vk = match (&a.vk, &a.elf) {
+            (Some(p), _) => {
+                let bytes = read(p, "verifying key")?;
+                let key: [u8; 32] = bytes.as_slice().try_into().map_err(|_| {
+                    eprintln!(
+                        "error: {} is not a 32-byte verifying key ({} bytes)",
+                        p.display(),
+                        bytes.len()
+                    );
+                    EXIT_USAGE
+                })?;
+                VerifyingKey(key)
+            }
+            (None, Some(elf)) => keys(&load(elf)?, a.blowup)?.0.vk,
+            (None, None) => {
+                eprintln!("error: give --vk or --elf");
+                return Err(EXIT_USAGE);
+            }
+        };
+        let (public, proof) = match decode_statement(&file) {
+            Ok(x) => x,
+            Err(e) => {
+                eprintln!("invalid: {e}");
+                return Ok(EXIT_INVALID);
+            }
+        };
+        match kestrel_verifier::verify(&verifier_machine(), &vk, &public, proof) {
+            Ok(()) => {
+                println!("valid: exit code {}", exit_code_of(&public));
+                Ok(0)
+            }
+            Err(e) => {
+                println!("invalid: {e}");
+                Ok(EXIT_INVALID)
+            }
+        }
+    };
+    match run() {
+        Ok(c) | Err(c) => c,
+    }
+}

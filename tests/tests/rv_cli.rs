@@ -1,0 +1,86 @@
+//! `kestrel vk`, `prove` and `verify` on a register-only program: a valid proof verifies
+//! with the key file and with the ELF, and tampering, a wrong key or a foreign file are
+//! rejected with the documented exit codes.
+
+use kestrel_prover_gpu::cli_prove::{
+    decode_statement, encode_statement, prove_command, verify_command, vk_command, ProveArgs,
+    VerifyArgs, VkArgs,
+};
+use kestrel_tests::vm_support::asm::{addi, exit, r};
+use kestrel_tests::vm_support::elf_writer::elf;
+use kestrel_tests::vm_support::TempFile;
+use std::path::{Path, PathBuf};
+
+fn verify(proof: &Path, vk: Option<&Path>, elf: Option<&Path>) -> i32 {
+    verify_command(&VerifyArgs {
+        proof: proof.into(),
+        vk: vk.map(PathBuf::from),
+        elf: elf.map(PathBuf::from),
+        blowup: 8,
+    })
+}
+
+#[test]
+fn vk_prove_verify_round_trip() {
+    let mut code = vec![addi(5, 0, 40), addi(6, 5, 2), r(0x33, 0, 0, 10, 5, 6)];
+    code.extend(exit(7));
+    let prog = TempFile::new("rv-cli", &elf(&code, &[]));
+    let other = TempFile::new("rv-cli-other", &elf(&exit(7), &[]));
+    let dir = std::env::temp_dir();
+    let pid = std::process::id();
+    let vk = dir.join(format!("kestrel-rv-cli-{pid}.vk"));
+    let proof = dir.join(format!("kestrel-rv-cli-{pid}.proof"));
+    let stats = dir.join(format!("kestrel-rv-cli-{pid}.json"));
+    assert_eq!(
+        vk_command(&VkArgs {
+            elf: prog.path().into(),
+            output: vk.clone(),
+            blowup: 8
+        }),
+        0
+    );
+    assert_eq!(std::fs::read(&vk).unwrap().len(), 32);
+    let args = ProveArgs {
+        elf: prog.path().into(),
+        output: proof.clone(),
+        input: None,
+        max_cycles: 1000,
+        blowup: 8,
+        stats: Some(stats.clone()),
+    };
+    assert_eq!(prove_command(&args), 0);
+    let s: serde_json::Value = serde_json::from_slice(&std::fs::read(&stats).unwrap()).unwrap();
+    assert_eq!(s["cycles"], 7);
+    assert!(s["tables"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .any(|t| t["table"] == "CPU"));
+
+    assert_eq!(verify(&proof, Some(&vk), None), 0);
+    assert_eq!(verify(&proof, None, Some(prog.path())), 0);
+    // Another program's key.
+    assert_eq!(verify(&proof, None, Some(other.path())), 1);
+    // A different exit code in the statement.
+    let file = std::fs::read(&proof).unwrap();
+    let (mut public, body) = decode_statement(&file).unwrap();
+    public[0] = kestrel_core::field::Felt::new(8);
+    let forged = TempFile::new("rv-cli-forged", &encode_statement(&public, body));
+    assert_eq!(verify(forged.path(), Some(&vk), None), 1);
+    // A flipped proof byte, a truncated file, a foreign file.
+    let mut bad = file.clone();
+    let mid = bad.len() / 2;
+    bad[mid] ^= 1;
+    let bad = TempFile::new("rv-cli-bad", &bad);
+    assert_eq!(verify(bad.path(), Some(&vk), None), 1);
+    let short = TempFile::new("rv-cli-short", &file[..10]);
+    assert_eq!(verify(short.path(), Some(&vk), None), 1);
+    assert_eq!(verify(prog.path(), Some(&vk), None), 1);
+    // Usage: a key of the wrong size, a missing file.
+    let badkey = TempFile::new("rv-cli-key", &[0u8; 31]);
+    assert_eq!(verify(&proof, Some(badkey.path()), None), 2);
+    assert_eq!(verify(Path::new("/nonexistent/proof"), Some(&vk), None), 2);
+    for p in [vk, proof, stats] {
+        let _ = std::fs::remove_file(p);
+    }
+}
