@@ -30,5 +30,8 @@ fn golden_proof_is_reproduced_byte_for_byte() {
     assert_eq!(&pk.vk.0, VK, "verifying key changed");
     let (trace, _) = fibonacci_trace(6, Felt::ONE, Felt::ONE);
     let (proof, _) = prove(&CpuBackend, &pk, &FibonacciMachine, &[trace], &public()).unwrap();
-    assert!(proof.to_bytes() == PROOF, "proof bytes changed: bump FORMAT_VERSION and regenerate");
+    assert!(
+        proof.to_bytes() == PROOF,
+        "proof bytes changed: bump FORMAT_VERSION and regenerate"
+    );
 }

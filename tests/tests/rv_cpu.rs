@@ -10,7 +10,7 @@ use kestrel_prover_gpu::prover::{prove, setup};
 use kestrel_prover_gpu::rv::{debug_check, machine_for, program_image, traces, verifier_machine};
 use kestrel_prover_gpu::vm::record::VecRecorder;
 use kestrel_prover_gpu::vm::{Program, Vm};
-use kestrel_tests::vm_support::asm::{self, i, jal, jalr, lui, auipc, addi, r};
+use kestrel_tests::vm_support::asm::{self, addi, auipc, i, jal, jalr, lui, r};
 use kestrel_tests::vm_support::elf_writer::elf;
 use rand::{Rng, SeedableRng};
 
@@ -18,27 +18,27 @@ fn program() -> Vec<u32> {
     let mut p = vec![
         addi(5, 0, 7),
         addi(6, 0, -3),
-        r(0x33, 0, 0, 7, 5, 6),     // add
-        r(0x33, 0, 0x20, 8, 5, 6),  // sub
-        r(0x33, 4, 0, 9, 5, 6),     // xor
-        r(0x33, 6, 0, 12, 5, 6),    // or
-        r(0x33, 7, 0, 13, 5, 6),    // and
-        i(0x13, 7, 14, 6, 0xff),    // andi
-        i(0x13, 6, 15, 6, -256),    // ori
-        i(0x13, 4, 16, 5, -1),      // xori
-        lui(18, 0x80000),           // sign-extended 0xffff_ffff_8000_0000
+        r(0x33, 0, 0, 7, 5, 6),    // add
+        r(0x33, 0, 0x20, 8, 5, 6), // sub
+        r(0x33, 4, 0, 9, 5, 6),    // xor
+        r(0x33, 6, 0, 12, 5, 6),   // or
+        r(0x33, 7, 0, 13, 5, 6),   // and
+        i(0x13, 7, 14, 6, 0xff),   // andi
+        i(0x13, 6, 15, 6, -256),   // ori
+        i(0x13, 4, 16, 5, -1),     // xori
+        lui(18, 0x80000),          // sign-extended 0xffff_ffff_8000_0000
         auipc(19, 1),
-        r(0x3b, 0, 0, 20, 18, 6),   // addw
+        r(0x3b, 0, 0, 20, 18, 6),    // addw
         r(0x3b, 0, 0x20, 21, 18, 5), // subw
-        i(0x1b, 0, 22, 18, -1),     // addiw (wraps to positive)
-        addi(0, 5, 9),              // write to x0 is dropped
-        jal(1, 8),                  // skip one
-        addi(23, 0, 1),             // skipped
+        i(0x1b, 0, 22, 18, -1),      // addiw (wraps to positive)
+        addi(0, 5, 9),               // write to x0 is dropped
+        jal(1, 8),                   // skip one
+        addi(23, 0, 1),              // skipped
         auipc(24, 0),
-        jalr(25, 24, 13),           // target auipc + 12 (bit 0 cleared)
-        addi(26, 0, 5),             // skipped
-        0x0ff0_000f,                // fence
-        r(0x33, 0, 0, 27, 0, 0),    // add x27, x0, x0
+        jalr(25, 24, 13),        // target auipc + 12 (bit 0 cleared)
+        addi(26, 0, 5),          // skipped
+        0x0ff0_000f,             // fence
+        r(0x33, 0, 0, 27, 0, 0), // add x27, x0, x0
     ];
     p.extend(asm::exit(42));
     p

@@ -99,10 +99,7 @@ impl Air for CpuAir {
 
         // Exit: only through the exit call, which ends the real rows.
         let ecall = cls[class::ECALL].clone();
-        b.assert_transition(
-            "cpu nothing runs after exit",
-            ecall.clone() * nx(IS_REAL),
-        );
+        b.assert_transition("cpu nothing runs after exit", ecall.clone() * nx(IS_REAL));
         b.assert_transition(
             "cpu real rows end with exit",
             is_real.clone() * (one() - nx(IS_REAL)) * (one() - ecall.clone()),
@@ -213,10 +210,7 @@ impl Air for CpuAir {
                 - (cls[class::JAL].clone() + m(TAKEN)) * (m(IMM_F) - Felt::new(4))
                 - jalr * (target - m(PC) - Felt::new(4)),
         );
-        b.assert_transition(
-            "cpu pc follows",
-            nx(IS_REAL) * (nx(PC) - m(NEXT_PC)),
-        );
+        b.assert_transition("cpu pc follows", nx(IS_REAL) * (nx(PC) - m(NEXT_PC)));
 
         // Interactions.
         let mut tuple = Vec::with_capacity(1 + FIELDS);
