@@ -10,9 +10,10 @@ use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use kestrel_core::air::{Machine, TableAir};
+use kestrel_core::air::{Machine, TableAir, TableShape};
 use kestrel_core::field::Felt;
 use kestrel_core::keys::VerifyingKey;
+use kestrel_core::matrix::RowMajorMatrix;
 use kestrel_core::params::StarkParams;
 
 use crate::cli_fib::peak_rss_bytes;
@@ -237,20 +238,31 @@ fn prove_inner(a: &ProveArgs) -> Result<(), i32> {
             .tables()
             .iter()
             .zip(&tr)
-            .map(|(t, m): (&&dyn TableAir, _)| {
-                serde_json::json!({
-                    "table": t.name(),
-                    "rows": m.height(),
-                    "columns": m.width,
-                    "preprocessed_columns": t.preprocessed_width(),
-                })
-            })
+            .zip(&pk.shapes)
+            .map(
+                |((t, m), shape): ((&&dyn TableAir, &RowMajorMatrix), &TableShape)| {
+                    let cells = m.height() * (m.width + shape.aux_width);
+                    serde_json::json!({
+                        "table": t.name(),
+                        "rows": m.height(),
+                        "columns": m.width,
+                        "aux_columns": shape.aux_width,
+                        "preprocessed_columns": t.preprocessed_width(),
+                        "cells_per_cycle": cells as f64 / cycles.max(1) as f64,
+                    })
+                },
+            )
             .collect();
+        let total_cells: f64 = tables
+            .iter()
+            .filter_map(|t| t["cells_per_cycle"].as_f64())
+            .sum();
         let stats = serde_json::json!({
             "backend": "cpu",
             "cycles": cycles,
             "exit_code": exit.exit_code,
             "tables": tables,
+            "cells_per_cycle": total_cells,
             "phases_ms": phases.iter().map(|(n, v)| (n.clone(), serde_json::json!(v))).collect::<serde_json::Map<_, _>>(),
             "prove_s": total,
             "khz": cycles as f64 / total / 1e3,

@@ -8,7 +8,6 @@ pub mod cli_run;
 pub mod cpu;
 pub mod prover;
 pub mod rv;
-pub mod rv_alu;
 pub mod vm;
 #[cfg(feature = "cuda")]
 pub mod cuda;

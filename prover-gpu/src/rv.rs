@@ -5,7 +5,7 @@ use kestrel_core::air::{Machine, TableAir};
 use kestrel_core::field::Felt;
 use kestrel_core::matrix::RowMajorMatrix;
 use kestrel_core::rv::cpu::Step;
-use kestrel_core::rv::decode::{DecodeAir, ProgramImage};
+use kestrel_core::rv::decode::ProgramImage;
 use kestrel_core::rv::machine::{build_traces, Rv64Machine, TraceError};
 
 use crate::vm::record::Record;
@@ -48,18 +48,12 @@ pub fn steps(records: &[Record]) -> Vec<Step> {
 
 /// The machine proving `program` (its DECODE table carries the program).
 pub fn machine_for(image: &ProgramImage) -> Rv64Machine {
-    Rv64Machine {
-        decode: DecodeAir::new(image),
-        alu: crate::rv_alu::alu_tables(),
-    }
+    Rv64Machine::new(image)
 }
 
 /// The machine a verifier uses: shapes only, commitments from the verifying key.
 pub fn verifier_machine() -> Rv64Machine {
-    Rv64Machine {
-        decode: DecodeAir::shape_only(),
-        alu: crate::rv_alu::alu_tables(),
-    }
+    Rv64Machine::verifier()
 }
 
 /// Traces and public values of an execution.

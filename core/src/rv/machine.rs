@@ -12,7 +12,7 @@ use super::decode::{class, decode_for_air, DecodeAir, ProgramImage};
 use super::memw_r::{self, MemwRAir, RegAccess};
 use super::register::{self, RegisterAir};
 use super::{AluOp, BUS_EXIT, BYTE_AND, BYTE_OR, BYTE_XOR};
-use crate::air::{Direction, Machine, PublicInteraction, TableAir};
+use crate::air::{Air, Direction, Machine, PublicInteraction, TableAir};
 use crate::field::Felt;
 use crate::matrix::RowMajorMatrix;
 
@@ -23,6 +23,65 @@ pub trait AluTable: Sync {
     fn accepts(&self, op: u32) -> bool;
     /// The trace for `ops` (all accepted), recording byte lookups.
     fn build(&self, ops: &[AluOp], bytes: &mut ByteCounts) -> RowMajorMatrix;
+}
+
+/// An [`AluTable`] from an AIR, its op codes and its trace builder.
+pub struct Alu<A: Air + 'static> {
+    pub air: A,
+    pub ops: &'static [u32],
+    pub build: fn(&[AluOp], &mut ByteCounts) -> RowMajorMatrix,
+}
+
+impl<A: Air + 'static> AluTable for Alu<A> {
+    fn air(&self) -> &dyn TableAir {
+        &self.air
+    }
+    fn accepts(&self, op: u32) -> bool {
+        self.ops.contains(&op)
+    }
+    fn build(&self, ops: &[AluOp], bytes: &mut ByteCounts) -> RowMajorMatrix {
+        (self.build)(ops, bytes)
+    }
+}
+
+/// Every ALU table, in proof order: LT, EQ, SHIFT, MUL, DVRM.
+pub fn alu_tables() -> Vec<Box<dyn AluTable>> {
+    use super::alu_ops::*;
+    vec![
+        Box::new(Alu {
+            air: super::lt::LtAir,
+            ops: &[ALU_SLT, ALU_SLTU],
+            build: super::lt::build_trace,
+        }),
+        Box::new(Alu {
+            air: super::eq::EqAir,
+            ops: &[ALU_EQ],
+            build: super::eq::build_trace,
+        }),
+        Box::new(Alu {
+            air: super::shift::ShiftAir,
+            ops: &[ALU_SLL, ALU_SRL, ALU_SRA, ALU_SLLW, ALU_SRLW, ALU_SRAW],
+            build: super::shift::build_trace,
+        }),
+    ]
+}
+
+impl Rv64Machine {
+    /// The machine proving `program`.
+    pub fn new(program: &ProgramImage) -> Rv64Machine {
+        Rv64Machine {
+            decode: DecodeAir::new(program),
+            alu: alu_tables(),
+        }
+    }
+
+    /// The verifier's machine: shapes only; commitments come from the verifying key.
+    pub fn verifier() -> Rv64Machine {
+        Rv64Machine {
+            decode: DecodeAir::shape_only(),
+            alu: alu_tables(),
+        }
+    }
 }
 
 /// Public values: the 8 bytes of `a0` at the exit call.

@@ -35,9 +35,12 @@ pub mod alu_ops;
 pub mod bitwise;
 pub mod cpu;
 pub mod decode;
+pub mod eq;
+pub mod lt;
 pub mod machine;
 pub mod memw_r;
 pub mod register;
+pub mod shift;
 pub mod testing;
 
 pub use alu_ops::*;

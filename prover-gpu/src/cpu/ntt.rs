@@ -73,6 +73,41 @@ pub fn dif(x: &mut [Felt], tw: &Twiddles) {
     }
 }
 
+/// In-place decimation-in-time NTT of one column: bit-reversed input, natural-order output
+/// (the inverse permutation of [`dif`]'s).
+pub fn dit(x: &mut [Felt], tw: &Twiddles) {
+    let n = x.len();
+    if n <= 1 {
+        return;
+    }
+    if n > ITERATIVE_MAX {
+        let h = n / 2;
+        let (lo, hi) = x.split_at_mut(h);
+        dit(lo, tw);
+        dit(hi, tw);
+        let w = &tw.t[h..2 * h];
+        for ((a, b), &t) in lo.iter_mut().zip(hi.iter_mut()).zip(w) {
+            let bt = *b * t;
+            *b = *a - bt;
+            *a += bt;
+        }
+        return;
+    }
+    let mut h = 1;
+    while h < n {
+        let w = &tw.t[h..2 * h];
+        for blk in x.chunks_exact_mut(2 * h) {
+            let (lo, hi) = blk.split_at_mut(h);
+            for ((a, b), &t) in lo.iter_mut().zip(hi.iter_mut()).zip(w) {
+                let bt = *b * t;
+                *b = *a - bt;
+                *a += bt;
+            }
+        }
+        h *= 2;
+    }
+}
+
 /// Permutes a column into bit-reversed order.
 pub fn bit_reverse_column<T>(x: &mut [T]) {
     let n = x.len();
@@ -103,8 +138,17 @@ pub fn bit_reverse_rows(m: &mut RowMajorMatrix) {
 const TILE: usize = 16;
 
 /// Writes the transpose of the `rows × cols` row-major `src` into `dst`, where row `c` of
-/// the result starts at `c · dst_stride` (so columns can be padded in place).
-fn transpose_into(src: &[Felt], rows: usize, cols: usize, dst: &mut [Felt], dst_stride: usize) {
+/// the result starts at `c · dst_stride` (so columns can be padded in place). With
+/// `bitrev`, output position `r` takes input row `bitrev(r)`.
+fn transpose_into(
+    src: &[Felt],
+    rows: usize,
+    cols: usize,
+    dst: &mut [Felt],
+    dst_stride: usize,
+    bitrev: bool,
+) {
+    let bits = rows.trailing_zeros();
     // Parallel over bands of TILE output rows (= input columns); tiles keep both sides in cache.
     dst.par_chunks_mut(TILE * dst_stride)
         .enumerate()
@@ -115,8 +159,14 @@ fn transpose_into(src: &[Felt], rows: usize, cols: usize, dst: &mut [Felt], dst_
                 let r1 = (r0 + TILE).min(rows);
                 for c in c0..c1 {
                     let o = &mut out[(c - c0) * dst_stride..];
-                    for r in r0..r1 {
-                        o[r] = src[r * cols + c];
+                    if bitrev {
+                        for r in r0..r1 {
+                            o[r] = src[bit_reverse(r, bits) * cols + c];
+                        }
+                    } else {
+                        for r in r0..r1 {
+                            o[r] = src[r * cols + c];
+                        }
                     }
                 }
             }
@@ -128,6 +178,7 @@ fn transpose_into(src: &[Felt], rows: usize, cols: usize, dst: &mut [Felt], dst_
 fn map_columns(
     m: &RowMajorMatrix,
     len: usize,
+    bitrev_input: bool,
     f: impl Fn(&mut [Felt]) + Sync + Send,
 ) -> RowMajorMatrix {
     let n = m.height();
@@ -139,13 +190,13 @@ fn map_columns(
         };
     }
     let mut cols = vec![Felt::ZERO; w * len];
-    transpose_into(&m.values, n, w, &mut cols, len);
+    transpose_into(&m.values, n, w, &mut cols, len, bitrev_input);
     cols.par_chunks_mut(len).for_each(f);
     let mut out = RowMajorMatrix {
         values: vec![Felt::ZERO; len * w],
         width: w,
     };
-    transpose_into(&cols, w, len, &mut out.values, w);
+    transpose_into(&cols, w, len, &mut out.values, w, false);
     out
 }
 
@@ -157,9 +208,8 @@ pub fn interpolate(trace: &RowMajorMatrix) -> RowMajorMatrix {
     }
     let tw = Twiddles::new(two_adic(n).inverse().expect("nonzero"), n);
     let n_inv = Felt::new(n as u64).inverse().expect("n < p");
-    map_columns(trace, n, |col| {
-        dif(col, &tw);
-        bit_reverse_column(col);
+    map_columns(trace, n, true, |col| {
+        dit(col, &tw);
         for v in col.iter_mut() {
             *v *= n_inv;
         }
@@ -176,7 +226,7 @@ pub fn coset_lde_from_coeffs(
     let big = coeffs.height() << log_blowup;
     let tw = Twiddles::new(two_adic(big), big);
     let n = coeffs.height();
-    map_columns(coeffs, big, |col| {
+    map_columns(coeffs, big, false, |col| {
         let mut s = Felt::ONE;
         for v in col[..n].iter_mut() {
             *v *= s;
@@ -196,10 +246,9 @@ pub fn coset_lde(trace: &RowMajorMatrix, log_blowup: u32) -> RowMajorMatrix {
     let itw = Twiddles::new(two_adic(n).inverse().expect("nonzero"), n);
     let tw = Twiddles::new(two_adic(big), big);
     let n_inv = Felt::new(n as u64).inverse().expect("n < p");
-    map_columns(trace, big, |col| {
+    map_columns(trace, big, true, |col| {
         let (data, _) = col.split_at_mut(n);
-        dif(data, &itw);
-        bit_reverse_column(data);
+        dit(data, &itw);
         // Scale coefficient k by g^k / n in one pass.
         let mut s = n_inv;
         for v in data.iter_mut() {

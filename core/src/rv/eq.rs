@@ -1,0 +1,103 @@
+//! EQ: one row per distinct `(a, b)` of [`ALU_EQ`] (BEQ/BNE compares), received on
+//! [`super::BUS_ALU`] with a multiplicity column.
+//!
+//! # Design
+//!
+//! `c = [1 − neq, 0, 0, 0, 0, 0, 0, 0]`. With byte inputs, `s = Σᵢ (aᵢ − bᵢ)²` is an integer
+//! below `8·255² ≪ p`, zero exactly when `a = b`. The constraints
+//!
+//! - `(1 − neq)·s = 0` (a difference forces `neq = 1`),
+//! - `neq·(s·inv − 1) = 0` (`s = 0` forces `neq = 0`; otherwise `inv = 1/s`),
+//! - `(1 − neq)·inv = 0` (no free `inv` on equal rows),
+//!
+//! fix `neq` and `inv`; `s` is a column so the second stays at degree 3. An all-zero row
+//! (padding, `m = 0`) satisfies them. EQ makes no byte lookups: it only reads its inputs.
+
+use alloc::collections::BTreeMap;
+
+use super::bitwise::ByteCounts;
+use super::{alu_eval, AluOp, ALU_EQ, BUS_ALU};
+use crate::air::{Air, AirBuilder};
+use crate::field::{Felt, Field};
+use crate::matrix::RowMajorMatrix;
+
+/// `a[8]`.
+pub const A: usize = 0;
+/// `b[8]`.
+pub const B: usize = 8;
+/// `s = Σ (aᵢ − bᵢ)²`.
+pub const S: usize = 16;
+/// `1` when `a ≠ b`; the result is `1 − neq`.
+pub const NEQ: usize = 17;
+/// `1/s` when `a ≠ b`, else 0.
+pub const INV: usize = 18;
+/// How many times the CPU dispatched this row's operation.
+pub const M: usize = 19;
+/// Main columns.
+pub const WIDTH: usize = 20;
+
+/// The EQ table.
+pub struct EqAir;
+
+impl Air for EqAir {
+    fn name(&self) -> &str {
+        "EQ"
+    }
+    fn width(&self) -> usize {
+        WIDTH
+    }
+    fn eval<B: AirBuilder>(&self, b: &mut B) {
+        let k = |v: u32| B::Expr::from(Felt::from(v));
+        let (s, neq, inv) = (b.main(S), b.main(NEQ), b.main(INV));
+        let mut sum = k(0);
+        for i in 0..8 {
+            let d = b.main(A + i) - b.main(B + i);
+            sum = sum + d.clone() * d;
+        }
+        b.assert_zero("eq s = Σ (a − b)²", s.clone() - sum);
+        b.assert_zero("eq equal rows have s = 0", (k(1) - neq.clone()) * s.clone());
+        b.assert_zero(
+            "eq unequal rows have s·inv = 1",
+            neq.clone() * (s * inv.clone() - k(1)),
+        );
+        b.assert_zero("eq equal rows have inv = 0", (k(1) - neq.clone()) * inv);
+
+        let mut values = alloc::vec![k(ALU_EQ)];
+        values.extend((0..8).map(|i| b.main(A + i)));
+        values.extend((0..8).map(|i| b.main(B + i)));
+        values.push(k(1) - neq);
+        values.extend((1..8).map(|_| k(0)));
+        b.receive(BUS_ALU, b.main(M), &values);
+    }
+}
+
+/// EQ's trace for the [`ALU_EQ`] operations `ops` (any order, repeats merged into `m`).
+/// EQ makes no byte lookups; `bytes` is taken for uniformity with the other ALU tables.
+/// Height: the next power of two ≥ 8.
+pub fn build_trace(ops: &[AluOp], _bytes: &mut ByteCounts) -> RowMajorMatrix {
+    let mut rows: BTreeMap<(u64, u64), u32> = BTreeMap::new();
+    for o in ops {
+        debug_assert_eq!(o.op, ALU_EQ, "EQ got op {}", o.op);
+        debug_assert_eq!(alu_eval(o.op, o.a, o.b), Some(o.c));
+        *rows.entry((o.a, o.b)).or_default() += 1;
+    }
+    let h = rows.len().next_power_of_two().max(8);
+    let mut t = RowMajorMatrix::zeros(h, WIDTH);
+    for (r, (&(a, b), &m)) in rows.iter().enumerate() {
+        let row = t.row_mut(r);
+        let (ab, bb) = (a.to_le_bytes(), b.to_le_bytes());
+        let mut s = 0u64;
+        for i in 0..8 {
+            row[A + i] = Felt::from(ab[i] as u32);
+            row[B + i] = Felt::from(bb[i] as u32);
+            let d = ab[i] as i64 - bb[i] as i64;
+            s += (d * d) as u64;
+        }
+        let s = Felt::new(s);
+        row[S] = s;
+        row[NEQ] = Felt::from(a != b);
+        row[INV] = s.inverse().unwrap_or(Felt::ZERO);
+        row[M] = Felt::from(m);
+    }
+    t
+}
