@@ -14,7 +14,7 @@ FLAGS=(-march=rv64im -mabi=lp64 -O2 -nostdlib -static -ffreestanding
     -fno-tree-loop-distribute-patterns -fno-asynchronous-unwind-tables -fno-ident
     -ffile-prefix-map="$PWD"=. -Wall -Wextra -Werror
     -T sdk/link.ld -s -Wl,--build-id=none)
-mkdir -p "$OUT/isa"
+mkdir -p "$OUT/isa" "$OUT/bench"
 for src in src/*.c; do
     name=$(basename "$src" .c)
     "$CC" "${FLAGS[@]}" -I sdk sdk/crt0.S sdk/kestrel.c sdk/runtime.c "$src" -o "$OUT/$name.elf"
@@ -23,4 +23,7 @@ for src in isa/*.S; do
     name=$(basename "$src" .S)
     "$CC" "${FLAGS[@]}" -I isa "$src" -o "$OUT/isa/$name.elf"
 done
-echo "built $(ls "$OUT"/*.elf "$OUT"/isa/*.elf | wc -l) ELFs in $OUT"
+for log in 16 17 18 19 20; do
+    "$CC" "${FLAGS[@]}" -DLOG_CYCLES=$log bench/fib_reg.S -o "$OUT/bench/fib_reg_$log.elf"
+done
+echo "built $(ls "$OUT"/*.elf "$OUT"/isa/*.elf "$OUT"/bench/*.elf | wc -l) ELFs in $OUT"
