@@ -63,12 +63,11 @@ pub struct VkArgs {
 
 /// Arguments of `kestrel verify`.
 #[derive(Debug, clap::Args)]
-#[group(id = "key", required = true, multiple = false, args = ["vk", "elf"])]
 pub struct VerifyArgs {
     /// The proof file.
     pub proof: PathBuf,
     /// The 32-byte verifying key.
-    #[arg(long)]
+    #[arg(long, required_unless_present = "elf", conflicts_with = "elf")]
     pub vk: Option<PathBuf>,
     /// Derive the verifying key from this ELF.
     #[arg(long)]
