@@ -99,11 +99,7 @@ pub fn alu_eval(op: u32, a: u64, b: u64) -> Option<u64> {
         }
         ALU_DIVUW => {
             let (x, y) = (a as u32, b as u32);
-            if y == 0 {
-                u64::MAX
-            } else {
-                sext32(x / y)
-            }
+            x.checked_div(y).map_or(u64::MAX, sext32)
         }
         ALU_REMW => {
             let (x, y) = (a as i32, b as i32);

@@ -63,6 +63,16 @@ pub fn alu_tables() -> Vec<Box<dyn AluTable>> {
             ops: &[ALU_SLL, ALU_SRL, ALU_SRA, ALU_SLLW, ALU_SRLW, ALU_SRAW],
             build: super::shift::build_trace,
         }),
+        Box::new(Alu {
+            air: super::mul::MulAir,
+            ops: &super::mul::OPS,
+            build: super::mul::build_trace,
+        }),
+        Box::new(Alu {
+            air: super::dvrm::DvrmAir,
+            ops: &super::dvrm::OPS,
+            build: super::dvrm::build_trace,
+        }),
     ]
 }
 

@@ -64,8 +64,8 @@ pub fn build_trace(file: &RegFile) -> RowMajorMatrix {
     let mut m = RowMajorMatrix::zeros(32, WIDTH);
     for r in 0..32 {
         let row = m.row_mut(r);
-        for i in 0..8 {
-            row[i] = Felt::from(file.values[r].to_le_bytes()[i] as u32);
+        for (cell, byte) in row.iter_mut().zip(file.values[r].to_le_bytes()) {
+            *cell = Felt::from(byte as u32);
         }
         row[8] = Felt::new(file.ts[r]);
     }

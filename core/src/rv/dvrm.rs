@@ -1,0 +1,596 @@
+//! DVRM: division and remainder (`DIV`, `DIVU`, `REM`, `REMU` and the W forms), one row per
+//! distinct `(op, a, b)` with a multiplicity column, receiving `(op, a[8], b[8], c[8])` on
+//! [`super::BUS_ALU`].
+//!
+//! # Design
+//!
+//! Each row divides a 64-bit dividend `x` by a 64-bit divisor `y` in the signed or unsigned
+//! interpretation:
+//!
+//! - `DIV`, `DIVU`, `REM`, `REMU`: `x = a`, `y = b`;
+//! - `DIVW`, `REMW`: `x = sext32(a)`, `y = sext32(b)`, signed;
+//! - `DIVUW`, `REMUW`: `x = zext32(a)`, `y = zext32(b)`, unsigned.
+//!
+//! The witness is the quotient `q` and remainder `r` (8 range-checked bytes each), and the
+//! result `c` is `q` or `r` (W forms: `sext32` of their low 32 bits, which gives the spec's
+//! `INT32_MIN / −1 = INT32_MIN` since the 64-bit quotient is then `2^31`). The constraints:
+//!
+//! 1. **Division identity**: `q' · y' + r' = x' mod 2^128`, where `'` extends a value to 16
+//!    byte limbs with `255 · n` (its sign bit `n` in signed ops, 0 in unsigned ones). It is
+//!    checked as in MUL: the byte convolution in four groups of four limbs, each carry
+//!    range-checked as two bytes, so every group equation holds over the integers (both sides
+//!    stay below `2^49`). Both `q · y + r` and `x` lie in `(−2^127, 2^127)` for signed ops
+//!    and in `[0, 2^128)` for unsigned ones, so the identity holds over the integers.
+//! 2. **Remainder bound** (when `y ≠ 0`): `|r| < |y|`, through `|r|` and `|y|` as witness
+//!    bytes (`|v| = v` if `n = 0`, else `|v| + v = 2^64`, two 32-bit groups with a boolean
+//!    carry) and `|r| + 1 + d = |y|` with `d` range-checked bytes and no carry out.
+//! 3. **Remainder sign**: `r = 0` or `sign(r) = sign(x)`: `nr · (1 − nx) = 0` and
+//!    `nx · (1 − nr) · Σ r_i = 0`.
+//!
+//! Together these fix `q = trunc(x / y)` and `r = x − q · y`.
+//!
+//! **Divide by zero**: a boolean `z` with `z · y_i = 0` (so `z = 1` only when `y = 0`) turns
+//! the bound off and forces `q = 2^64 − 1`; the identity then forces `r = x`. When `y = 0`
+//! and `z = 0` the bound `|r| < 0` has no solution, so `z` is determined.
+//!
+//! **Overflow** (`DIV`/`REM` of `INT64_MIN` by `−1`): a boolean `ovf` that implies exactly
+//! that case (`ovf · a_i = 0` for `i < 7`, `ovf · (a_7 − 128) = 0`, `ovf · (b_i − 255) = 0`,
+//! `ovf` only for `DIV`/`REM`) drops the upper two limb groups of the identity (whose carries
+//! it zeroes); the low half and `|r| < 1` give `r = 0`, `q = −INT64_MIN mod 2^64 = INT64_MIN`.
+//! Without `ovf` the identity would need `q = 2^63`, which no signed 64-bit `q` is, so `ovf`
+//! is determined as well.
+//!
+//! Sign bits come from `v = 128 · s + t` with `2 · t` range-checked as a byte, for `a[3]`,
+//! `a[7]`, `b[3]`, `b[7]`, `q[7]`, `r[7]` and `c[3]`. The op is `Σ code · sel` over boolean
+//! selectors whose sum `is_real` is boolean; `m · (1 − is_real) = 0` and the byte lookups
+//! have multiplicity `is_real`, so all-zero padding rows satisfy every constraint and touch
+//! no bus. Every witness cell of a real row is determined by `(op, a, b)`.
+//!
+//! The operands `a` and `b` are not range-checked here: they are canonical bytes by the bus
+//! convention (their senders check them), which the bounds above rely on.
+
+use alloc::collections::BTreeMap;
+use alloc::vec::Vec;
+
+use super::bitwise::ByteCounts;
+use super::{
+    alu_eval, AluOp, ALU_DIV, ALU_DIVU, ALU_DIVUW, ALU_DIVW, ALU_REM, ALU_REMU, ALU_REMUW,
+    ALU_REMW, BUS_ALU, BUS_BYTE, BYTE_RANGE,
+};
+use crate::air::{Air, AirBuilder};
+use crate::field::Felt;
+use crate::matrix::RowMajorMatrix;
+
+/// The ops DVRM accepts, in selector order.
+pub const OPS: [u32; 8] = [
+    ALU_DIV, ALU_DIVU, ALU_REM, ALU_REMU, ALU_DIVW, ALU_DIVUW, ALU_REMW, ALU_REMUW,
+];
+
+/// Multiplicity: how many times the CPU sent this row's `(op, a, b, c)`.
+pub const M: usize = 0;
+/// Op selectors, one per entry of [`OPS`].
+pub const SEL: usize = 1;
+/// Operand `a`, 8 bytes.
+pub const A: usize = SEL + 8;
+/// Operand `b`, 8 bytes.
+pub const B: usize = A + 8;
+/// Result `c`, 8 bytes.
+pub const C: usize = B + 8;
+/// Bytes 4..8 of the divisor `y` (bytes 0..4 are `b`'s).
+pub const YH: usize = C + 8;
+/// Quotient, 8 bytes.
+pub const Q: usize = YH + 4;
+/// Remainder, 8 bytes.
+pub const R: usize = Q + 8;
+/// Sign-bit decompositions `(s, t)` with `v = 128 s + t`: `a[3]`, `a[7]`, `b[3]`, `b[7]`,
+/// `q[7]`, `r[7]`, `c[3]`, in that order.
+pub const BITS: usize = R + 8;
+/// Signs of `x`, `y`, `q`, `r` in the op's interpretation (0 for unsigned ops).
+pub const NX: usize = BITS + 14;
+pub const NY: usize = NX + 1;
+pub const NQ: usize = NY + 1;
+pub const NR: usize = NQ + 1;
+/// Divide by zero.
+pub const Z: usize = NR + 1;
+/// `INT64_MIN / −1`.
+pub const OVF: usize = Z + 1;
+/// Identity carries: `carry[g] = lo + 256 · hi`, columns `(lo, hi)` per group.
+pub const CARRY: usize = OVF + 1;
+/// `|r|`, 8 bytes, and its group carry.
+pub const ABS_R: usize = CARRY + 8;
+pub const KR: usize = ABS_R + 8;
+/// `|y|`, 8 bytes, and its group carry.
+pub const ABS_Y: usize = KR + 1;
+pub const KY: usize = ABS_Y + 8;
+/// `d = |y| − |r| − 1`, 8 bytes, and its group carry.
+pub const D: usize = KY + 1;
+pub const KD: usize = D + 8;
+/// Number of main columns.
+pub const WIDTH: usize = KD + 1;
+
+/// Index into [`BITS`] of each decomposed byte.
+const BIT_A3: usize = 0;
+const BIT_A7: usize = 1;
+const BIT_B3: usize = 2;
+const BIT_B7: usize = 3;
+const BIT_Q7: usize = 4;
+const BIT_R7: usize = 5;
+const BIT_C3: usize = 6;
+
+const TWO_32: u64 = 1 << 32;
+
+/// The DVRM table.
+pub struct DvrmAir;
+
+impl Air for DvrmAir {
+    fn name(&self) -> &str {
+        "DVRM"
+    }
+    fn width(&self) -> usize {
+        WIDTH
+    }
+    fn eval<AB: AirBuilder>(&self, b: &mut AB) {
+        let k = |v: u64| AB::Expr::from(Felt::new(v));
+        let cols = |b: &AB, at: usize, n: usize| -> Vec<AB::Expr> {
+            (0..n).map(|i| b.main(at + i)).collect()
+        };
+        let sel = cols(b, SEL, 8);
+        let a = cols(b, A, 8);
+        let bv = cols(b, B, 8);
+        let c = cols(b, C, 8);
+        let q = cols(b, Q, 8);
+        let r = cols(b, R, 8);
+        let abs_r = cols(b, ABS_R, 8);
+        let abs_y = cols(b, ABS_Y, 8);
+        let d = cols(b, D, 8);
+        let bits = cols(b, BITS, 14);
+        let carry_lo: Vec<AB::Expr> = (0..4).map(|g| b.main(CARRY + 2 * g)).collect();
+        let carry_hi: Vec<AB::Expr> = (0..4).map(|g| b.main(CARRY + 2 * g + 1)).collect();
+        let carry: Vec<AB::Expr> = (0..4)
+            .map(|g| carry_lo[g].clone() + carry_hi[g].clone() * Felt::from(256u32))
+            .collect();
+        let (nx, ny, nq, nr) = (b.main(NX), b.main(NY), b.main(NQ), b.main(NR));
+        let (z, ovf, m) = (b.main(Z), b.main(OVF), b.main(M));
+        let (kr, ky, kd) = (b.main(KR), b.main(KY), b.main(KD));
+        let sign = |i: usize| bits[2 * i].clone();
+        let low7 = |i: usize| bits[2 * i + 1].clone();
+
+        // Selectors and the op classes they form.
+        let mut is_real = k(0);
+        let mut op = k(0);
+        for (s, &code) in sel.iter().zip(&OPS) {
+            b.assert_bool("dvrm selector is boolean", s.clone());
+            is_real = is_real + s.clone();
+            op = op + s.clone() * Felt::from(code);
+        }
+        b.assert_bool("dvrm is_real is boolean", is_real.clone());
+        b.assert_zero(
+            "dvrm multiplicity only on real rows",
+            m.clone() * (k(1) - is_real.clone()),
+        );
+        let [s_div, s_divu, s_rem, s_remu, s_divw, s_divuw, s_remw, s_remuw] =
+            core::array::from_fn(|i| sel[i].clone());
+        let w = s_divw.clone() + s_divuw.clone() + s_remw.clone() + s_remuw.clone();
+        let sgn64 = s_div.clone() + s_rem.clone();
+        let sgn_w = s_divw.clone() + s_remw.clone();
+        let sgn = sgn64.clone() + sgn_w.clone();
+        let is_q = s_div.clone() + s_divu.clone() + s_divw + s_divuw;
+        let is_r = s_rem.clone() + s_remu.clone() + s_remw + s_remuw;
+        let is_q64 = s_div + s_divu;
+        let is_r64 = s_rem + s_remu;
+
+        // Sign bits.
+        for (i, v) in [&a[3], &a[7], &bv[3], &bv[7], &q[7], &r[7], &c[3]]
+            .into_iter()
+            .enumerate()
+        {
+            b.assert_bool("dvrm sign bit is boolean", sign(i));
+            b.assert_zero(
+                "dvrm byte = 128 sign + low7",
+                v.clone() - sign(i) * Felt::from(128u32) - low7(i),
+            );
+        }
+        b.assert_zero(
+            "dvrm nx",
+            nx.clone() - sgn64.clone() * sign(BIT_A7) - sgn_w.clone() * sign(BIT_A3),
+        );
+        b.assert_zero(
+            "dvrm ny",
+            ny.clone() - sgn64.clone() * sign(BIT_B7) - sgn_w.clone() * sign(BIT_B3),
+        );
+        b.assert_zero("dvrm nq", nq.clone() - sgn.clone() * sign(BIT_Q7));
+        b.assert_zero("dvrm nr", nr.clone() - sgn * sign(BIT_R7));
+
+        // Dividend and divisor: a and b, or their 32-bit extensions.
+        let not_w = k(1) - w.clone();
+        let x: Vec<AB::Expr> = (0..8)
+            .map(|i| {
+                if i < 4 {
+                    a[i].clone()
+                } else {
+                    not_w.clone() * a[i].clone() + sgn_w.clone() * sign(BIT_A3) * Felt::from(255u32)
+                }
+            })
+            .collect();
+        let y: Vec<AB::Expr> = (0..8)
+            .map(|i| {
+                if i < 4 {
+                    bv[i].clone()
+                } else {
+                    b.main(YH + i - 4)
+                }
+            })
+            .collect();
+        for i in 4..8 {
+            b.assert_zero(
+                "dvrm divisor extension",
+                y[i].clone()
+                    - not_w.clone() * bv[i].clone()
+                    - sgn_w.clone() * sign(BIT_B3) * Felt::from(255u32),
+            );
+        }
+
+        // Divide by zero and overflow.
+        b.assert_bool("dvrm z is boolean", z.clone());
+        b.assert_bool("dvrm ovf is boolean", ovf.clone());
+        for i in 0..8 {
+            b.assert_zero("dvrm z only when y = 0", z.clone() * y[i].clone());
+            b.assert_zero(
+                "dvrm q = -1 when y = 0",
+                z.clone() * (q[i].clone() - Felt::from(255u32)),
+            );
+            let a_min = if i < 7 {
+                a[i].clone()
+            } else {
+                a[i].clone() - Felt::from(128u32)
+            };
+            b.assert_zero("dvrm ovf only when a = INT64_MIN", ovf.clone() * a_min);
+            b.assert_zero(
+                "dvrm ovf only when b = -1",
+                ovf.clone() * (bv[i].clone() - Felt::from(255u32)),
+            );
+        }
+        b.assert_zero(
+            "dvrm ovf only for DIV and REM",
+            ovf.clone() * (k(1) - sgn64),
+        );
+
+        // q' · y' + r' = x' mod 2^128, four limbs per carry; ovf drops the upper half.
+        let ext = |v: &[AB::Expr], n: &AB::Expr, i: usize| {
+            if i < 8 {
+                v[i].clone()
+            } else {
+                n.clone() * Felt::from(255u32)
+            }
+        };
+        for g in 0..4 {
+            let mut lhs = if g == 0 { k(0) } else { carry[g - 1].clone() };
+            let mut rhs = carry[g].clone() * Felt::new(TWO_32);
+            for j in 0..4 {
+                let l = 4 * g + j;
+                let mut conv = ext(&r, &nr, l);
+                for i in 0..=l {
+                    if i >= 8 && l - i >= 8 {
+                        continue;
+                    }
+                    conv = conv + ext(&q, &nq, i) * ext(&y, &ny, l - i);
+                }
+                let wt = Felt::new(1 << (8 * j));
+                lhs = lhs + conv * wt;
+                rhs = rhs + ext(&x, &nx, l) * wt;
+            }
+            if g < 2 {
+                b.assert_zero("dvrm identity, low half", lhs - rhs);
+            } else {
+                b.assert_zero(
+                    "dvrm identity, high half",
+                    (k(1) - ovf.clone()) * (lhs - rhs),
+                );
+                b.assert_zero(
+                    "dvrm ovf zeroes high carries",
+                    ovf.clone() * carry_lo[g].clone(),
+                );
+                b.assert_zero(
+                    "dvrm ovf zeroes high carries",
+                    ovf.clone() * carry_hi[g].clone(),
+                );
+            }
+        }
+
+        // |r| and |y|.
+        let group = |v: &[AB::Expr], g: usize| {
+            (0..4).fold(k(0), |acc, j| {
+                acc + v[4 * g + j].clone() * Felt::new(1 << (8 * j))
+            })
+        };
+        for (v, n, abs, kv) in [(&r, &nr, &abs_r, &kr), (&y, &ny, &abs_y, &ky)] {
+            let pos = k(1) - n.clone();
+            for i in 0..8 {
+                b.assert_zero(
+                    "dvrm |v| = v when v >= 0",
+                    pos.clone() * (abs[i].clone() - v[i].clone()),
+                );
+            }
+            b.assert_bool("dvrm |v| carry is boolean", kv.clone());
+            b.assert_zero("dvrm |v| carry only when v < 0", pos * kv.clone());
+            b.assert_zero(
+                "dvrm |v| + v = 2^64, low group",
+                n.clone() * (group(v, 0) + group(abs, 0) - kv.clone() * Felt::new(TWO_32)),
+            );
+            b.assert_zero(
+                "dvrm |v| + v = 2^64, high group",
+                n.clone() * (group(v, 1) + group(abs, 1) + kv.clone() - k(TWO_32)),
+            );
+        }
+
+        // |r| + 1 + d = |y| unless y = 0.
+        let gate = is_real.clone() - z.clone();
+        b.assert_bool("dvrm bound carry is boolean", kd.clone());
+        b.assert_zero("dvrm bound carry off when y = 0", z.clone() * kd.clone());
+        for di in &d {
+            b.assert_zero("dvrm d = 0 when y = 0", z.clone() * di.clone());
+        }
+        b.assert_zero(
+            "dvrm |r| < |y|, low group",
+            gate.clone()
+                * (group(&abs_r, 0) + group(&d, 0) + k(1)
+                    - group(&abs_y, 0)
+                    - kd.clone() * Felt::new(TWO_32)),
+        );
+        b.assert_zero(
+            "dvrm |r| < |y|, high group",
+            gate * (group(&abs_r, 1) + group(&d, 1) + kd - group(&abs_y, 1)),
+        );
+
+        // r = 0 or sign(r) = sign(x).
+        b.assert_zero(
+            "dvrm r < 0 only when x < 0",
+            nr.clone() * (k(1) - nx.clone()),
+        );
+        let r_sum = r.iter().fold(k(0), |acc, v| acc + v.clone());
+        b.assert_zero(
+            "dvrm r >= 0 only when x >= 0 or r = 0",
+            nx * (k(1) - nr) * r_sum,
+        );
+
+        // The result.
+        for i in 0..8 {
+            let expect = if i < 4 {
+                is_q.clone() * q[i].clone() + is_r.clone() * r[i].clone()
+            } else {
+                is_q64.clone() * q[i].clone()
+                    + is_r64.clone() * r[i].clone()
+                    + w.clone() * sign(BIT_C3) * Felt::from(255u32)
+            };
+            b.assert_zero("dvrm result", c[i].clone() - expect);
+        }
+
+        // Interactions.
+        let mut tuple = Vec::with_capacity(25);
+        tuple.push(op);
+        tuple.extend(a.iter().cloned());
+        tuple.extend(bv.iter().cloned());
+        tuple.extend(c.iter().cloned());
+        b.receive(BUS_ALU, m, &tuple);
+        let range = |b: &mut AB, x: AB::Expr, y: AB::Expr| {
+            b.send(
+                BUS_BYTE,
+                is_real.clone(),
+                &[k(BYTE_RANGE as u64), x, y, k(0)],
+            );
+        };
+        for v in [&q, &r, &abs_r, &abs_y, &d] {
+            for i in 0..4 {
+                range(b, v[2 * i].clone(), v[2 * i + 1].clone());
+            }
+        }
+        for g in 0..4 {
+            range(b, carry_lo[g].clone(), carry_hi[g].clone());
+        }
+        for i in 0..4 {
+            let second = if 2 * i + 1 < 7 {
+                low7(2 * i + 1) * Felt::TWO
+            } else {
+                k(0)
+            };
+            range(b, low7(2 * i) * Felt::TWO, second);
+        }
+    }
+}
+
+/// DVRM's main trace for `ops` (any order, repeats allowed): one row per distinct op with
+/// its count in [`M`], zero padding to a power of two ≥ 8. Records every byte lookup in
+/// `bytes`.
+///
+/// # Panics
+/// If an op is not one of [`OPS`].
+pub fn build_trace(ops: &[AluOp], bytes: &mut ByteCounts) -> RowMajorMatrix {
+    let mut distinct: BTreeMap<AluOp, u64> = BTreeMap::new();
+    for op in ops {
+        *distinct.entry(*op).or_insert(0) += 1;
+    }
+    let h = distinct.len().next_power_of_two().max(8);
+    let mut trace = RowMajorMatrix::zeros(h, WIDTH);
+    for (i, (op, &count)) in distinct.iter().enumerate() {
+        fill_row(trace.row_mut(i), op, count, bytes);
+    }
+    trace
+}
+
+/// Little-endian 32-bit group `g` of a byte vector.
+fn group32(v: &[u8; 8], g: usize) -> u64 {
+    u32::from_le_bytes([v[4 * g], v[4 * g + 1], v[4 * g + 2], v[4 * g + 3]]) as u64
+}
+
+/// The dividend and divisor of an op: `a`, `b` or their 32-bit extensions; and whether the
+/// op is signed.
+fn operands(op: &AluOp) -> (u64, u64, bool) {
+    let is_w = matches!(op.op, ALU_DIVW | ALU_DIVUW | ALU_REMW | ALU_REMUW);
+    let signed = matches!(op.op, ALU_DIV | ALU_REM | ALU_DIVW | ALU_REMW);
+    let (x, y) = match (is_w, signed) {
+        (false, _) => (op.a, op.b),
+        (true, true) => (op.a as i32 as i64 as u64, op.b as i32 as i64 as u64),
+        (true, false) => (op.a as u32 as u64, op.b as u32 as u64),
+    };
+    (x, y, signed)
+}
+
+/// The honest witness `(q, r, z, ovf)` of an op: quotient, remainder, divide by zero,
+/// overflow.
+pub fn divide(op: &AluOp) -> (u64, u64, bool, bool) {
+    let (x, y, signed) = operands(op);
+    let z = y == 0;
+    let ovf = matches!(op.op, ALU_DIV | ALU_REM) && x == i64::MIN as u64 && y == u64::MAX;
+    let (q, r) = if z {
+        (u64::MAX, x)
+    } else if ovf {
+        (x, 0)
+    } else if signed {
+        (
+            ((x as i64) / (y as i64)) as u64,
+            ((x as i64) % (y as i64)) as u64,
+        )
+    } else {
+        (x / y, x % y)
+    };
+    (q, r, z, ovf)
+}
+
+/// The result `c` the table derives from a quotient and remainder.
+pub fn result_of(op: u32, q: u64, r: u64) -> u64 {
+    let res = if matches!(op, ALU_DIV | ALU_DIVU | ALU_DIVW | ALU_DIVUW) {
+        q
+    } else {
+        r
+    };
+    if matches!(op, ALU_DIVW | ALU_DIVUW | ALU_REMW | ALU_REMUW) {
+        res as u32 as i32 as i64 as u64
+    } else {
+        res
+    }
+}
+
+fn fill_row(row: &mut [Felt], op: &AluOp, count: u64, bytes: &mut ByteCounts) {
+    let (q, r, z, ovf) = divide(op);
+    debug_assert_eq!(alu_eval(op.op, op.a, op.b), Some(result_of(op.op, q, r)));
+    fill_witness(row, op, count, (q, r, z, ovf), bytes);
+}
+
+/// One row of `op` (with `c` as given) for a claimed witness `(q, r, z, ovf)`, every other
+/// cell derived from it as an honest prover would; records the row's byte lookups. For
+/// soundness tests: the row satisfies the constraints only for the honest witness.
+///
+/// # Panics
+/// If the op is not one of [`OPS`].
+pub fn witness_row(
+    op: &AluOp,
+    witness: (u64, u64, bool, bool),
+    bytes: &mut ByteCounts,
+) -> Vec<Felt> {
+    let mut row = alloc::vec![Felt::ZERO; WIDTH];
+    fill_witness(&mut row, op, 1, witness, bytes);
+    row
+}
+
+fn fill_witness(
+    row: &mut [Felt],
+    op: &AluOp,
+    count: u64,
+    (q, r, z, ovf): (u64, u64, bool, bool),
+    bytes: &mut ByteCounts,
+) {
+    let s = OPS
+        .iter()
+        .position(|&o| o == op.op)
+        .unwrap_or_else(|| panic!("DVRM does not take ALU op {}", op.op));
+    let put = |row: &mut [Felt], at: usize, v: u64| row[at] = Felt::new(v);
+    put(row, M, count);
+    put(row, SEL + s, 1);
+    let (x, y, signed) = operands(op);
+    let [a, b, c, xb, yb, qb, rb] = [op.a, op.b, op.c, x, y, q, r].map(u64::to_le_bytes);
+    for i in 0..8 {
+        put(row, A + i, a[i] as u64);
+        put(row, B + i, b[i] as u64);
+        put(row, C + i, c[i] as u64);
+        put(row, Q + i, qb[i] as u64);
+        put(row, R + i, rb[i] as u64);
+    }
+    for (i, &v) in yb[4..].iter().enumerate() {
+        put(row, YH + i, v as u64);
+    }
+    let decomposed = [a[3], a[7], b[3], b[7], qb[7], rb[7], c[3]];
+    for (i, &v) in decomposed.iter().enumerate() {
+        put(row, BITS + 2 * i, (v >> 7) as u64);
+        put(row, BITS + 2 * i + 1, (v & 0x7f) as u64);
+    }
+    let sgn = signed as u64;
+    let (nx, ny, nq, nr) = (
+        sgn * (xb[7] >> 7) as u64,
+        sgn * (yb[7] >> 7) as u64,
+        sgn * (qb[7] >> 7) as u64,
+        sgn * (rb[7] >> 7) as u64,
+    );
+    put(row, NX, nx);
+    put(row, NY, ny);
+    put(row, NQ, nq);
+    put(row, NR, nr);
+    put(row, Z, z as u64);
+    put(row, OVF, ovf as u64);
+
+    // Carries of q' · y' + r' = x' (mod 2^128), four limbs per group.
+    let ext = |v: &[u8; 8], n: u64, i: usize| if i < 8 { v[i] as u64 } else { 255 * n };
+    let mut carry = 0i128;
+    for g in 0..4 {
+        let mut lhs = carry;
+        let mut rhs = 0i128;
+        for j in 0..4 {
+            let l = 4 * g + j;
+            let conv: u64 = ext(&rb, nr, l)
+                + (0..=l)
+                    .filter(|&i| i < 8 || l - i < 8)
+                    .map(|i| ext(&qb, nq, i) * ext(&yb, ny, l - i))
+                    .sum::<u64>();
+            lhs += (conv as i128) << (8 * j);
+            rhs += (ext(&xb, nx, l) as i128) << (8 * j);
+        }
+        // Exact for the honest witness; a dishonest one gets the floor.
+        carry = if ovf && g >= 2 { 0 } else { (lhs - rhs) >> 32 };
+        put(row, CARRY + 2 * g, (carry & 0xff) as u64);
+        put(row, CARRY + 2 * g + 1, ((carry >> 8) & 0xff) as u64);
+        bytes.range(carry as u8, (carry >> 8) as u8);
+    }
+
+    // |r|, |y| and d = |y| − |r| − 1.
+    let abs = |v: u64, n: u64| if n == 1 { v.wrapping_neg() } else { v };
+    let (abs_r, abs_y) = (abs(r, nr), abs(y, ny));
+    let d = if z {
+        0
+    } else {
+        abs_y.wrapping_sub(abs_r).wrapping_sub(1)
+    };
+    let [abs_rb, abs_yb, db] = [abs_r, abs_y, d].map(u64::to_le_bytes);
+    for i in 0..8 {
+        put(row, ABS_R + i, abs_rb[i] as u64);
+        put(row, ABS_Y + i, abs_yb[i] as u64);
+        put(row, D + i, db[i] as u64);
+    }
+    // Group carries: of v + |v| (low group) and of |r| + d + 1 (low group).
+    let neg_carry = |v: &[u8; 8], n: u64, av: &[u8; 8]| {
+        (n == 1 && group32(v, 0) + group32(av, 0) >= 1 << 32) as u64
+    };
+    put(row, KR, neg_carry(&rb, nr, &abs_rb));
+    put(row, KY, neg_carry(&yb, ny, &abs_yb));
+    let kd = (!z && group32(&abs_rb, 0) + group32(&db, 0) + 1 >= 1 << 32) as u64;
+    put(row, KD, kd);
+
+    for v in [&qb, &rb, &abs_rb, &abs_yb, &db] {
+        for i in 0..4 {
+            bytes.range(v[2 * i], v[2 * i + 1]);
+        }
+    }
+    let low7 = decomposed.map(|v| 2 * (v & 0x7f));
+    bytes.range(low7[0], low7[1]);
+    bytes.range(low7[2], low7[3]);
+    bytes.range(low7[4], low7[5]);
+    bytes.range(low7[6], 0);
+}

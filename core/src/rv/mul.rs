@@ -1,0 +1,288 @@
+//! MUL: multiplication (`MUL`, `MULH`, `MULHSU`, `MULHU`, `MULW`), one row per distinct
+//! `(op, a, b)` with a multiplicity column, receiving `(op, a[8], b[8], c[8])` on
+//! [`super::BUS_ALU`].
+//!
+//! # Design
+//!
+//! Every row computes the 128-bit product `p = a' · b' mod 2^128` of the operands extended to
+//! sixteen byte limbs: limbs 8..16 of `a'` are `255 · sa'` where `sa'` is `a`'s sign bit for
+//! `MULH`/`MULHSU` and 0 otherwise (likewise `b'` with `sb'` for `MULH` only), so `p` is the
+//! two's complement of the signed, mixed or unsigned product — exact, since every product
+//! fits in 128 bits. The sixteen product bytes `p[16]` are range-checked; the byte
+//! convolution is checked in four groups of four limbs:
+//!
+//! `Σ_j 256^j · conv(a', b')[4g + j] + carry[g − 1] = Σ_j 256^j · p[4g + j] + 2^32 · carry[g]`
+//!
+//! with each carry range-checked as two bytes. A convolution limb is at most
+//! `16 · 255² < 2^20`, so both sides stay below `2^49`, far from the field modulus: each group
+//! equation holds over the integers, the chain proves `p = a' · b' mod 2^128`, and the bytes
+//! and carries are unique. The result `c` is `p[0..8]` (`MUL`), `p[8..16]` (`MULH*`), or
+//! `p[0..4]` followed by four bytes `255 · s` where `s` is the top bit of `p[3]` (`MULW`).
+//!
+//! Sign bits come from `a[7] = 128 · sa + ra` with `2 · ra` range-checked as a byte (so
+//! `ra < 128`), likewise `b[7]` and `p[3]`.
+//!
+//! The op is `Σ code · sel` over boolean selectors whose sum `is_real` is boolean;
+//! `m · (1 − is_real) = 0`, and the byte lookups have multiplicity `is_real`, so all-zero
+//! padding rows satisfy every constraint and touch no bus. Every witness cell of a real row
+//! is determined by `(op, a, b)`: changing any cell breaks a constraint or a bus.
+//!
+//! The operands `a` and `b` are not range-checked here: they are canonical bytes by the bus
+//! convention (their senders check them), which the bounds above rely on.
+
+use alloc::collections::BTreeMap;
+use alloc::vec::Vec;
+
+use super::bitwise::ByteCounts;
+use super::{
+    alu_eval, AluOp, ALU_MUL, ALU_MULH, ALU_MULHSU, ALU_MULHU, ALU_MULW, BUS_ALU, BUS_BYTE,
+    BYTE_RANGE,
+};
+use crate::air::{Air, AirBuilder};
+use crate::field::Felt;
+use crate::matrix::RowMajorMatrix;
+
+/// The ops MUL accepts, in selector order.
+pub const OPS: [u32; 5] = [ALU_MUL, ALU_MULH, ALU_MULHSU, ALU_MULHU, ALU_MULW];
+
+/// Multiplicity: how many times the CPU sent this row's `(op, a, b, c)`.
+pub const M: usize = 0;
+/// Op selectors, one per entry of [`OPS`].
+pub const SEL: usize = 1;
+/// Operand `a`, 8 bytes.
+pub const A: usize = SEL + 5;
+/// Operand `b`, 8 bytes.
+pub const B: usize = A + 8;
+/// Result `c`, 8 bytes.
+pub const C: usize = B + 8;
+/// Product bytes `p[16]` of the extended operands.
+pub const P: usize = C + 8;
+/// Group carries: `carry[g] = lo + 256 · hi`, columns `(lo, hi)` per group.
+pub const CARRY: usize = P + 16;
+/// Sign bit of `a` and the low 7 bits of `a[7]`.
+pub const SA: usize = CARRY + 8;
+pub const RA: usize = SA + 1;
+/// Sign bit of `b` and the low 7 bits of `b[7]`.
+pub const SB: usize = RA + 1;
+pub const RB: usize = SB + 1;
+/// `a`'s extension bit: `sa · (MULH + MULHSU)`.
+pub const SA_EXT: usize = RB + 1;
+/// `b`'s extension bit: `sb · MULH`.
+pub const SB_EXT: usize = SA_EXT + 1;
+/// Top bit of `p[3]` and its low 7 bits (`MULW`'s sign).
+pub const SW: usize = SB_EXT + 1;
+pub const RW: usize = SW + 1;
+/// Number of main columns.
+pub const WIDTH: usize = RW + 1;
+
+const TWO_32: u64 = 1 << 32;
+
+/// The MUL table.
+pub struct MulAir;
+
+impl Air for MulAir {
+    fn name(&self) -> &str {
+        "MUL"
+    }
+    fn width(&self) -> usize {
+        WIDTH
+    }
+    fn eval<AB: AirBuilder>(&self, b: &mut AB) {
+        let k = |v: u64| AB::Expr::from(Felt::new(v));
+        let col = |b: &AB, i: usize| b.main(i);
+        let sel: Vec<AB::Expr> = (0..5).map(|i| col(b, SEL + i)).collect();
+        let a: Vec<AB::Expr> = (0..8).map(|i| col(b, A + i)).collect();
+        let bb: Vec<AB::Expr> = (0..8).map(|i| col(b, B + i)).collect();
+        let c: Vec<AB::Expr> = (0..8).map(|i| col(b, C + i)).collect();
+        let p: Vec<AB::Expr> = (0..16).map(|i| col(b, P + i)).collect();
+        let carry_lo: Vec<AB::Expr> = (0..4).map(|g| col(b, CARRY + 2 * g)).collect();
+        let carry_hi: Vec<AB::Expr> = (0..4).map(|g| col(b, CARRY + 2 * g + 1)).collect();
+        let carry: Vec<AB::Expr> = (0..4)
+            .map(|g| carry_lo[g].clone() + carry_hi[g].clone() * Felt::from(256u32))
+            .collect();
+        let (sa, ra, sb, rb) = (col(b, SA), col(b, RA), col(b, SB), col(b, RB));
+        let (sa_ext, sb_ext) = (col(b, SA_EXT), col(b, SB_EXT));
+        let (sw, rw) = (col(b, SW), col(b, RW));
+        let m = col(b, M);
+        let [s_mul, s_mulh, s_mulhsu, s_mulhu, s_mulw] = [0, 1, 2, 3, 4].map(|i| sel[i].clone());
+
+        // Selectors.
+        let mut is_real = k(0);
+        let mut op = k(0);
+        for (s, &code) in sel.iter().zip(&OPS) {
+            b.assert_bool("mul selector is boolean", s.clone());
+            is_real = is_real + s.clone();
+            op = op + s.clone() * Felt::from(code);
+        }
+        b.assert_bool("mul is_real is boolean", is_real.clone());
+        b.assert_zero(
+            "mul multiplicity only on real rows",
+            m.clone() * (k(1) - is_real.clone()),
+        );
+
+        // Sign bits.
+        for (name, v, s, r) in [
+            ("mul a[7] = 128 sa + ra", &a[7], &sa, &ra),
+            ("mul b[7] = 128 sb + rb", &bb[7], &sb, &rb),
+            ("mul p[3] = 128 sw + rw", &p[3], &sw, &rw),
+        ] {
+            b.assert_bool("mul sign bit is boolean", s.clone());
+            b.assert_zero(name, v.clone() - s.clone() * Felt::from(128u32) - r.clone());
+        }
+        b.assert_zero(
+            "mul sa_ext = sa (MULH + MULHSU)",
+            sa_ext.clone() - sa * (s_mulh.clone() + s_mulhsu.clone()),
+        );
+        b.assert_zero("mul sb_ext = sb MULH", sb_ext.clone() - sb * s_mulh.clone());
+
+        // p = a' · b' mod 2^128, four limbs per carry.
+        let ext = |v: &[AB::Expr], s: &AB::Expr, i: usize| {
+            if i < 8 {
+                v[i].clone()
+            } else {
+                s.clone() * Felt::from(255u32)
+            }
+        };
+        for g in 0..4 {
+            let mut lhs = if g == 0 { k(0) } else { carry[g - 1].clone() };
+            let mut rhs = carry[g].clone() * Felt::new(TWO_32);
+            for j in 0..4 {
+                let l = 4 * g + j;
+                let mut conv = k(0);
+                for i in 0..=l {
+                    if i >= 8 && l - i >= 8 {
+                        continue;
+                    }
+                    conv = conv + ext(&a, &sa_ext, i) * ext(&bb, &sb_ext, l - i);
+                }
+                let w = Felt::new(1 << (8 * j));
+                lhs = lhs + conv * w;
+                rhs = rhs + p[l].clone() * w;
+            }
+            b.assert_zero("mul product limb group", lhs - rhs);
+        }
+
+        // The result.
+        let s_hi = s_mulh + s_mulhsu + s_mulhu;
+        for i in 0..8 {
+            let w = if i < 4 {
+                p[i].clone()
+            } else {
+                sw.clone() * Felt::from(255u32)
+            };
+            let expect =
+                s_mul.clone() * p[i].clone() + s_hi.clone() * p[8 + i].clone() + s_mulw.clone() * w;
+            b.assert_zero("mul result", c[i].clone() - expect);
+        }
+
+        // Interactions.
+        let mut tuple = Vec::with_capacity(25);
+        tuple.push(op);
+        tuple.extend(a.iter().cloned());
+        tuple.extend(bb.iter().cloned());
+        tuple.extend(c.iter().cloned());
+        b.receive(BUS_ALU, m, &tuple);
+        let range = |b: &mut AB, x: AB::Expr, y: AB::Expr| {
+            b.send(
+                BUS_BYTE,
+                is_real.clone(),
+                &[k(BYTE_RANGE as u64), x, y, k(0)],
+            );
+        };
+        for i in 0..8 {
+            range(b, p[2 * i].clone(), p[2 * i + 1].clone());
+        }
+        for g in 0..4 {
+            range(b, carry_lo[g].clone(), carry_hi[g].clone());
+        }
+        range(b, ra * Felt::TWO, rb * Felt::TWO);
+        range(b, rw * Felt::TWO, k(0));
+    }
+}
+
+/// MUL's main trace for `ops` (any order, repeats allowed): one row per distinct op with its
+/// count in [`M`], zero padding to a power of two ≥ 8. Records every byte lookup in `bytes`.
+///
+/// # Panics
+/// If an op is not one of [`OPS`].
+pub fn build_trace(ops: &[AluOp], bytes: &mut ByteCounts) -> RowMajorMatrix {
+    let mut distinct: BTreeMap<AluOp, u64> = BTreeMap::new();
+    for op in ops {
+        *distinct.entry(*op).or_insert(0) += 1;
+    }
+    let h = distinct.len().next_power_of_two().max(8);
+    let mut trace = RowMajorMatrix::zeros(h, WIDTH);
+    for (i, (op, &count)) in distinct.iter().enumerate() {
+        fill_row(trace.row_mut(i), op, count, bytes);
+    }
+    trace
+}
+
+fn fill_row(row: &mut [Felt], op: &AluOp, count: u64, bytes: &mut ByteCounts) {
+    let s = OPS
+        .iter()
+        .position(|&o| o == op.op)
+        .unwrap_or_else(|| panic!("MUL does not take ALU op {}", op.op));
+    let put = |row: &mut [Felt], at: usize, v: u64| row[at] = Felt::new(v);
+    put(row, M, count);
+    put(row, SEL + s, 1);
+    let (a, b, c) = (op.a.to_le_bytes(), op.b.to_le_bytes(), op.c.to_le_bytes());
+    for i in 0..8 {
+        put(row, A + i, a[i] as u64);
+        put(row, B + i, b[i] as u64);
+        put(row, C + i, c[i] as u64);
+    }
+    let (sa, sb) = (a[7] >> 7, b[7] >> 7);
+    let (ra, rb) = (a[7] & 0x7f, b[7] & 0x7f);
+    put(row, SA, sa as u64);
+    put(row, RA, ra as u64);
+    put(row, SB, sb as u64);
+    put(row, RB, rb as u64);
+    let sa_ext = sa as u64 * (op.op == ALU_MULH || op.op == ALU_MULHSU) as u64;
+    let sb_ext = sb as u64 * (op.op == ALU_MULH) as u64;
+    put(row, SA_EXT, sa_ext);
+    put(row, SB_EXT, sb_ext);
+
+    // The byte convolution of the extended operands, four limbs per carry.
+    let ext = |v: &[u8; 8], s: u64, i: usize| if i < 8 { v[i] as u64 } else { 255 * s };
+    let mut p = [0u8; 16];
+    let mut carry = 0u64;
+    for g in 0..4 {
+        let mut lhs = carry as u128;
+        for j in 0..4 {
+            let l = 4 * g + j;
+            let conv: u64 = (0..=l)
+                .filter(|&i| i < 8 || l - i < 8)
+                .map(|i| ext(&a, sa_ext, i) * ext(&b, sb_ext, l - i))
+                .sum();
+            lhs += (conv as u128) << (8 * j);
+        }
+        let limbs = (lhs as u32).to_le_bytes();
+        p[4 * g..4 * g + 4].copy_from_slice(&limbs);
+        carry = (lhs >> 32) as u64;
+        debug_assert!(carry < 1 << 16);
+        put(row, CARRY + 2 * g, carry & 0xff);
+        put(row, CARRY + 2 * g + 1, carry >> 8);
+        bytes.range(carry as u8, (carry >> 8) as u8);
+    }
+    debug_assert!({
+        let lo = u64::from_le_bytes(p[..8].try_into().unwrap_or_default());
+        let hi = u64::from_le_bytes(p[8..].try_into().unwrap_or_default());
+        let expect = match op.op {
+            ALU_MUL => lo,
+            ALU_MULW => lo as u32 as i32 as i64 as u64,
+            _ => hi,
+        };
+        alu_eval(op.op, op.a, op.b) == Some(expect)
+    });
+    for (i, &v) in p.iter().enumerate() {
+        put(row, P + i, v as u64);
+    }
+    for i in 0..8 {
+        bytes.range(p[2 * i], p[2 * i + 1]);
+    }
+    put(row, SW, (p[3] >> 7) as u64);
+    put(row, RW, (p[3] & 0x7f) as u64);
+    bytes.range(2 * ra, 2 * rb);
+    bytes.range(2 * (p[3] & 0x7f), 0);
+}
