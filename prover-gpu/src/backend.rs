@@ -51,6 +51,12 @@ pub trait Backend: Sync {
 
     fn name(&self) -> &'static str;
 
+    /// Accounting for the stats JSON (dispatches, bytes moved, device memory); `null` for
+    /// backends with nothing to report.
+    fn report(&self) -> serde_json::Value {
+        serde_json::Value::Null
+    }
+
     /// Coset LDE of a trace's columns (natural order on `H_n`) and its Merkle commitment.
     fn commit_trace(
         &self,

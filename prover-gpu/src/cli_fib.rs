@@ -9,8 +9,9 @@ use kestrel_core::air::examples::{fibonacci_trace, FibonacciMachine};
 use kestrel_core::field::Felt;
 use kestrel_core::params::{estimate, StarkParams};
 
-use crate::cpu::CpuBackend;
+use crate::backend::Backend;
 use crate::prover::{prove, setup};
+use crate::select::{select, BackendChoice};
 
 /// Arguments of `kestrel fib`.
 #[derive(Debug, clap::Args)]
@@ -30,6 +31,9 @@ pub struct FibArgs {
     /// Write machine-readable figures here.
     #[arg(long)]
     pub stats: Option<PathBuf>,
+    /// Which backend proves.
+    #[arg(long, value_enum, default_value_t = BackendChoice::Auto)]
+    pub backend: BackendChoice,
 }
 
 /// Peak resident memory of this process (Linux `VmHWM`), in bytes.
@@ -56,10 +60,21 @@ pub fn fib_command(args: &FibArgs) -> i32 {
         eprintln!("error: --blowup must be 2, 4 or 8 (got {})", args.blowup);
         return 2;
     };
-    let backend = CpuBackend;
+    let selected = match select(args.backend) {
+        Ok(s) => s,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return 2;
+        }
+    };
+    eprintln!("backend: {}", selected.name());
+    crate::with_backend!(selected, b => fib_with(b, args, params))
+}
+
+fn fib_with<B: Backend>(backend: &B, args: &FibArgs, params: StarkParams) -> i32 {
     let machine = FibonacciMachine;
     let t0 = Instant::now();
-    let pk = match setup(&backend, &machine, params) {
+    let pk = match setup(backend, &machine, params) {
         Ok(pk) => pk,
         Err(e) => {
             eprintln!("error: setup: {e}");
@@ -69,7 +84,7 @@ pub fn fib_command(args: &FibArgs) -> i32 {
     let (trace, result) = fibonacci_trace(args.log_rows, Felt::ONE, Felt::ONE);
     let public = [Felt::ONE, Felt::ONE, result];
     let pb = spinner("proving");
-    let proved = prove(&backend, &pk, &machine, &[trace], &public);
+    let proved = prove(backend, &pk, &machine, &[trace], &public);
     if let Some(pb) = pb {
         pb.finish_and_clear();
     }
@@ -120,7 +135,8 @@ pub fn fib_command(args: &FibArgs) -> i32 {
     if let Some(path) = &args.stats {
         let stats = serde_json::json!({
             "example": "fibonacci",
-            "backend": "cpu",
+            "backend": backend.name(),
+            "backend_report": backend.report(),
             "rows": rows,
             "columns": 2,
             "blowup": params.blowup(),

@@ -16,10 +16,12 @@ use kestrel_core::keys::VerifyingKey;
 use kestrel_core::matrix::RowMajorMatrix;
 use kestrel_core::params::StarkParams;
 
+use crate::backend::Backend;
 use crate::cli_fib::peak_rss_bytes;
 use crate::cpu::CpuBackend;
 use crate::prover::{prove, setup, ProvingKey};
 use crate::rv::{machine_for, program_image, traces, verifier_machine};
+use crate::select::{select, BackendChoice};
 use crate::vm::record::VecRecorder;
 use crate::vm::{Program, Vm, DEFAULT_MAX_CYCLES};
 
@@ -49,6 +51,9 @@ pub struct ProveArgs {
     /// Write machine-readable figures here.
     #[arg(long)]
     pub stats: Option<PathBuf>,
+    /// Which backend proves.
+    #[arg(long, value_enum, default_value_t = BackendChoice::Auto)]
+    pub backend: BackendChoice,
 }
 
 /// Arguments of `kestrel vk`.
@@ -106,13 +111,14 @@ fn load(path: &Path) -> Result<Program, i32> {
     })
 }
 
-fn keys(
+fn keys<B: Backend>(
+    backend: &B,
     program: &Program,
     blowup: usize,
-) -> Result<(ProvingKey<CpuBackend>, crate::rv::RvMachine), i32> {
+) -> Result<(ProvingKey<B>, crate::rv::RvMachine), i32> {
     let image = program_image(program);
     let machine = machine_for(&image);
-    let pk = setup(&CpuBackend, &machine, params(blowup)?).map_err(|e| {
+    let pk = setup(backend, &machine, params(blowup)?).map_err(|e| {
         eprintln!("error: setup: {e}");
         EXIT_INVALID
     })?;
@@ -178,6 +184,15 @@ pub fn prove_command(a: &ProveArgs) -> i32 {
 }
 
 fn prove_inner(a: &ProveArgs) -> Result<(), i32> {
+    let selected = select(a.backend).map_err(|e| {
+        eprintln!("error: {e}");
+        EXIT_USAGE
+    })?;
+    eprintln!("backend: {}", selected.name());
+    crate::with_backend!(selected, b => prove_with(b, a))
+}
+
+fn prove_with<B: Backend>(backend: &B, a: &ProveArgs) -> Result<(), i32> {
     let start = Instant::now();
     let program = load(&a.elf)?;
     let input = match &a.input {
@@ -197,7 +212,7 @@ fn prove_inner(a: &ProveArgs) -> Result<(), i32> {
         EXIT_VM
     })?;
     lap("execute", &mut clock);
-    let (pk, rv) = keys(&program, a.blowup)?;
+    let (pk, rv) = keys(backend, &program, a.blowup)?;
     lap("setup", &mut clock);
     let (tr, public) = traces(&rv.machine, &rv.image, &rec.records).map_err(|e| {
         eprintln!("error: {e}");
@@ -205,7 +220,7 @@ fn prove_inner(a: &ProveArgs) -> Result<(), i32> {
     })?;
     lap("trace", &mut clock);
     let pb = spinner("proving");
-    let proved = prove(&CpuBackend, &pk, &rv.machine, &tr, &public);
+    let proved = prove(backend, &pk, &rv.machine, &tr, &public);
     if let Some(pb) = pb {
         pb.finish_and_clear();
     }
@@ -257,7 +272,8 @@ fn prove_inner(a: &ProveArgs) -> Result<(), i32> {
             .filter_map(|t| t["cells_per_cycle"].as_f64())
             .sum();
         let stats = serde_json::json!({
-            "backend": "cpu",
+            "backend": backend.name(),
+            "backend_report": backend.report(),
             "cycles": cycles,
             "exit_code": exit.exit_code,
             "tables": tables,
@@ -283,7 +299,7 @@ fn prove_inner(a: &ProveArgs) -> Result<(), i32> {
 pub fn vk_command(a: &VkArgs) -> i32 {
     let run = || -> Result<(), i32> {
         let program = load(&a.elf)?;
-        let (pk, _) = keys(&program, a.blowup)?;
+        let (pk, _) = keys(&CpuBackend, &program, a.blowup)?;
         write(&a.output, "verifying key", &pk.vk.0)
     };
     match run() {
@@ -309,7 +325,7 @@ pub fn verify_command(a: &VerifyArgs) -> i32 {
                 })?;
                 VerifyingKey(key)
             }
-            (None, Some(elf)) => keys(&load(elf)?, a.blowup)?.0.vk,
+            (None, Some(elf)) => keys(&CpuBackend, &load(elf)?, a.blowup)?.0.vk,
             (None, None) => {
                 eprintln!("error: give --vk or --elf");
                 return Err(EXIT_USAGE);

@@ -6,8 +6,9 @@ pub mod cli_fib;
 pub mod cli_prove;
 pub mod cli_run;
 pub mod cpu;
-pub mod prover;
-pub mod rv;
-pub mod vm;
 #[cfg(feature = "cuda")]
 pub mod cuda;
+pub mod prover;
+pub mod rv;
+pub mod select;
+pub mod vm;

@@ -6,6 +6,7 @@ use kestrel_prover_gpu::cli_prove::{
     decode_statement, encode_statement, prove_command, verify_command, vk_command, ProveArgs,
     VerifyArgs, VkArgs,
 };
+use kestrel_prover_gpu::select::BackendChoice;
 use kestrel_tests::vm_support::asm::{addi, exit, r};
 use kestrel_tests::vm_support::elf_writer::elf;
 use kestrel_tests::vm_support::TempFile;
@@ -47,6 +48,7 @@ fn vk_prove_verify_round_trip() {
         max_cycles: 1000,
         blowup: 8,
         stats: Some(stats.clone()),
+        backend: BackendChoice::Cpu,
     };
     assert_eq!(prove_command(&args), 0);
     let s: serde_json::Value = serde_json::from_slice(&std::fs::read(&stats).unwrap()).unwrap();

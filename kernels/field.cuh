@@ -1,0 +1,117 @@
+// Goldilocks (p = 2^64 - 2^32 + 1) and its cubic extension F_p[X]/(X^3 - 7), mirroring
+// core/src/field. Every function takes and returns canonical values (< p), so results are
+// bit-identical to the CPU backend's.
+#pragma once
+#include <cstdint>
+
+#define KS_P 0xFFFFFFFF00000001ull
+#define KS_EPS 0xFFFFFFFFull
+
+__device__ __forceinline__ uint64_t gl_canon(uint64_t x) { return x >= KS_P ? x - KS_P : x; }
+
+__device__ __forceinline__ uint64_t gl_add(uint64_t a, uint64_t b) {
+    uint64_t s = a + b;
+    if (s < a) return s + KS_EPS;  // wrapped: s + 2^64 = s + eps (mod p), stays < p
+    return gl_canon(s);
+}
+
+__device__ __forceinline__ uint64_t gl_sub(uint64_t a, uint64_t b) {
+    uint64_t d = a - b;
+    if (a < b) d -= KS_EPS;  // d - 2^64 + p
+    return d;
+}
+
+__device__ __forceinline__ uint64_t gl_neg(uint64_t a) { return a == 0 ? 0 : KS_P - a; }
+
+__device__ __forceinline__ uint64_t gl_reduce128(uint64_t lo, uint64_t hi) {
+    uint64_t hi_hi = hi >> 32;
+    uint64_t hi_lo = hi & KS_EPS;
+    uint64_t t0 = lo - hi_hi;
+    if (lo < hi_hi) t0 -= KS_EPS;
+    uint64_t t1 = hi_lo * KS_EPS;
+    uint64_t t2 = t0 + t1;
+    if (t2 < t1) t2 += KS_EPS;
+    return gl_canon(t2);
+}
+
+__device__ __forceinline__ uint64_t gl_mul(uint64_t a, uint64_t b) {
+    return gl_reduce128(a * b, __umul64hi(a, b));
+}
+
+__device__ __forceinline__ uint64_t gl_pow(uint64_t base, uint64_t e) {
+    uint64_t acc = 1;
+    while (e) {
+        if (e & 1) acc = gl_mul(acc, base);
+        base = gl_mul(base, base);
+        e >>= 1;
+    }
+    return acc;
+}
+
+// Inverse by Fermat; 0 maps to 0 (callers flag it).
+__device__ __forceinline__ uint64_t gl_inv(uint64_t a) { return gl_pow(a, KS_P - 2); }
+
+__device__ __forceinline__ uint32_t ks_bitrev(uint32_t i, uint32_t bits) {
+    return bits == 0 ? 0 : (__brev(i) >> (32 - bits));
+}
+
+struct ext3 {
+    uint64_t c0, c1, c2;
+};
+
+__device__ __forceinline__ ext3 e3(uint64_t a) { return ext3{a, 0, 0}; }
+__device__ __forceinline__ ext3 e3_zero() { return ext3{0, 0, 0}; }
+
+__device__ __forceinline__ ext3 e3_add(ext3 a, ext3 b) {
+    return ext3{gl_add(a.c0, b.c0), gl_add(a.c1, b.c1), gl_add(a.c2, b.c2)};
+}
+__device__ __forceinline__ ext3 e3_sub(ext3 a, ext3 b) {
+    return ext3{gl_sub(a.c0, b.c0), gl_sub(a.c1, b.c1), gl_sub(a.c2, b.c2)};
+}
+__device__ __forceinline__ ext3 e3_mul_base(ext3 a, uint64_t b) {
+    return ext3{gl_mul(a.c0, b), gl_mul(a.c1, b), gl_mul(a.c2, b)};
+}
+__device__ __forceinline__ uint64_t gl_mul7(uint64_t a) { return gl_mul(a, 7); }
+
+__device__ __forceinline__ ext3 e3_mul(ext3 a, ext3 b) {
+    return ext3{
+        gl_add(gl_mul(a.c0, b.c0), gl_mul7(gl_add(gl_mul(a.c1, b.c2), gl_mul(a.c2, b.c1)))),
+        gl_add(gl_add(gl_mul(a.c0, b.c1), gl_mul(a.c1, b.c0)), gl_mul7(gl_mul(a.c2, b.c2))),
+        gl_add(gl_add(gl_mul(a.c0, b.c2), gl_mul(a.c1, b.c1)), gl_mul(a.c2, b.c0)),
+    };
+}
+
+__device__ __forceinline__ bool e3_is_zero(ext3 a) { return (a.c0 | a.c1 | a.c2) == 0; }
+
+// Adjugate over the norm, as Ext3::inverse; 0 maps to 0 (callers flag it).
+__device__ __forceinline__ ext3 e3_inv(ext3 a) {
+    uint64_t c0 = gl_sub(gl_mul(a.c0, a.c0), gl_mul7(gl_mul(a.c1, a.c2)));
+    uint64_t c1 = gl_sub(gl_mul7(gl_mul(a.c2, a.c2)), gl_mul(a.c0, a.c1));
+    uint64_t c2 = gl_sub(gl_mul(a.c1, a.c1), gl_mul(a.c0, a.c2));
+    uint64_t norm = gl_add(gl_mul(a.c0, c0), gl_mul7(gl_add(gl_mul(a.c2, c1), gl_mul(a.c1, c2))));
+    uint64_t inv = gl_inv(norm);
+    return ext3{gl_mul(c0, inv), gl_mul(c1, inv), gl_mul(c2, inv)};
+}
+
+__device__ __forceinline__ ext3 e3_pow(ext3 base, uint64_t e) {
+    ext3 acc = e3(1);
+    while (e) {
+        if (e & 1) acc = e3_mul(acc, base);
+        base = e3_mul(base, base);
+        e >>= 1;
+    }
+    return acc;
+}
+
+__device__ __forceinline__ ext3 e3_load(const uint64_t *p) { return ext3{p[0], p[1], p[2]}; }
+__device__ __forceinline__ void e3_store(uint64_t *p, ext3 v) {
+    p[0] = v.c0;
+    p[1] = v.c1;
+    p[2] = v.c2;
+}
+
+// Grid-stride helper: global thread index and total threads, 64-bit.
+__device__ __forceinline__ uint64_t ks_tid() {
+    return (uint64_t)blockIdx.x * blockDim.x + threadIdx.x;
+}
+__device__ __forceinline__ uint64_t ks_nthreads() { return (uint64_t)gridDim.x * blockDim.x; }

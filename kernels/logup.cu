@@ -1,0 +1,84 @@
+// LogUp auxiliary trace (CpuBackend::logup_aux): signed multiplicities and fingerprints per
+// row from the interaction program, batch inversion, the per-pair columns h_j, and the
+// running sum by a parallel prefix scan. Mirrors prover-gpu/src/cuda/logup.rs.
+#include "program.cuh"
+
+// Per row: mults[row*k + j] (base) and fps[row*k + j] (Ext3) for the k interactions.
+extern "C" __global__ void ks_logup_eval(uint64_t *mults, uint64_t *fps, const uint4 *prog, uint32_t len,
+                                         const uint64_t *consts, const uint64_t *main, const uint64_t *pre,
+                                         uint32_t log_n, uint32_t k, const uint64_t *alpha_powers,
+                                         uint64_t b0, uint64_t b1, uint64_t b2) {
+    const uint64_t n = 1ull << log_n;
+    const ext3 beta{b0, b1, b2};
+    for (uint64_t row = ks_tid(); row < n; row += ks_nthreads()) {
+        uint64_t next = (row + 1) & (n - 1);
+        ks_run_program(
+            prog, len, consts, KsCols{main, n}, KsCols{pre, n}, row, next, alpha_powers, beta,
+            [&](uint32_t, uint64_t) {},
+            [&](uint32_t j, uint64_t m, ext3 f) {
+                if (j < k) {
+                    mults[row * k + j] = m;
+                    e3_store(fps + 3 * (row * k + j), f);
+                }
+            });
+    }
+}
+
+// In-place inverse of `count` Ext3 values; a zero sets the flag.
+extern "C" __global__ void ks_ext_inverse(uint64_t *v, uint64_t count, uint32_t *zero_flag) {
+    for (uint64_t i = ks_tid(); i < count; i += ks_nthreads()) {
+        ext3 x = e3_load(v + 3 * i);
+        if (e3_is_zero(x)) atomicOr(zero_flag, 1u);
+        e3_store(v + 3 * i, e3_inv(x));
+    }
+}
+
+// aux row (3 * (pairs + 1) words, row-major): h_j = sum over pair j of m * (1/f); the
+// running-sum slot is filled by ks_scan_*; sums[row] = sum_j h_j.
+extern "C" __global__ void ks_logup_rows(uint64_t *aux, uint64_t *sums, const uint64_t *mults,
+                                         const uint64_t *inv, uint64_t n, uint32_t k) {
+    const uint32_t pairs = (k + 1) / 2, w = 3 * (pairs + 1);
+    for (uint64_t row = ks_tid(); row < n; row += ks_nthreads()) {
+        ext3 total = e3_zero();
+        for (uint32_t j = 0; j < pairs; j++) {
+            ext3 h = e3_zero();
+            for (uint32_t t = 2 * j; t < 2 * j + 2 && t < k; t++)
+                h = e3_add(h, e3_mul_base(e3_load(inv + 3 * (row * k + t)), mults[row * k + t]));
+            e3_store(aux + row * w + 3 * j, h);
+            total = e3_add(total, h);
+        }
+        e3_store(sums + 3 * row, total);
+    }
+}
+
+// Inclusive scan of Ext3 values within blocks of blockDim.x (a power of two <= 1024);
+// block totals go to `totals` (may be null).
+extern "C" __global__ void ks_scan_block(uint64_t *v, uint64_t n, uint64_t *totals) {
+    extern __shared__ uint64_t sh[];
+    uint64_t i = ks_tid();
+    ext3 x = i < n ? e3_load(v + 3 * i) : e3_zero();
+    e3_store(sh + 3 * threadIdx.x, x);
+    __syncthreads();
+    for (uint32_t off = 1; off < blockDim.x; off <<= 1) {
+        ext3 add = threadIdx.x >= off ? e3_load(sh + 3 * (threadIdx.x - off)) : e3_zero();
+        __syncthreads();
+        x = e3_add(x, add);
+        e3_store(sh + 3 * threadIdx.x, x);
+        __syncthreads();
+    }
+    if (i < n) e3_store(v + 3 * i, x);
+    if (totals && threadIdx.x == blockDim.x - 1) e3_store(totals + 3 * blockIdx.x, x);
+}
+
+// v[i] += scanned_totals[block - 1] for blocks after the first.
+extern "C" __global__ void ks_scan_add(uint64_t *v, uint64_t n, const uint64_t *scanned_totals) {
+    uint64_t i = ks_tid();
+    if (i < n && blockIdx.x > 0) e3_store(v + 3 * i, e3_add(e3_load(v + 3 * i), e3_load(scanned_totals + 3 * (blockIdx.x - 1))));
+}
+
+// Writes the scanned sums into the running-sum slot of each aux row.
+extern "C" __global__ void ks_logup_running(uint64_t *aux, const uint64_t *scanned, uint64_t n, uint32_t k) {
+    const uint32_t pairs = (k + 1) / 2, w = 3 * (pairs + 1);
+    for (uint64_t row = ks_tid(); row < n; row += ks_nthreads())
+        e3_store(aux + row * w + 3 * pairs, e3_load(scanned + 3 * row));
+}

@@ -1,0 +1,68 @@
+// Keccak-256 Merkle trees (core/src/merkle.rs): leaf = Keccak256(0x00 || row), node =
+// Keccak256(0x01 || left || right); digests are 4 little-endian u64 lanes. Mirrors
+// prover-gpu/src/cuda/merkle.rs.
+#include "field.cuh"
+#include "keccak.cuh"
+
+// Leaf i over row i of a column-major matrix (value c of row i at data[c*stride + i]).
+extern "C" __global__ void ks_merkle_leaves_cols(uint64_t *out, const uint64_t *data, uint64_t stride,
+                                                 uint64_t rows, uint32_t cols) {
+    for (uint64_t i = ks_tid(); i < rows; i += ks_nthreads()) {
+        uint64_t d[4];
+        keccak_prefixed_words(0x00, cols, [&](uint32_t c) { return data[(uint64_t)c * stride + i]; }, d);
+        uint64_t *o = out + 4 * i;
+        o[0] = d[0];
+        o[1] = d[1];
+        o[2] = d[2];
+        o[3] = d[3];
+    }
+}
+
+// Leaf i over `width` consecutive words of a row-major buffer.
+extern "C" __global__ void ks_merkle_leaves_rows(uint64_t *out, const uint64_t *data, uint64_t rows,
+                                                 uint32_t width) {
+    for (uint64_t i = ks_tid(); i < rows; i += ks_nthreads()) {
+        const uint64_t *row = data + i * width;
+        uint64_t d[4];
+        keccak_prefixed_words(0x00, width, [&](uint32_t c) { return row[c]; }, d);
+        uint64_t *o = out + 4 * i;
+        o[0] = d[0];
+        o[1] = d[1];
+        o[2] = d[2];
+        o[3] = d[3];
+    }
+}
+
+// One level up: out[i] = node(in[2i], in[2i+1]).
+extern "C" __global__ void ks_merkle_level(uint64_t *out, const uint64_t *in, uint64_t count) {
+    for (uint64_t i = ks_tid(); i < count; i += ks_nthreads()) {
+        const uint64_t *pair = in + 8 * i;
+        uint64_t d[4];
+        keccak_prefixed_words(0x01, 8, [&](uint32_t c) { return pair[c]; }, d);
+        uint64_t *o = out + 4 * i;
+        o[0] = d[0];
+        o[1] = d[1];
+        o[2] = d[2];
+        o[3] = d[3];
+    }
+}
+
+// An opening: `count` values data[row*row_stride + k*col_stride], then the Merkle path of
+// leaf `leaf` in `tree` (levels of 2^log_leaves, 2^(log_leaves-1), ... digests, back to back).
+extern "C" __global__ void ks_open_gather(uint64_t *out, const uint64_t *data, uint64_t row,
+                                          uint64_t row_stride, uint64_t col_stride, uint32_t count,
+                                          const uint64_t *tree, uint32_t log_leaves, uint64_t leaf) {
+    for (uint32_t k = threadIdx.x; k < count; k += blockDim.x)
+        out[k] = data[row * row_stride + (uint64_t)k * col_stride];
+    uint64_t *path = out + count;
+    for (uint32_t l = threadIdx.x; l < log_leaves; l += blockDim.x) {
+        // level l starts after sum_{i<l} 2^(log_leaves-i) digests
+        uint64_t offset = ((1ull << (log_leaves + 1)) - (1ull << (log_leaves + 1 - l)));
+        uint64_t sib = (leaf >> l) ^ 1;
+        const uint64_t *d = tree + 4 * (offset + sib);
+        path[4 * l + 0] = d[0];
+        path[4 * l + 1] = d[1];
+        path[4 * l + 2] = d[2];
+        path[4 * l + 3] = d[3];
+    }
+}

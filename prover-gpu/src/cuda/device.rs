@@ -1,0 +1,422 @@
+//! The device: context, embedded kernels, a small stream pool, pinned staging for
+//! transfers, and the counters every buffer and launch reports to.
+
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+
+use cudarc::driver::{
+    CudaContext, CudaFunction, CudaStream, DeviceRepr, PinnedHostSlice, ValidAsZeroBits,
+};
+use cudarc::nvrtc::Ptx;
+use rayon::prelude::*;
+
+use super::buffer::DeviceBuffer;
+use super::error::CudaError;
+use super::stats::Counters;
+
+mod embedded {
+    // (file stem, sm_XX cubin, compute_XX PTX) for every kernels/*.cu, from build.rs.
+    include!(concat!(env!("OUT_DIR"), "/kernels.rs"));
+}
+
+/// Every kernel the backend launches, by module (= kernels/<module>.cu).
+const KERNELS: &[(&str, &[&str])] = &[
+    ("bench", &["ks_copy"]),
+    ("deep", &["ks_deep"]),
+    (
+        "eval",
+        &["ks_eval_weights", "ks_weighted_col_sums", "ks_sum_partials"],
+    ),
+    ("fri", &["ks_fri_fold"]),
+    ("grind", &["ks_grind"]),
+    (
+        "logup",
+        &[
+            "ks_logup_eval",
+            "ks_ext_inverse",
+            "ks_logup_rows",
+            "ks_scan_block",
+            "ks_scan_add",
+            "ks_logup_running",
+        ],
+    ),
+    (
+        "merkle",
+        &[
+            "ks_merkle_leaves_cols",
+            "ks_merkle_leaves_rows",
+            "ks_merkle_level",
+            "ks_open_gather",
+        ],
+    ),
+    (
+        "ntt",
+        &[
+            "ks_ntt_twiddles",
+            "ks_ntt_dif_group",
+            "ks_rows_to_cols",
+            "ks_cols_to_rows",
+            "ks_bitrev_scale",
+            "ks_powers",
+        ],
+    ),
+    ("quotient", &["ks_quotient_eval", "ks_quotient_split"]),
+];
+
+/// Streams in the pool; each backend operation runs on one and synchronises it.
+const STREAMS: usize = 4;
+/// Pinned staging buffer size in u64 words (32 MiB); transfers go through it in chunks.
+const STAGING_WORDS: usize = 1 << 22;
+
+/// One CUDA device with the kernels loaded.
+pub struct CudaDevice {
+    ctx: Arc<CudaContext>,
+    streams: Vec<Arc<CudaStream>>,
+    next_stream: AtomicUsize,
+    functions: HashMap<&'static str, CudaFunction>,
+    pub(crate) counters: Arc<Counters>,
+    staging: Mutex<Option<PinnedHostSlice<u64>>>,
+    name: String,
+    memory: usize,
+}
+
+impl CudaDevice {
+    /// Opens device `ordinal` and loads the embedded kernels.
+    ///
+    /// # Errors
+    /// [`CudaError::NoDevice`] without a driver or device; [`CudaError::Module`] when the
+    /// embedded cubin and PTX both fail to load (e.g. a driver older than CUDA 13.0).
+    pub fn new(ordinal: usize) -> Result<Arc<CudaDevice>, CudaError> {
+        // SAFETY: only probes whether the driver library can be opened.
+        if !unsafe { cudarc::driver::sys::is_culib_present() } {
+            return Err(CudaError::NoDevice(
+                "the CUDA driver library (libcuda) is not installed".into(),
+            ));
+        }
+        let count = CudaContext::device_count()
+            .map_err(|e| CudaError::NoDevice(format!("cuInit/cuDeviceGetCount: {e}")))?;
+        if ordinal >= count.max(0) as usize {
+            return Err(CudaError::NoDevice(format!(
+                "device {ordinal} requested, {count} present"
+            )));
+        }
+        let ctx = CudaContext::new(ordinal).map_err(|e| {
+            CudaError::NoDevice(format!("creating a context on device {ordinal}: {e}"))
+        })?;
+        // Each operation synchronises its own stream before returning, so cudarc's per-buffer
+        // events are not needed.
+        // SAFETY: every operation runs on one stream and synchronises it before returning;
+        // buffers outlive the work that uses them (see DeviceBuffer::ptr).
+        unsafe { ctx.disable_event_tracking() };
+        // Keep freed device memory in the stream-ordered pool instead of returning it to the
+        // driver at every synchronisation (the default), which re-maps pages each operation.
+        // SAFETY: plain driver calls on this context's device with valid out-pointers.
+        unsafe {
+            use cudarc::driver::sys;
+            let mut pool: sys::CUmemoryPool = std::ptr::null_mut();
+            sys::cuDeviceGetDefaultMemPool(&mut pool, ctx.cu_device())
+                .result()
+                .map_err(CudaError::driver("cuDeviceGetDefaultMemPool", ""))?;
+            let mut threshold = u64::MAX;
+            sys::cuMemPoolSetAttribute(
+                pool,
+                sys::CUmemPool_attribute::CU_MEMPOOL_ATTR_RELEASE_THRESHOLD,
+                &mut threshold as *mut u64 as *mut std::ffi::c_void,
+            )
+            .result()
+            .map_err(CudaError::driver(
+                "cuMemPoolSetAttribute",
+                "release threshold",
+            ))?;
+        }
+        let name = ctx
+            .name()
+            .map_err(CudaError::driver("cuDeviceGetName", ""))?;
+        let memory = ctx
+            .total_mem()
+            .map_err(CudaError::driver("cuDeviceTotalMem", ""))?;
+        let streams = (0..STREAMS)
+            .map(|i| {
+                ctx.new_stream()
+                    .map_err(CudaError::driver("cuStreamCreate", format!("stream {i}")))
+            })
+            .collect::<Result<Vec<_>, _>>()?;
+        let mut functions = HashMap::new();
+        for &(module, kernels) in KERNELS {
+            let (_, cubin, ptx) = embedded::MODULES
+                .iter()
+                .find(|(m, _, _)| *m == module)
+                .ok_or_else(|| CudaError::Module {
+                    what: module.into(),
+                    detail: "not embedded in this binary".into(),
+                })?;
+            let loaded = match ctx.load_module(Ptx::from_binary(cubin.to_vec())) {
+                Ok(m) => m,
+                // The cubin targets one architecture; the PTX is JIT-compiled by the driver
+                // for others. Both run on the GPU.
+                Err(cubin_err) => {
+                    let src = String::from_utf8(ptx.to_vec()).map_err(|e| CudaError::Module {
+                        what: module.into(),
+                        detail: format!("PTX is not UTF-8: {e}"),
+                    })?;
+                    ctx.load_module(Ptx::from_src(src))
+                        .map_err(|e| CudaError::Module {
+                            what: module.into(),
+                            detail: format!("cubin: {cubin_err}; PTX: {e}"),
+                        })?
+                }
+            };
+            for &k in kernels {
+                let f = loaded.load_function(k).map_err(|e| CudaError::Module {
+                    what: format!("{module}::{k}"),
+                    detail: e.to_string(),
+                })?;
+                functions.insert(k, f);
+            }
+        }
+        Ok(Arc::new(CudaDevice {
+            ctx,
+            streams,
+            next_stream: AtomicUsize::new(0),
+            functions,
+            counters: Arc::new(Counters::default()),
+            staging: Mutex::new(None),
+            name,
+            memory,
+        }))
+    }
+
+    /// The device's name and memory, for logs.
+    pub fn describe(&self) -> String {
+        format!("{} ({} MiB)", self.name, self.memory >> 20)
+    }
+
+    pub fn context(&self) -> &Arc<CudaContext> {
+        &self.ctx
+    }
+
+    /// The next stream of the pool, round robin.
+    pub fn stream(&self) -> Arc<CudaStream> {
+        let i = self.next_stream.fetch_add(1, Ordering::Relaxed) % self.streams.len();
+        self.streams[i].clone()
+    }
+
+    pub(crate) fn function(&self, name: &'static str) -> Result<&CudaFunction, CudaError> {
+        self.functions.get(name).ok_or_else(|| CudaError::Module {
+            what: name.into(),
+            detail: "kernel not registered".into(),
+        })
+    }
+
+    /// `len` elements, uninitialised (every caller's kernel writes all of them).
+    pub fn alloc<T: DeviceRepr>(
+        &self,
+        stream: &Arc<CudaStream>,
+        len: usize,
+        what: &'static str,
+    ) -> Result<DeviceBuffer<T>, CudaError> {
+        // SAFETY: the memory is written by a kernel before it is read.
+        let s = unsafe { stream.alloc::<T>(len.max(1)) }.map_err(CudaError::driver(
+            "cuMemAllocAsync",
+            format!("{what}: {len} x {} B", std::mem::size_of::<T>()),
+        ))?;
+        Ok(DeviceBuffer::new(s, self.counters.clone()))
+    }
+
+    /// `len` zeroed elements.
+    pub fn alloc_zeros<T: DeviceRepr + ValidAsZeroBits>(
+        &self,
+        stream: &Arc<CudaStream>,
+        len: usize,
+        what: &'static str,
+    ) -> Result<DeviceBuffer<T>, CudaError> {
+        let s = stream
+            .alloc_zeros::<T>(len.max(1))
+            .map_err(CudaError::driver(
+                "cuMemAllocAsync+memset",
+                format!("{what}: {len} x {} B", std::mem::size_of::<T>()),
+            ))?;
+        Ok(DeviceBuffer::new(s, self.counters.clone()))
+    }
+
+    /// Uploads `len` words produced by `fill(offset, chunk)` through pinned staging memory,
+    /// counting them under `category`.
+    pub fn upload_with(
+        &self,
+        stream: &Arc<CudaStream>,
+        len: usize,
+        category: &'static str,
+        fill: impl Fn(usize, &mut [u64]) + Sync,
+    ) -> Result<DeviceBuffer<u64>, CudaError> {
+        let mut dst = self.alloc::<u64>(stream, len, category)?;
+        let mut guard = self.staging.lock().unwrap_or_else(|e| e.into_inner());
+        let staging = self.staging_buffer(&mut guard)?;
+        let mut start = 0;
+        while start < len {
+            let m = STAGING_WORDS.min(len - start);
+            let host = staging
+                .as_mut_slice()
+                .map_err(CudaError::driver("pinned staging", ""))?;
+            let chunk = &mut host[..m];
+            chunk
+                .par_chunks_mut(1 << 16)
+                .enumerate()
+                .for_each(|(i, c)| fill(start + (i << 16), c));
+            let mut view = dst.slice_mut().slice_mut(start..start + m);
+            // Copies from a host slice complete before memcpy_htod returns.
+            stream
+                .memcpy_htod(&*chunk, &mut view)
+                .map_err(CudaError::driver(
+                    "cuMemcpyHtoDAsync",
+                    format!("{category}: {m} words at {start} of {len}"),
+                ))?;
+            // The copy reads pinned memory asynchronously: finish it before refilling.
+            self.sync(stream, "upload")?;
+            start += m;
+        }
+        self.counters.h2d(category, (len * 8) as u64);
+        Ok(dst)
+    }
+
+    /// Copies a few words into an existing buffer (e.g. resetting a result slot).
+    pub fn upload_into(
+        &self,
+        stream: &Arc<CudaStream>,
+        dst: &mut DeviceBuffer<u64>,
+        src: &[u64],
+        category: &'static str,
+    ) -> Result<(), CudaError> {
+        if src.len() > dst.len() {
+            return Err(CudaError::Limit {
+                op: "upload",
+                detail: format!("{category}: {} words into {}", src.len(), dst.len()),
+            });
+        }
+        let mut view = dst.slice_mut().slice_mut(0..src.len());
+        stream
+            .memcpy_htod(src, &mut view)
+            .map_err(CudaError::driver(
+                "cuMemcpyHtoDAsync",
+                format!("{category}: {} words", src.len()),
+            ))?;
+        self.sync(stream, "upload")?;
+        self.counters.h2d(category, (src.len() * 8) as u64);
+        Ok(())
+    }
+
+    /// Uploads a slice of words.
+    pub fn upload(
+        &self,
+        stream: &Arc<CudaStream>,
+        src: &[u64],
+        category: &'static str,
+    ) -> Result<DeviceBuffer<u64>, CudaError> {
+        self.upload_with(stream, src.len(), category, |off, dst| {
+            dst.copy_from_slice(&src[off..off + dst.len()])
+        })
+    }
+
+    /// Downloads words `[start, start + len)` of `src` through pinned staging memory,
+    /// counting them under `category`; synchronises the stream.
+    pub fn download(
+        &self,
+        stream: &Arc<CudaStream>,
+        src: &DeviceBuffer<u64>,
+        start: usize,
+        len: usize,
+        category: &'static str,
+    ) -> Result<Vec<u64>, CudaError> {
+        if start + len > src.len() {
+            return Err(CudaError::Limit {
+                op: "download",
+                detail: format!(
+                    "{category}: words {start}..{} of a {}-word buffer",
+                    start + len,
+                    src.len()
+                ),
+            });
+        }
+        let mut out = vec![0u64; len];
+        let mut guard = self.staging.lock().unwrap_or_else(|e| e.into_inner());
+        let staging = self.staging_buffer(&mut guard)?;
+        let mut done = 0;
+        while done < len {
+            let m = STAGING_WORDS.min(len - done);
+            let host = staging
+                .as_mut_slice()
+                .map_err(CudaError::driver("pinned staging", ""))?;
+            let view = src.slice().slice(start + done..start + done + m);
+            stream
+                .memcpy_dtoh(&view, &mut host[..m])
+                .map_err(CudaError::driver(
+                    "cuMemcpyDtoHAsync",
+                    format!("{category}: {m} words at {} of {}", start + done, src.len()),
+                ))?;
+            self.sync(stream, "download")?;
+            out[done..done + m]
+                .par_chunks_mut(1 << 16)
+                .zip(host[..m].par_chunks(1 << 16))
+                .for_each(|(o, h)| o.copy_from_slice(h));
+            done += m;
+        }
+        self.counters.d2h(category, (len * 8) as u64);
+        Ok(out)
+    }
+
+    fn staging_buffer<'a>(
+        &self,
+        guard: &'a mut Option<PinnedHostSlice<u64>>,
+    ) -> Result<&'a mut PinnedHostSlice<u64>, CudaError> {
+        if guard.is_none() {
+            // SAFETY: staging memory is always written before it is read.
+            let p = unsafe { self.ctx.alloc_pinned_with_flags::<u64>(STAGING_WORDS, 0) }.map_err(
+                CudaError::driver("cuMemHostAlloc", format!("{} B staging", STAGING_WORDS * 8)),
+            )?;
+            *guard = Some(p);
+        }
+        guard.as_mut().ok_or(CudaError::Limit {
+            op: "staging",
+            detail: "no staging buffer".into(),
+        })
+    }
+
+    /// Waits for the stream; `op` names the operation in errors (kernel faults surface here).
+    pub fn sync(&self, stream: &CudaStream, op: &'static str) -> Result<(), CudaError> {
+        stream
+            .synchronize()
+            .map_err(CudaError::driver("cuStreamSynchronize", op))
+    }
+}
+
+/// A 1-D grid for `n` items with `threads` per block, capped (kernels loop grid-stride).
+pub(crate) fn grid_for(n: u64, threads: u32) -> cudarc::driver::LaunchConfig {
+    let blocks = n.div_ceil(threads as u64).clamp(1, 1 << 20) as u32;
+    cudarc::driver::LaunchConfig {
+        grid_dim: (blocks, 1, 1),
+        block_dim: (threads, 1, 1),
+        shared_mem_bytes: 0,
+    }
+}
+
+/// Launches a registered kernel on a stream with the given arguments and counts it.
+macro_rules! launch {
+    ($dev:expr, $stream:expr, $name:literal, $cfg:expr, [$($arg:expr),* $(,)?]) => {{
+        let cfg: cudarc::driver::LaunchConfig = $cfg;
+        let f = $dev.function($name)?;
+        #[allow(unused_imports)]
+        use cudarc::driver::PushKernelArg as _;
+        // SAFETY: the argument list matches the kernel's signature in kernels/*.cu; device
+        // addresses come from live DeviceBuffers whose frees are ordered after the launch on
+        // the same stream. One expression, so the argument temporaries outlive the launch.
+        unsafe { $stream.launch_builder(f)$(.arg($arg))*.launch(cfg) }.map_err(|source| $crate::cuda::error::CudaError::Launch {
+            kernel: $name,
+            grid: cfg.grid_dim,
+            block: cfg.block_dim,
+            shared: cfg.shared_mem_bytes,
+            source,
+        })?;
+        $dev.counters.kernel($name);
+    }};
+}
+pub(crate) use launch;

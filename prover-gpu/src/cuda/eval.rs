@@ -1,0 +1,150 @@
+//! Column evaluations at an extension point on the device (kernels/eval.cu): barycentric
+//! on `H_n` for traces, powers of the point for coefficients, then weighted column sums.
+
+use std::sync::Arc;
+
+use cudarc::driver::{CudaStream, LaunchConfig};
+use kestrel_core::field::{Ext3, Felt, Field};
+use kestrel_core::matrix::RowMajorMatrix;
+
+use super::device::{grid_for, launch, CudaDevice};
+use super::error::CudaError;
+use super::logup::exts;
+use super::ntt::{rows_to_cols, upload_matrix};
+use crate::cpu::ntt::two_adic;
+use crate::prover::ProverError;
+
+const THREADS: u32 = 256;
+
+/// `Σ_r w_r · col_c[r] · scale` for each column of a column-major `n × cols` matrix.
+fn weighted_sums(
+    dev: &CudaDevice,
+    stream: &Arc<CudaStream>,
+    m: u64,
+    n: u64,
+    cols: usize,
+    w: u64,
+    scale: Ext3,
+) -> Result<Vec<Ext3>, ProverError> {
+    if cols > 65535 {
+        return Err(CudaError::Limit {
+            op: "evaluate",
+            detail: format!("{cols} columns"),
+        }
+        .into());
+    }
+    let parts = n.div_ceil(THREADS as u64).min(1024) as u32;
+    let partial = dev.alloc::<u64>(stream, 3 * cols * parts as usize, "eval partial sums")?;
+    let cfg = LaunchConfig {
+        grid_dim: (parts, cols as u32, 1),
+        block_dim: (THREADS, 1, 1),
+        shared_mem_bytes: 0,
+    };
+    launch!(
+        dev,
+        stream,
+        "ks_weighted_col_sums",
+        cfg,
+        [&partial.ptr(stream), &m, &n, &w]
+    );
+    let out = dev.alloc::<u64>(stream, 3 * cols, "evaluations")?;
+    let [s0, s1, s2] = scale.coords().map(Felt::as_u64);
+    let cfg = LaunchConfig {
+        grid_dim: (cols as u32, 1, 1),
+        block_dim: (THREADS, 1, 1),
+        shared_mem_bytes: 0,
+    };
+    launch!(
+        dev,
+        stream,
+        "ks_sum_partials",
+        cfg,
+        [
+            &out.ptr(stream),
+            &partial.ptr(stream),
+            &parts,
+            &s0,
+            &s1,
+            &s2
+        ]
+    );
+    exts(&dev.download(stream, &out, 0, out.len(), "ood evaluations")?)
+}
+
+/// Each column of `m` evaluated at `point`: barycentric on `H_n` (`coefficients` false) or
+/// as coefficients (`true`).
+pub fn evaluate(
+    dev: &CudaDevice,
+    stream: &Arc<CudaStream>,
+    m: &RowMajorMatrix,
+    point: Ext3,
+    coefficients: bool,
+) -> Result<Vec<Ext3>, ProverError> {
+    let n = m.height();
+    let cols = m.width;
+    if cols == 0 {
+        return Ok(Vec::new());
+    }
+    let src = upload_matrix(
+        dev,
+        stream,
+        m,
+        if coefficients {
+            "ood coefficients"
+        } else {
+            "ood trace"
+        },
+    )?;
+    let cm = dev.alloc::<u64>(stream, n * cols, "ood columns")?;
+    rows_to_cols(
+        dev,
+        stream,
+        cm.ptr(stream),
+        n as u64,
+        src.ptr(stream),
+        n as u64,
+        cols,
+        Felt::ONE,
+    )?;
+    let w = dev.alloc::<u64>(stream, 3 * n, "ood weights")?;
+    let flag = dev.alloc_zeros::<u64>(stream, 1, "flags")?;
+    let omega: Felt = two_adic(n.max(1));
+    let [z0, z1, z2] = point.coords().map(Felt::as_u64);
+    launch!(
+        dev,
+        stream,
+        "ks_eval_weights",
+        grid_for(n as u64, THREADS),
+        [
+            &w.ptr(stream),
+            &(n as u64),
+            &omega.as_u64(),
+            &z0,
+            &z1,
+            &z2,
+            &(coefficients as u32),
+            &flag.ptr(stream)
+        ]
+    );
+    let scale = if coefficients {
+        Ext3::ONE
+    } else {
+        (point.exp_u64(n as u64) - Felt::ONE)
+            * Felt::new(n as u64)
+                .inverse()
+                .ok_or(ProverError::Internal("n = 0"))?
+    };
+    let sums = weighted_sums(
+        dev,
+        stream,
+        cm.ptr(stream),
+        n as u64,
+        cols,
+        w.ptr(stream),
+        scale,
+    )?;
+    if dev.download(stream, &flag, 0, 1, "flags")?[0] != 0 {
+        return Err(ProverError::OodPointInDomain);
+    }
+    Ok(sums)
+}

@@ -1,0 +1,27 @@
+//! The CUDA backend (feature `cuda`): kernels in `kernels/*.cu`, compiled by build.rs with
+//! nvcc and embedded in the binary, driven through cudarc's driver API (loaded at run time,
+//! so a binary built without a GPU runs on a GPU server).
+//!
+//! Modules mirror the kernel files (`ntt.rs` ↔ `kernels/ntt.cu`, …). Every operation of
+//! [`crate::backend::Backend`] runs on the device; there is no CPU fallback anywhere, and
+//! every failure is a [`CudaError`] naming the operation.
+
+mod backend;
+pub mod bench;
+pub mod buffer;
+pub mod deep;
+pub mod device;
+pub mod error;
+pub mod eval;
+pub mod fri;
+pub mod grind;
+pub mod logup;
+pub mod merkle;
+pub mod ntt;
+pub mod program;
+pub mod quotient;
+pub mod stats;
+
+pub use backend::{CudaBackend, CudaCommitted, CudaFriLayer};
+pub use error::CudaError;
+pub use stats::CudaStats;

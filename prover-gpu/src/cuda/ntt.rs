@@ -1,0 +1,328 @@
+//! Batched NTTs and coset LDEs on the device (kernels/ntt.cu), producing exactly the values
+//! of `cpu::ntt::{coset_lde, coset_lde_from_coeffs}`: the LDE of each column, bit-reversed,
+//! stored column-major (column c at `c · 2^log_lde`).
+
+use std::sync::{Arc, Mutex};
+
+use cudarc::driver::{CudaStream, LaunchConfig};
+use kestrel_core::field::{Felt, Field};
+use kestrel_core::matrix::RowMajorMatrix;
+use kestrel_core::stark::COSET_SHIFT;
+
+use super::buffer::DeviceBuffer;
+use super::device::{grid_for, launch, CudaDevice};
+use super::error::CudaError;
+
+/// log2 of the elements one block transforms in shared memory (32 KiB of u64).
+const TILE_LOG: u32 = 12;
+/// Most stages fused in one pass over global memory for the long strides (keeps ≥ 16
+/// consecutive words per load).
+const UPPER_STAGES: u32 = TILE_LOG - 4;
+
+/// Twiddle tables `t[h + j] = ω_{2h}^{±j}` for the largest size asked so far.
+#[derive(Default)]
+pub struct Twiddles {
+    forward: Mutex<Option<(u32, Arc<DeviceBuffer<u64>>)>>,
+    inverse: Mutex<Option<(u32, Arc<DeviceBuffer<u64>>)>>,
+}
+
+impl Twiddles {
+    /// The table for transforms up to `2^log_n`, built on the device when needed.
+    pub fn get(
+        &self,
+        dev: &CudaDevice,
+        stream: &Arc<CudaStream>,
+        log_n: u32,
+        inverse: bool,
+    ) -> Result<Arc<DeviceBuffer<u64>>, CudaError> {
+        let slot = if inverse {
+            &self.inverse
+        } else {
+            &self.forward
+        };
+        let mut g = slot.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some((have, t)) = g.as_ref() {
+            if *have >= log_n {
+                return Ok(t.clone());
+            }
+        }
+        let log = log_n.max(1);
+        let n = 1usize << log;
+        let t = dev.alloc::<u64>(stream, n, "twiddles")?;
+        let root32 = Felt::two_adic_generator(32)
+            .ok_or(CudaError::Unsupported("two-adic root"))?
+            .as_u64();
+        launch!(
+            dev,
+            stream,
+            "ks_ntt_twiddles",
+            grid_for(n as u64, 256),
+            [&t.ptr(stream), &log, &root32, &(inverse as u32)]
+        );
+        dev.sync(stream, "twiddles")?;
+        let t = Arc::new(t);
+        *g = Some((log, t.clone()));
+        Ok(t)
+    }
+}
+
+/// In-place DIF NTT (natural in, bit-reversed out) of `cols` columns of length `2^log_n`
+/// stored back to back from `data`.
+pub fn dif(
+    dev: &CudaDevice,
+    stream: &Arc<CudaStream>,
+    data: u64,
+    log_n: u32,
+    cols: usize,
+    tw: &DeviceBuffer<u64>,
+) -> Result<(), CudaError> {
+    if log_n == 0 || cols == 0 {
+        return Ok(());
+    }
+    if cols > 65535 {
+        return Err(CudaError::Limit {
+            op: "ntt",
+            detail: format!("{cols} columns in one batch (at most 65535)"),
+        });
+    }
+    if tw.len() < 1 << log_n {
+        return Err(CudaError::Limit {
+            op: "ntt",
+            detail: format!("twiddle table of {} for size 2^{log_n}", tw.len()),
+        });
+    }
+    let n = 1u64 << log_n;
+    let tile_log = TILE_LOG.min(log_n);
+    let twp = tw.ptr(stream);
+    let run = |lo: u32, s: u32, m_log: u32| -> Result<(), CudaError> {
+        let tile = 1u32 << (s + m_log);
+        let cfg = LaunchConfig {
+            grid_dim: ((n >> (s + m_log)) as u32, cols as u32, 1),
+            block_dim: ((tile / 2).clamp(1, 1024), 1, 1),
+            shared_mem_bytes: tile * 8,
+        };
+        launch!(
+            dev,
+            stream,
+            "ks_ntt_dif_group",
+            cfg,
+            [&data, &n, &twp, &log_n, &lo, &s, &m_log]
+        );
+        Ok(())
+    };
+    // Split the long-stride stages into as few passes as possible, of balanced sizes.
+    let upper = log_n - tile_log;
+    let mut passes = upper.div_ceil(UPPER_STAGES);
+    let mut hi = log_n;
+    while hi > tile_log {
+        let left = hi - tile_log;
+        let s = left.div_ceil(passes.max(1)).clamp(1, UPPER_STAGES);
+        passes = passes.saturating_sub(1);
+        let lo = hi - s;
+        run(lo, s, TILE_LOG - s)?;
+        hi = lo;
+    }
+    run(0, tile_log, 0)
+}
+
+/// `scale0 · base^k` for k < n, on the device.
+pub fn powers_table(
+    dev: &CudaDevice,
+    stream: &Arc<CudaStream>,
+    n: u64,
+    scale0: Felt,
+    base: Felt,
+) -> Result<DeviceBuffer<u64>, CudaError> {
+    let out = dev.alloc::<u64>(stream, n as usize, "powers")?;
+    launch!(
+        dev,
+        stream,
+        "ks_powers",
+        grid_for(n.div_ceil(32), 128),
+        [&out.ptr(stream), &n, &scale0.as_u64(), &base.as_u64()]
+    );
+    Ok(out)
+}
+
+/// Uploads a row-major matrix as-is (counted under `category`).
+pub fn upload_matrix(
+    dev: &CudaDevice,
+    stream: &Arc<CudaStream>,
+    m: &RowMajorMatrix,
+    category: &'static str,
+) -> Result<DeviceBuffer<u64>, CudaError> {
+    let v = &m.values;
+    dev.upload_with(stream, v.len(), category, |off, dst| {
+        for (d, s) in dst.iter_mut().zip(&v[off..]) {
+            *d = s.as_u64();
+        }
+    })
+}
+
+/// Row-major `rows × cols` at `src` into column-major `dst` (column stride `dst_rows`),
+/// row r scaled by `scale^r`, rows past `rows` zero.
+#[allow(clippy::too_many_arguments)]
+pub fn rows_to_cols(
+    dev: &CudaDevice,
+    stream: &Arc<CudaStream>,
+    dst: u64,
+    dst_rows: u64,
+    src: u64,
+    rows: u64,
+    cols: usize,
+    scale: Felt,
+) -> Result<(), CudaError> {
+    let table = if scale == Felt::ONE {
+        None
+    } else {
+        Some(powers_table(dev, stream, rows, Felt::ONE, scale)?)
+    };
+    let pw = table.as_ref().map_or(0, |t| t.ptr(stream));
+    let cfg = LaunchConfig {
+        grid_dim: (dst_rows.div_ceil(32) as u32, (cols as u32).div_ceil(32), 1),
+        block_dim: (32, 8, 1),
+        shared_mem_bytes: 0,
+    };
+    launch!(
+        dev,
+        stream,
+        "ks_rows_to_cols",
+        cfg,
+        [&dst, &dst_rows, &dst_rows, &src, &rows, &(cols as u32), &pw]
+    );
+    Ok(())
+}
+
+/// Column-major (column stride `rows`) into row-major `rows × cols`.
+pub fn cols_to_rows(
+    dev: &CudaDevice,
+    stream: &Arc<CudaStream>,
+    dst: u64,
+    src: u64,
+    rows: u64,
+    cols: usize,
+) -> Result<(), CudaError> {
+    let cfg = LaunchConfig {
+        grid_dim: (rows.div_ceil(32) as u32, (cols as u32).div_ceil(32), 1),
+        block_dim: (32, 8, 1),
+        shared_mem_bytes: 0,
+    };
+    launch!(
+        dev,
+        stream,
+        "ks_cols_to_rows",
+        cfg,
+        [&dst, &src, &rows, &rows, &(cols as u32)]
+    );
+    Ok(())
+}
+
+/// Coset LDE (bit-reversed, column-major) of a trace given on `H_n` in natural order,
+/// already on the device column-major (`cols` columns of `2^log_n`); transforms `evals` in
+/// place on the way.
+pub fn lde_from_cols(
+    dev: &CudaDevice,
+    tw: &Twiddles,
+    stream: &Arc<CudaStream>,
+    evals: DeviceBuffer<u64>,
+    log_n: u32,
+    cols: usize,
+    log_blowup: u32,
+) -> Result<DeviceBuffer<u64>, CudaError> {
+    let log_big = log_n + log_blowup;
+    let inv = tw.get(dev, stream, log_n, true)?;
+    dif(dev, stream, evals.ptr(stream), log_n, cols, &inv)?;
+    let big = 1u64 << log_big;
+    let out = dev.alloc::<u64>(stream, cols * big as usize, "lde")?;
+    let n_inv = Felt::new(1u64 << log_n)
+        .inverse()
+        .ok_or(CudaError::Unsupported("n = 0"))?;
+    let pw = powers_table(dev, stream, 1u64 << log_n, n_inv, COSET_SHIFT)?;
+    let cfg = LaunchConfig {
+        grid_dim: (big.div_ceil(256).min(1 << 16) as u32, cols as u32, 1),
+        block_dim: (256, 1, 1),
+        shared_mem_bytes: 0,
+    };
+    launch!(
+        dev,
+        stream,
+        "ks_bitrev_scale",
+        cfg,
+        [
+            &out.ptr(stream),
+            &big,
+            &big,
+            &evals.ptr(stream),
+            &(1u64 << log_n),
+            &log_n,
+            &(cols as u32),
+            &pw.ptr(stream)
+        ]
+    );
+    let fwd = tw.get(dev, stream, log_big, false)?;
+    dif(dev, stream, out.ptr(stream), log_big, cols, &fwd)?;
+    // Frees are stream-ordered: `evals` is released after the kernels that read it.
+    drop(evals);
+    Ok(out)
+}
+
+/// The coset LDE of a host trace (commit_trace).
+pub fn lde_trace(
+    dev: &CudaDevice,
+    tw: &Twiddles,
+    stream: &Arc<CudaStream>,
+    trace: &RowMajorMatrix,
+    log_blowup: u32,
+    category: &'static str,
+) -> Result<DeviceBuffer<u64>, CudaError> {
+    let n = trace.height();
+    let cols = trace.width;
+    let log_n = n.trailing_zeros();
+    let src = upload_matrix(dev, stream, trace, category)?;
+    let evals = dev.alloc::<u64>(stream, n * cols, "lde input")?;
+    rows_to_cols(
+        dev,
+        stream,
+        evals.ptr(stream),
+        n as u64,
+        src.ptr(stream),
+        n as u64,
+        cols,
+        Felt::ONE,
+    )?;
+    let out = lde_from_cols(dev, tw, stream, evals, log_n, cols, log_blowup)?;
+    drop(src);
+    Ok(out)
+}
+
+/// The coset LDE of host coefficients (commit_coeffs): scale by `COSET_SHIFT^k`, pad, DIF.
+pub fn lde_coeffs(
+    dev: &CudaDevice,
+    tw: &Twiddles,
+    stream: &Arc<CudaStream>,
+    coeffs: &RowMajorMatrix,
+    log_blowup: u32,
+    category: &'static str,
+) -> Result<DeviceBuffer<u64>, CudaError> {
+    let n = coeffs.height();
+    let cols = coeffs.width;
+    let log_big = n.trailing_zeros() + log_blowup;
+    let big = 1u64 << log_big;
+    let src = upload_matrix(dev, stream, coeffs, category)?;
+    let out = dev.alloc::<u64>(stream, cols * big as usize, "lde")?;
+    rows_to_cols(
+        dev,
+        stream,
+        out.ptr(stream),
+        big,
+        src.ptr(stream),
+        n as u64,
+        cols,
+        COSET_SHIFT,
+    )?;
+    let fwd = tw.get(dev, stream, log_big, false)?;
+    dif(dev, stream, out.ptr(stream), log_big, cols, &fwd)?;
+    dev.sync(stream, "lde")?;
+    drop(src);
+    Ok(out)
+}

@@ -1,0 +1,100 @@
+//! Accounting: dispatches per operation and per kernel, bytes moved each way by category,
+//! and device memory (tracked by our own allocations, so the peak is exact for this backend).
+
+use std::collections::BTreeMap;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Mutex;
+
+/// A snapshot of the counters, for the stats JSON.
+#[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize)]
+pub struct CudaStats {
+    /// Backend operations run on the device (`commit_trace`, `quotient`, …).
+    pub ops: BTreeMap<String, u64>,
+    /// Kernel launches by kernel name.
+    pub kernels: BTreeMap<String, u64>,
+    /// Host→device bytes by category.
+    pub h2d_bytes: BTreeMap<String, u64>,
+    /// Device→host bytes by category.
+    pub d2h_bytes: BTreeMap<String, u64>,
+    /// Highest device memory held at once by this backend's buffers.
+    pub device_bytes_peak: u64,
+    /// Device memory held now.
+    pub device_bytes_now: u64,
+}
+
+impl CudaStats {
+    pub fn op(&self, name: &str) -> u64 {
+        self.ops.get(name).copied().unwrap_or(0)
+    }
+    pub fn h2d_total(&self) -> u64 {
+        self.h2d_bytes.values().sum()
+    }
+    pub fn d2h_total(&self) -> u64 {
+        self.d2h_bytes.values().sum()
+    }
+}
+
+#[derive(Default)]
+struct Maps {
+    ops: BTreeMap<&'static str, u64>,
+    kernels: BTreeMap<&'static str, u64>,
+    h2d: BTreeMap<&'static str, u64>,
+    d2h: BTreeMap<&'static str, u64>,
+}
+
+/// The live counters, shared by the device and every buffer it allocated.
+#[derive(Default)]
+pub struct Counters {
+    maps: Mutex<Maps>,
+    now: AtomicU64,
+    peak: AtomicU64,
+}
+
+impl Counters {
+    fn with<R>(&self, f: impl FnOnce(&mut Maps) -> R) -> R {
+        // A poisoned lock only means another thread panicked mid-count; counts stay usable.
+        let mut m = self.maps.lock().unwrap_or_else(|e| e.into_inner());
+        f(&mut m)
+    }
+    pub fn op(&self, name: &'static str) {
+        self.with(|m| *m.ops.entry(name).or_default() += 1);
+    }
+    pub fn kernel(&self, name: &'static str) {
+        self.with(|m| *m.kernels.entry(name).or_default() += 1);
+    }
+    pub fn h2d(&self, category: &'static str, bytes: u64) {
+        self.with(|m| *m.h2d.entry(category).or_default() += bytes);
+    }
+    pub fn d2h(&self, category: &'static str, bytes: u64) {
+        self.with(|m| *m.d2h.entry(category).or_default() += bytes);
+    }
+    pub fn alloc(&self, bytes: u64) {
+        let now = self.now.fetch_add(bytes, Ordering::Relaxed) + bytes;
+        self.peak.fetch_max(now, Ordering::Relaxed);
+    }
+    pub fn free(&self, bytes: u64) {
+        self.now.fetch_sub(bytes, Ordering::Relaxed);
+    }
+    /// Restarts the peak at the current level (e.g. before one proof).
+    pub fn reset_peak(&self) {
+        self.peak
+            .store(self.now.load(Ordering::Relaxed), Ordering::Relaxed);
+    }
+    pub fn snapshot(&self) -> CudaStats {
+        let conv =
+            |m: &BTreeMap<&'static str, u64>| m.iter().map(|(k, v)| (k.to_string(), *v)).collect();
+        self.with(|m| CudaStats {
+            ops: conv(&m.ops),
+            kernels: conv(&m.kernels),
+            h2d_bytes: conv(&m.h2d),
+            d2h_bytes: conv(&m.d2h),
+            device_bytes_peak: self.peak.load(Ordering::Relaxed),
+            device_bytes_now: self.now.load(Ordering::Relaxed),
+        })
+    }
+    /// Clears every counter but the memory now held.
+    pub fn reset(&self) {
+        self.with(|m| *m = Maps::default());
+        self.reset_peak();
+    }
+}

@@ -1,0 +1,416 @@
+//! CUDA backend parity: every `Backend` operation against the CPU backend (the oracle) on
+//! random inputs of sizes 2^10..2^24, bit for bit; whole proofs of the test AIRs with
+//! CUDA bytes == CPU bytes; and a dispatch-counter test proving each stage ran on the GPU.
+//!
+//! Built only with `--features cuda`. Every test is `#[ignore]`d with the reason "needs a
+//! CUDA device", so a machine without one (CI) compiles the suite and counts each test as
+//! not run; on the GPU machine run them with `--ignored`, where a missing device fails them.
+#![cfg(feature = "cuda")]
+
+use std::sync::OnceLock;
+
+use kestrel_core::air::examples::{
+    fibonacci_trace, range_check_traces, FibonacciMachine, RangeCheckMachine, SumSenderAir,
+};
+use kestrel_core::air::{LogUpChallenges, Machine, TableShape};
+use kestrel_core::field::{powers, Ext3, Felt};
+use kestrel_core::matrix::RowMajorMatrix;
+use kestrel_core::params::StarkParams;
+use kestrel_prover_gpu::backend::{Backend, DeepInputs, QuotientInputs};
+use kestrel_prover_gpu::cpu::CpuBackend;
+use kestrel_prover_gpu::cuda::CudaBackend;
+use kestrel_prover_gpu::prover::{prove, setup, ProverError};
+use kestrel_verifier::verify;
+use rand::{RngCore, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+
+/// The shared GPU backend, or `None` when the test must not run (see the module doc).
+fn gpu() -> Option<&'static CudaBackend> {
+    static GPU: OnceLock<Result<CudaBackend, String>> = OnceLock::new();
+    match GPU.get_or_init(|| CudaBackend::new().map_err(|e| e.to_string())) {
+        Ok(b) => Some(b),
+        Err(e) => panic!("no CUDA device ({e}): these tests need one"),
+    }
+}
+
+fn rng(seed: u64) -> ChaCha8Rng {
+    ChaCha8Rng::seed_from_u64(seed)
+}
+
+fn felt(r: &mut ChaCha8Rng) -> Felt {
+    Felt::new(r.next_u64())
+}
+
+fn ext(r: &mut ChaCha8Rng) -> Ext3 {
+    Ext3::new(felt(r), felt(r), felt(r))
+}
+
+fn matrix(r: &mut ChaCha8Rng, log_n: u32, width: usize) -> RowMajorMatrix {
+    RowMajorMatrix::new((0..(width << log_n)).map(|_| felt(r)).collect(), width)
+}
+
+/// Widths keeping each case around 2^22..2^24 values.
+fn width_for(log_n: u32) -> usize {
+    (1usize << 22u32.saturating_sub(log_n)).clamp(1, 24)
+}
+
+const LOGS: [u32; 6] = [10, 12, 16, 20, 22, 24];
+
+fn assert_commit_eq(
+    g: &CudaBackend,
+    gc: &kestrel_prover_gpu::cuda::CudaCommitted,
+    cc: &kestrel_prover_gpu::cpu::CpuCommitted,
+    r: &mut ChaCha8Rng,
+    what: &str,
+) {
+    assert_eq!(g.root(gc), CpuBackend.root(cc), "{what}: root");
+    assert!(g.lde_to_host(gc).unwrap() == cc.lde, "{what}: LDE differs");
+    let rows = cc.lde.height();
+    for row in [0, rows - 1, (r.next_u64() as usize) % rows] {
+        let (a, b) = (g.open(gc, row).unwrap(), CpuBackend.open(cc, row).unwrap());
+        assert_eq!(a.values, b.values, "{what}: opening {row} values");
+        assert_eq!(a.path, b.path, "{what}: opening {row} path");
+    }
+    assert!(g.open(gc, rows).is_err());
+}
+
+#[test]
+#[ignore = "needs a CUDA device: run with --ignored on the GPU machine"]
+fn commit_trace_and_coeffs_match_cpu() {
+    let Some(g) = gpu() else { return };
+    let mut r = rng(1);
+    for log_n in LOGS {
+        let w = width_for(log_n);
+        for lb in [1u32, 3] {
+            if log_n + lb > 25 {
+                continue;
+            }
+            let m = matrix(&mut r, log_n, w);
+            let what = format!("commit_trace 2^{log_n} x {w}, blowup 2^{lb}");
+            let (gc, cc) = (
+                g.commit_trace(&m, lb).unwrap(),
+                CpuBackend.commit_trace(&m, lb).unwrap(),
+            );
+            assert_commit_eq(g, &gc, &cc, &mut r, &what);
+            let what = format!("commit_coeffs 2^{log_n} x {w}, blowup 2^{lb}");
+            let (gc, cc) = (
+                g.commit_coeffs(&m, lb).unwrap(),
+                CpuBackend.commit_coeffs(&m, lb).unwrap(),
+            );
+            assert_commit_eq(g, &gc, &cc, &mut r, &what);
+            println!("ok: 2^{log_n} x {w}, blowup 2^{lb}");
+        }
+    }
+}
+
+#[test]
+#[ignore = "needs a CUDA device: run with --ignored on the GPU machine"]
+fn evaluations_match_cpu() {
+    let Some(g) = gpu() else { return };
+    let mut r = rng(2);
+    for log_n in LOGS {
+        let m = matrix(&mut r, log_n, width_for(log_n).min(8));
+        let z = ext(&mut r);
+        assert_eq!(
+            g.evaluate_trace(&m, z).unwrap(),
+            CpuBackend.evaluate_trace(&m, z).unwrap(),
+            "evaluate_trace 2^{log_n}"
+        );
+        assert_eq!(
+            g.evaluate_coeffs(&m, z).unwrap(),
+            CpuBackend.evaluate_coeffs(&m, z).unwrap(),
+            "evaluate_coeffs 2^{log_n}"
+        );
+    }
+    // A point of the domain is refused by both.
+    let m = matrix(&mut r, 4, 2);
+    let w = Ext3::from(kestrel_prover_gpu::cpu::ntt::two_adic(16));
+    assert!(matches!(
+        g.evaluate_trace(&m, w),
+        Err(ProverError::OodPointInDomain)
+    ));
+    assert!(matches!(
+        CpuBackend.evaluate_trace(&m, w),
+        Err(ProverError::OodPointInDomain)
+    ));
+}
+
+#[test]
+#[ignore = "needs a CUDA device: run with --ignored on the GPU machine"]
+fn fri_matches_cpu() {
+    let Some(g) = gpu() else { return };
+    let mut r = rng(3);
+    for log_n in LOGS {
+        let cw: Vec<Ext3> = (0..1usize << log_n).map(|_| ext(&mut r)).collect();
+        let (beta, shift) = (ext(&mut r), Felt::new(7).exp_u64(1 + r.next_u64() % 5));
+        assert_eq!(
+            g.fri_fold(&cw, beta, shift).unwrap(),
+            CpuBackend.fri_fold(&cw, beta, shift).unwrap(),
+            "fri_fold 2^{log_n}"
+        );
+        let (gl, cl) = (
+            g.commit_fri_layer(cw.clone()).unwrap(),
+            CpuBackend.commit_fri_layer(cw).unwrap(),
+        );
+        assert_eq!(
+            g.fri_root(&gl),
+            CpuBackend.fri_root(&cl),
+            "fri root 2^{log_n}"
+        );
+        assert!(g.fri_values(&gl) == CpuBackend.fri_values(&cl));
+        for pos in [
+            0,
+            (1usize << log_n) - 1,
+            (r.next_u64() as usize) % (1 << log_n),
+        ] {
+            assert_eq!(
+                g.open_fri(&gl, pos).unwrap(),
+                CpuBackend.open_fri(&cl, pos).unwrap(),
+                "open_fri 2^{log_n} at {pos}"
+            );
+        }
+    }
+}
+
+#[test]
+#[ignore = "needs a CUDA device: run with --ignored on the GPU machine"]
+fn grind_finds_the_same_smallest_nonce() {
+    let Some(g) = gpu() else { return };
+    let mut r = rng(4);
+    for bits in [0u32, 1, 4, 8, 12, 16, 20] {
+        let mut ch = [0u8; 32];
+        r.fill_bytes(&mut ch);
+        assert_eq!(
+            g.grind(&ch, bits).unwrap(),
+            CpuBackend.grind(&ch, bits).unwrap(),
+            "bits {bits}"
+        );
+    }
+}
+
+fn challenges(r: &mut ChaCha8Rng) -> LogUpChallenges {
+    LogUpChallenges {
+        alpha: ext(r),
+        beta: ext(r),
+    }
+}
+
+#[test]
+#[ignore = "needs a CUDA device: run with --ignored on the GPU machine"]
+fn logup_aux_quotient_and_deep_match_cpu() {
+    let Some(g) = gpu() else { return };
+    let mut r = rng(5);
+    let machine = RangeCheckMachine;
+    let sender: &dyn kestrel_core::air::TableAir = &SumSenderAir;
+    let shape = TableShape::of(sender, machine.num_public_values()).unwrap();
+    let public = [Felt::new(200)];
+    for log_n in [10u32, 14, 18, 20] {
+        let traces = range_check_traces(log_n, 42 + log_n as u64, 200);
+        let main = &traces[0];
+        let ch = challenges(&mut r);
+        let (ga, gt) = g
+            .logup_aux(sender, &shape, main, None, &public, ch)
+            .unwrap();
+        let (ca, ct) = CpuBackend
+            .logup_aux(sender, &shape, main, None, &public, ch)
+            .unwrap();
+        assert!(ga == ca, "logup aux 2^{log_n}");
+        assert_eq!(gt, ct, "logup total 2^{log_n}");
+
+        let lb = 1;
+        let (gm, cm) = (
+            g.commit_trace(main, lb).unwrap(),
+            CpuBackend.commit_trace(main, lb).unwrap(),
+        );
+        let (gx, cx) = (
+            g.commit_trace(&ca, lb).unwrap(),
+            CpuBackend.commit_trace(&ca, lb).unwrap(),
+        );
+        let gamma = powers(ext(&mut r), shape.num_constraints);
+        macro_rules! qi {
+            ($m:expr, $a:expr) => {
+                QuotientInputs {
+                    table: sender,
+                    shape: &shape,
+                    log_height: log_n,
+                    log_blowup: lb,
+                    preprocessed: None,
+                    main: $m,
+                    aux: Some($a),
+                    public: &public,
+                    challenges: ch,
+                    total: ct,
+                    gamma_powers: &gamma,
+                }
+            };
+        }
+        let gq = g.quotient(&qi!(&gm, &gx)).unwrap();
+        let cq = CpuBackend.quotient(&qi!(&cm, &cx)).unwrap();
+        assert!(gq == cq, "quotient 2^{log_n}");
+
+        let (gqc, cqc) = (
+            g.commit_coeffs(&cq, lb).unwrap(),
+            CpuBackend.commit_coeffs(&cq, lb).unwrap(),
+        );
+        let cols = shape.width + shape.aux_width + cq.width;
+        let wz: Vec<Ext3> = (0..cols).map(|_| ext(&mut r)).collect();
+        let wzw: Vec<Ext3> = (0..shape.width + shape.aux_width)
+            .map(|_| ext(&mut r))
+            .collect();
+        let (zeta, zn) = (ext(&mut r), ext(&mut r));
+        let (sz, szw) = (ext(&mut r), ext(&mut r));
+        let gd = g
+            .deep(&DeepInputs {
+                committed: vec![&gm, &gx, &gqc],
+                weights_z: &wz,
+                weights_zw: &wzw,
+                sum_z: sz,
+                sum_zw: szw,
+                zeta,
+                zeta_next: zn,
+                log_lde: log_n + lb,
+            })
+            .unwrap();
+        let cd = CpuBackend
+            .deep(&DeepInputs {
+                committed: vec![&cm, &cx, &cqc],
+                weights_z: &wz,
+                weights_zw: &wzw,
+                sum_z: sz,
+                sum_zw: szw,
+                zeta,
+                zeta_next: zn,
+                log_lde: log_n + lb,
+            })
+            .unwrap();
+        assert!(gd == cd, "deep 2^{log_n}");
+        println!("ok: logup/quotient/deep 2^{log_n}");
+    }
+}
+
+#[test]
+#[ignore = "needs a CUDA device: run with --ignored on the GPU machine"]
+fn broken_trace_is_refused_like_the_cpu() {
+    let Some(g) = gpu() else { return };
+    let params = StarkParams::PRESETS[0];
+    let (mut trace, result) = fibonacci_trace(10, Felt::ONE, Felt::ONE);
+    trace.values[2 * 500 + 1] += Felt::ONE;
+    let public = [Felt::ONE, Felt::ONE, result];
+    let pk = setup(g, &FibonacciMachine, params).unwrap();
+    let e = prove(g, &pk, &FibonacciMachine, &[trace], &public).unwrap_err();
+    assert!(
+        matches!(e, ProverError::ConstraintsNotSatisfied { .. }),
+        "{e}"
+    );
+}
+
+fn same_proof<M: Machine>(
+    g: &CudaBackend,
+    machine: &M,
+    params: StarkParams,
+    traces: &[RowMajorMatrix],
+    public: &[Felt],
+) {
+    let pg = setup(g, machine, params).unwrap();
+    let pc = setup(&CpuBackend, machine, params).unwrap();
+    assert_eq!(pg.vk, pc.vk);
+    let (a, _) = prove(g, &pg, machine, traces, public).unwrap();
+    let (b, _) = prove(&CpuBackend, &pc, machine, traces, public).unwrap();
+    let bytes = a.to_bytes();
+    assert!(
+        bytes == b.to_bytes(),
+        "{} proof bytes differ ({params:?})",
+        machine.name()
+    );
+    verify(machine, &pg.vk, public, &bytes).unwrap();
+}
+
+#[test]
+#[ignore = "needs a CUDA device: run with --ignored on the GPU machine"]
+fn whole_proofs_are_byte_identical() {
+    let Some(g) = gpu() else { return };
+    for params in StarkParams::PRESETS {
+        for log_n in [3u32, 10, 16] {
+            let (trace, result) = fibonacci_trace(log_n, Felt::ONE, Felt::new(2));
+            same_proof(
+                g,
+                &FibonacciMachine,
+                params,
+                &[trace],
+                &[Felt::ONE, Felt::new(2), result],
+            );
+            let traces = range_check_traces(log_n, 9 + log_n as u64, 77);
+            same_proof(g, &RangeCheckMachine, params, &traces, &[Felt::new(77)]);
+        }
+        println!("ok: presets {params:?}");
+    }
+    let (trace, result) = fibonacci_trace(20, Felt::ONE, Felt::ONE);
+    same_proof(
+        g,
+        &FibonacciMachine,
+        StarkParams::PRESETS[0],
+        &[trace],
+        &[Felt::ONE, Felt::ONE, result],
+    );
+    let traces = range_check_traces(18, 5, 3);
+    same_proof(
+        g,
+        &RangeCheckMachine,
+        StarkParams::PRESETS[0],
+        &traces,
+        &[Felt::new(3)],
+    );
+}
+
+#[test]
+#[ignore = "needs a CUDA device: run with --ignored on the GPU machine"]
+fn every_stage_dispatches_to_the_gpu() {
+    let Some(_) = gpu() else { return };
+    // A backend of its own, so the counters see this proof only.
+    let g = CudaBackend::new().unwrap();
+    let params = StarkParams::PRESETS[0];
+    let pk = setup(&g, &RangeCheckMachine, params).unwrap();
+    let traces = range_check_traces(12, 1, 9);
+    let before = g.stats();
+    prove(&g, &pk, &RangeCheckMachine, &traces, &[Felt::new(9)]).unwrap();
+    let s = g.stats();
+    println!("cuda stats: {}", serde_json::to_string(&s).unwrap());
+    for op in [
+        "commit_trace",
+        "commit_coeffs",
+        "open",
+        "logup_aux",
+        "quotient",
+        "evaluate_trace",
+        "evaluate_coeffs",
+        "deep",
+        "fri_fold",
+        "commit_fri_layer",
+        "open_fri",
+        "grind",
+    ] {
+        assert!(
+            s.op(op) > before.op(op),
+            "stage {op} did not run on the GPU"
+        );
+    }
+    for k in [
+        "ks_ntt_dif_group",
+        "ks_merkle_leaves_cols",
+        "ks_merkle_level",
+        "ks_logup_eval",
+        "ks_quotient_eval",
+        "ks_deep",
+        "ks_fri_fold",
+        "ks_grind",
+        "ks_eval_weights",
+        "ks_open_gather",
+    ] {
+        assert!(
+            s.kernels.get(k).copied().unwrap_or(0) > 0,
+            "kernel {k} never launched"
+        );
+    }
+    assert!(s.h2d_total() > 0 && s.d2h_total() > 0);
+    assert!(s.device_bytes_peak > 0);
+}
