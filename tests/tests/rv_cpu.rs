@@ -78,7 +78,13 @@ fn every_real_cell_mutation_is_caught() {
     let machine = machine_for(&image);
     let (tr, public) = traces(&machine, &image, &records).unwrap();
     let names = ["CPU", "DECODE", "MEMW_R", "REGISTER", "BITWISE"];
-    let real_rows = [records.len(), image.code.len(), 3 * records.len(), 32, 1 << 16];
+    let real_rows = [
+        records.len(),
+        image.code.len(),
+        3 * records.len(),
+        32,
+        1 << 16,
+    ];
     let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(7);
     for (t, name) in names.iter().enumerate() {
         let (mut caught, mut tried) = (0, 0);
