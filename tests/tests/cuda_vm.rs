@@ -1,0 +1,78 @@
+//! RV64IM proofs on the CUDA backend are byte-identical to the CPU backend's and verify:
+//! every register-only ISA test and the register-only Fibonacci bench guest.
+//!
+//! `#[ignore]`d without a GPU (counted as not run); run with `--ignored` on the GPU machine.
+#![cfg(feature = "cuda")]
+
+use kestrel_core::params::StarkParams;
+use kestrel_prover_gpu::cpu::CpuBackend;
+use kestrel_prover_gpu::cuda::CudaBackend;
+use kestrel_prover_gpu::prover::{prove, setup};
+use kestrel_prover_gpu::rv::{machine_for, program_image, traces, verifier_machine};
+use kestrel_prover_gpu::vm::record::VecRecorder;
+use kestrel_prover_gpu::vm::{Program, Vm};
+use kestrel_tests::vm_support::guest_bin_dir;
+
+const PROGRAMS: &[&str] = &[
+    "isa/add_sub",
+    "isa/branch",
+    "isa/div",
+    "isa/divw",
+    "isa/jump",
+    "isa/logic",
+    "isa/lui_auipc",
+    "isa/mul",
+    "isa/shift",
+    "isa/slt",
+    "isa/word",
+    "bench/fib_reg_16",
+];
+
+#[test]
+#[ignore = "needs a CUDA device: run with --ignored on the GPU machine"]
+fn vm_proofs_are_byte_identical_on_the_gpu() {
+    let gpu = CudaBackend::new().expect("no CUDA device: this test needs one");
+    for name in PROGRAMS {
+        let path = guest_bin_dir().join(format!("{name}.elf"));
+        let program = Program::from_elf(&std::fs::read(&path).unwrap()).unwrap();
+        let mut rec = VecRecorder::default();
+        Vm::new(&program, Vec::new()).run(&mut rec).unwrap();
+        let image = program_image(&program);
+        let machine = machine_for(&image);
+        let (tr, public) = traces(&machine, &image, &rec.records).unwrap();
+        let params = StarkParams::BLOWUP_2;
+        let pk_cpu = setup(&CpuBackend, &machine, params).unwrap();
+        let pk_gpu = setup(&gpu, &machine, params).unwrap();
+        assert_eq!(pk_cpu.vk, pk_gpu.vk, "{name}: verifying keys differ");
+        let cpu = prove(&CpuBackend, &pk_cpu, &machine, &tr, &public)
+            .unwrap()
+            .0
+            .to_bytes();
+        let t = std::time::Instant::now();
+        let g = prove(&gpu, &pk_gpu, &machine, &tr, &public)
+            .unwrap_or_else(|e| panic!("{name}: {e}"))
+            .0
+            .to_bytes();
+        println!(
+            "{name}: {} cycles, gpu prove {:?}",
+            rec.records.len(),
+            t.elapsed()
+        );
+        assert!(
+            cpu == g,
+            "{name}: CUDA proof bytes differ from the CPU backend's"
+        );
+        kestrel_verifier::verify(&verifier_machine(), &pk_gpu.vk, &public, &g).unwrap();
+    }
+    let s = gpu.stats();
+    for op in [
+        "commit_trace",
+        "quotient",
+        "logup_aux",
+        "deep",
+        "fri_fold",
+        "grind",
+    ] {
+        assert!(s.op(op) > 0, "stage {op} did not run on the GPU");
+    }
+}
