@@ -16,3 +16,11 @@ extern "C" __global__ void ks_fri_fold(uint64_t *out, const uint64_t *cw, uint32
         e3_store(out + 3 * j, r);
     }
 }
+
+// acc[i] += s * other[i] for n interleaved Ext3 values (FRI's join of a shorter table).
+extern "C" __global__ void ks_ext_axpy(uint64_t *acc, const uint64_t *other, uint64_t n, uint64_t s0, uint64_t s1,
+                                       uint64_t s2) {
+    const ext3 s{s0, s1, s2};
+    for (uint64_t i = ks_tid(); i < n; i += ks_nthreads())
+        e3_store(acc + 3 * i, e3_add(e3_load(acc + 3 * i), e3_mul(s, e3_load(other + 3 * i))));
+}

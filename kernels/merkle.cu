@@ -66,3 +66,26 @@ extern "C" __global__ void ks_open_gather(uint64_t *out, const uint64_t *data, u
         path[4 * l + 3] = d[3];
     }
 }
+
+// A batch of openings, one block each: for opening b, `count` values
+// data[rows[b]*row_stride + k*col_stride], then the Merkle path of leaf leaves[b]; opening b
+// is written at out + b * (count + 4 * log_leaves). `idx` = rows (q words) then leaves (q words).
+extern "C" __global__ void ks_open_gather_batch(uint64_t *out, const uint64_t *data, const uint64_t *idx,
+                                                uint32_t q, uint64_t row_stride, uint64_t col_stride,
+                                                uint32_t count, const uint64_t *tree, uint32_t log_leaves) {
+    for (uint32_t b = blockIdx.x; b < q; b += gridDim.x) {
+        const uint64_t row = idx[b], leaf = idx[q + b];
+        uint64_t *o = out + (uint64_t)b * (count + 4ull * log_leaves);
+        for (uint32_t k = threadIdx.x; k < count; k += blockDim.x)
+            o[k] = data[row * row_stride + (uint64_t)k * col_stride];
+        uint64_t *path = o + count;
+        for (uint32_t l = threadIdx.x; l < log_leaves; l += blockDim.x) {
+            uint64_t offset = ((1ull << (log_leaves + 1)) - (1ull << (log_leaves + 1 - l)));
+            const uint64_t *d = tree + 4 * (offset + ((leaf >> l) ^ 1));
+            path[4 * l + 0] = d[0];
+            path[4 * l + 1] = d[1];
+            path[4 * l + 2] = d[2];
+            path[4 * l + 3] = d[3];
+        }
+    }
+}

@@ -2,6 +2,8 @@
 //! [`crate::prover`] is generic over it and never names a concrete backend; the CPU backend
 //! ([`crate::cpu::CpuBackend`]) is the reference every other backend must match bit for bit.
 
+use std::any::Any;
+
 use kestrel_core::air::{LogUpChallenges, TableAir, TableShape};
 use kestrel_core::field::{Ext3, Felt};
 use kestrel_core::matrix::RowMajorMatrix;
@@ -40,6 +42,81 @@ pub struct DeepInputs<'a, C> {
     pub zeta_next: Ext3,
     /// log2 of the LDE size.
     pub log_lde: u32,
+}
+
+/// A codeword (DEEP or FRI) of `Ext3` values on a bit-reversed coset: host values, or a
+/// backend's own storage, which only the backend that made it reads.
+pub enum Codeword {
+    Host(Vec<Ext3>),
+    Device(DeviceCodeword),
+}
+
+impl Codeword {
+    pub fn len(&self) -> usize {
+        match self {
+            Codeword::Host(v) => v.len(),
+            Codeword::Device(d) => d.len,
+        }
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+}
+
+/// A codeword held by a backend (e.g. a device buffer), opaque to the protocol.
+pub struct DeviceCodeword {
+    len: usize,
+    data: Box<dyn Any + Send + Sync>,
+}
+
+impl DeviceCodeword {
+    /// `len` values held in `data`.
+    pub fn new<T: Any + Send + Sync>(len: usize, data: T) -> DeviceCodeword {
+        DeviceCodeword {
+            len,
+            data: Box::new(data),
+        }
+    }
+
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// The backend's storage, if it is of type `T`.
+    pub fn get<T: Any>(&self) -> Option<&T> {
+        self.data.downcast_ref()
+    }
+
+    pub fn get_mut<T: Any>(&mut self) -> Option<&mut T> {
+        self.data.downcast_mut()
+    }
+
+    pub fn into_inner<T: Any>(self) -> Option<T> {
+        self.data.downcast().ok().map(|b| *b)
+    }
+}
+
+/// A LogUp auxiliary trace, committed.
+pub struct AuxCommitted<C> {
+    pub committed: C,
+    /// The trace itself (base coordinates, natural order) where the backend built it on the
+    /// host; `None` where it lives only in the backend's memory (read through `committed`).
+    pub host: Option<RowMajorMatrix>,
+    /// The table's LogUp total.
+    pub total: Ext3,
+}
+
+/// A quotient, committed.
+pub struct QuotientCommitted<C> {
+    pub committed: C,
+    /// Its coefficients (see [`Backend::quotient`]) where the backend computed them on the
+    /// host; `None` where they live only in the backend's memory.
+    pub host: Option<RowMajorMatrix>,
 }
 
 /// One seam, one backend per type (stwo's style); storage is the associated type.
@@ -120,9 +197,166 @@ pub trait Backend: Sync {
         layer: &Self::FriLayer,
         pos: usize,
     ) -> Result<(Ext3, Vec<Digest>), ProverError>;
-    /// The layer's values (for the final polynomial).
+    /// The host values the layer was committed from (empty for a layer a backend committed
+    /// from its own memory; see [`Backend::commit_codeword`]).
     fn fri_values<'a>(&self, layer: &'a Self::FriLayer) -> &'a [Ext3];
 
     /// The smallest nonce answering the grinding challenge.
     fn grind(&self, challenge: &[u8; 32], bits: u32) -> Result<u64, ProverError>;
+
+    // The operations the protocol calls. Each has a default built from the operations
+    // above on host data; a device backend overrides them to keep data in its own memory
+    // (committed traces, quotient coefficients, codewords) instead of moving it back and
+    // forth.
+
+    /// Each column of a committed trace (natural order on `H_n`) evaluated at each point
+    /// (`out[p][column]`). `trace` is the host matrix `c` was committed from, where there is
+    /// one; the default reads it, a device backend its own copy in `c`.
+    fn evaluate_committed(
+        &self,
+        c: &Self::Committed,
+        trace: Option<&RowMajorMatrix>,
+        points: &[Ext3],
+    ) -> Result<Vec<Vec<Ext3>>, ProverError> {
+        let _ = c;
+        let trace = trace.ok_or(ProverError::Internal(
+            "evaluate_committed: the trace is not on the host",
+        ))?;
+        points
+            .iter()
+            .map(|&p| self.evaluate_trace(trace, p))
+            .collect()
+    }
+
+    /// The LogUp auxiliary trace of a table, committed (as [`Backend::logup_aux`] then
+    /// [`Backend::commit_trace`]). `main` and `preprocessed` are the committed traces with
+    /// their host matrices.
+    #[allow(clippy::too_many_arguments)]
+    fn commit_logup_aux(
+        &self,
+        table: &dyn TableAir,
+        shape: &TableShape,
+        main: (&Self::Committed, &RowMajorMatrix),
+        preprocessed: Option<(&Self::Committed, &RowMajorMatrix)>,
+        public: &[Felt],
+        challenges: LogUpChallenges,
+        log_blowup: u32,
+    ) -> Result<AuxCommitted<Self::Committed>, ProverError> {
+        let (aux, total) = self.logup_aux(
+            table,
+            shape,
+            main.1,
+            preprocessed.map(|p| p.1),
+            public,
+            challenges,
+        )?;
+        let committed = self.commit_trace(&aux, log_blowup)?;
+        Ok(AuxCommitted {
+            committed,
+            host: Some(aux),
+            total,
+        })
+    }
+
+    /// The quotient, committed (as [`Backend::quotient`] then [`Backend::commit_coeffs`]).
+    fn commit_quotient(
+        &self,
+        q: &QuotientInputs<'_, Self::Committed>,
+    ) -> Result<QuotientCommitted<Self::Committed>, ProverError> {
+        let coeffs = self.quotient(q)?;
+        let committed = self.commit_coeffs(&coeffs, q.log_blowup)?;
+        Ok(QuotientCommitted {
+            committed,
+            host: Some(coeffs),
+        })
+    }
+
+    /// Each column of a committed quotient's coefficients evaluated at `point`.
+    fn evaluate_quotient(
+        &self,
+        q: &QuotientCommitted<Self::Committed>,
+        point: Ext3,
+    ) -> Result<Vec<Ext3>, ProverError> {
+        let coeffs = q.host.as_ref().ok_or(ProverError::Internal(
+            "evaluate_quotient: the coefficients are not on the host",
+        ))?;
+        self.evaluate_coeffs(coeffs, point)
+    }
+
+    /// The DEEP quotient of one table, kept where the backend computed it.
+    fn deep_codeword(&self, d: &DeepInputs<'_, Self::Committed>) -> Result<Codeword, ProverError> {
+        Ok(Codeword::Host(self.deep(d)?))
+    }
+
+    /// `acc += scale · other`, element by element (FRI's join of a shorter table).
+    fn add_scaled(
+        &self,
+        acc: &mut Codeword,
+        scale: Ext3,
+        other: &Codeword,
+    ) -> Result<(), ProverError> {
+        match (acc, other) {
+            (Codeword::Host(a), Codeword::Host(b)) if a.len() == b.len() => {
+                for (x, y) in a.iter_mut().zip(b) {
+                    *x += scale * *y;
+                }
+                Ok(())
+            }
+            (Codeword::Host(_), Codeword::Host(_)) => {
+                Err(ProverError::Internal("add_scaled: lengths differ"))
+            }
+            _ => Err(ProverError::Internal(
+                "add_scaled: a device codeword on a host backend",
+            )),
+        }
+    }
+
+    /// Commits a FRI layer (as [`Backend::commit_fri_layer`]).
+    fn commit_codeword(&self, codeword: Codeword) -> Result<Self::FriLayer, ProverError> {
+        match codeword {
+            Codeword::Host(v) => self.commit_fri_layer(v),
+            Codeword::Device(_) => Err(ProverError::Internal(
+                "commit_codeword: a device codeword on a host backend",
+            )),
+        }
+    }
+
+    /// Folds a committed layer on domain `shift·H` (bit-reversed) in half (as
+    /// [`Backend::fri_fold`] of its values).
+    fn fold_layer(
+        &self,
+        layer: &Self::FriLayer,
+        beta: Ext3,
+        shift: Felt,
+    ) -> Result<Codeword, ProverError> {
+        Ok(Codeword::Host(self.fri_fold(
+            self.fri_values(layer),
+            beta,
+            shift,
+        )?))
+    }
+
+    /// The values of the last codeword, on the host (for the final polynomial).
+    fn final_values(&self, codeword: Codeword) -> Result<Vec<Ext3>, ProverError> {
+        match codeword {
+            Codeword::Host(v) => Ok(v),
+            Codeword::Device(_) => Err(ProverError::Internal(
+                "final_values: a device codeword on a host backend",
+            )),
+        }
+    }
+
+    /// [`Backend::open`] at each of `rows`.
+    fn open_batch(&self, c: &Self::Committed, rows: &[usize]) -> Result<Vec<Opening>, ProverError> {
+        rows.iter().map(|&r| self.open(c, r)).collect()
+    }
+
+    /// [`Backend::open_fri`] at each of `positions`.
+    fn open_fri_batch(
+        &self,
+        layer: &Self::FriLayer,
+        positions: &[usize],
+    ) -> Result<Vec<(Ext3, Vec<Digest>)>, ProverError> {
+        positions.iter().map(|&p| self.open_fri(layer, p)).collect()
+    }
 }

@@ -16,7 +16,7 @@ use kestrel_core::params::{StarkParams, MAX_LOG_HEIGHT, MIN_LOG_HEIGHT};
 use kestrel_core::proof::{FriStep, ProofBody, QueryProof, TableOod};
 use kestrel_core::stark::{deep_columns, observe_ood, start_transcript, FriShape};
 
-use crate::backend::{Backend, DeepInputs, QuotientInputs};
+use crate::backend::{AuxCommitted, Backend, Codeword, DeepInputs, QuotientInputs};
 use crate::cpu::ntt::{bit_reverse_rows, interpolate, two_adic};
 
 /// Why a proof could not be made.
@@ -252,26 +252,23 @@ pub fn prove<B: Backend>(
         alpha: tr.sample_ext(),
         beta: tr.sample_ext(),
     };
-    let mut aux_traces: Vec<Option<RowMajorMatrix>> = Vec::with_capacity(tables.len());
-    let mut aux: Vec<Option<B::Committed>> = Vec::with_capacity(tables.len());
+    let mut aux: Vec<Option<AuxCommitted<B::Committed>>> = Vec::with_capacity(tables.len());
     let mut totals = Vec::new();
     let mut table_totals = vec![Ext3::ZERO; tables.len()];
     let mut aux_roots = Vec::new();
     for (t, table) in tables.iter().enumerate() {
         let shape = &pk.shapes[t];
         if shape.num_interactions == 0 {
-            aux_traces.push(None);
             aux.push(None);
             continue;
         }
-        let pre = pk.preprocessed[t].as_ref().map(|(m, _, _)| m);
-        let (a, total) = backend.logup_aux(*table, shape, &traces[t], pre, public, ch)?;
-        let c = backend.commit_trace(&a, lb)?;
-        totals.push(total);
-        table_totals[t] = total;
-        aux_roots.push(backend.root(&c));
-        aux_traces.push(Some(a));
-        aux.push(Some(c));
+        let pre = pk.preprocessed[t].as_ref().map(|(m, c, _)| (c, m));
+        let a =
+            backend.commit_logup_aux(*table, shape, (&main[t], &traces[t]), pre, public, ch, lb)?;
+        totals.push(a.total);
+        table_totals[t] = a.total;
+        aux_roots.push(backend.root(&a.committed));
+        aux.push(Some(a));
     }
     tr.label(b"aux");
     tr.observe_exts(&totals);
@@ -283,7 +280,6 @@ pub fn prove<B: Backend>(
     // Round 3: quotients.
     tr.label(b"quotient");
     let gamma = tr.sample_ext();
-    let mut quotient_coeffs = Vec::with_capacity(tables.len());
     let mut quotient = Vec::with_capacity(tables.len());
     for (t, table) in tables.iter().enumerate() {
         let shape = &pk.shapes[t];
@@ -295,19 +291,20 @@ pub fn prove<B: Backend>(
             log_blowup: lb,
             preprocessed: pk.preprocessed[t].as_ref().map(|(_, c, _)| c),
             main: &main[t],
-            aux: aux[t].as_ref(),
+            aux: aux[t].as_ref().map(|a| &a.committed),
             public,
             challenges: ch,
             total: table_totals[t],
             gamma_powers: &gamma_powers,
         };
-        let coeffs = backend.quotient(&q)?;
-        let c = backend.commit_coeffs(&coeffs, lb)?;
-        tr.observe_digest(&backend.root(&c));
-        quotient_coeffs.push(coeffs);
+        let c = backend.commit_quotient(&q)?;
+        tr.observe_digest(&backend.root(&c.committed));
         quotient.push(c);
     }
-    let quotient_roots: Vec<_> = quotient.iter().map(|c| backend.root(c)).collect();
+    let quotient_roots: Vec<_> = quotient
+        .iter()
+        .map(|c| backend.root(&c.committed))
+        .collect();
     timings.mark("quotient", &mut clock);
 
     // Round 4: out-of-domain evaluations.
@@ -316,19 +313,20 @@ pub fn prove<B: Backend>(
     let mut ood = Vec::with_capacity(tables.len());
     for t in 0..tables.len() {
         let zeta_next = zeta * two_adic(1 << log_heights[t]);
-        let eval2 = |m: Option<&RowMajorMatrix>| -> Result<(Vec<Ext3>, Vec<Ext3>), ProverError> {
-            match m {
-                Some(m) => Ok((
-                    backend.evaluate_trace(m, zeta)?,
-                    backend.evaluate_trace(m, zeta_next)?,
-                )),
-                None => Ok((Vec::new(), Vec::new())),
-            }
+        // Both points in one call, from the backend's copy of each committed trace.
+        let eval2 = |c: Option<(&B::Committed, Option<&RowMajorMatrix>)>| -> Result<(Vec<Ext3>, Vec<Ext3>), ProverError> {
+            let Some((c, m)) = c else {
+                return Ok((Vec::new(), Vec::new()));
+            };
+            let mut v = backend.evaluate_committed(c, m, &[zeta, zeta_next])?;
+            let next = v.pop().ok_or(ProverError::Internal("evaluation count"))?;
+            let here = v.pop().ok_or(ProverError::Internal("evaluation count"))?;
+            Ok((here, next))
         };
-        let (pre, pre_next) = eval2(pk.preprocessed[t].as_ref().map(|(m, _, _)| m))?;
-        let (main_z, main_next) = eval2(Some(&traces[t]))?;
-        let (aux_z, aux_next) = eval2(aux_traces[t].as_ref())?;
-        let q = backend.evaluate_coeffs(&quotient_coeffs[t], zeta)?;
+        let (pre, pre_next) = eval2(pk.preprocessed[t].as_ref().map(|(m, c, _)| (c, Some(m))))?;
+        let (main_z, main_next) = eval2(Some((&main[t], Some(&traces[t]))))?;
+        let (aux_z, aux_next) = eval2(aux[t].as_ref().map(|a| (&a.committed, a.host.as_ref())))?;
+        let q = backend.evaluate_quotient(&quotient[t], zeta)?;
         let o = TableOod {
             pre,
             pre_next,
@@ -363,10 +361,10 @@ pub fn prove<B: Backend>(
             committed.push(c);
         }
         committed.push(&main[t]);
-        if let Some(c) = &aux[t] {
-            committed.push(c);
+        if let Some(a) = &aux[t] {
+            committed.push(&a.committed);
         }
-        committed.push(&quotient[t]);
+        committed.push(&quotient[t].committed);
         let d = DeepInputs {
             committed,
             weights_z,
@@ -377,7 +375,7 @@ pub fn prove<B: Backend>(
             zeta_next: zeta * two_adic(1 << log_heights[t]),
             log_lde: log_heights[t] as u32 + lb,
         };
-        deep.push(backend.deep(&d)?);
+        deep.push(Some(backend.deep_codeword(&d)?));
     }
     timings.mark("deep", &mut clock);
 
@@ -388,30 +386,44 @@ pub fn prove<B: Backend>(
             .filter(|&t| log_heights[t] as u32 + lb == log_lde)
             .collect()
     };
-    let mut cw = vec![Ext3::ZERO; 1 << fri.log_max_lde];
+    // The first codeword: the sum of the largest tables' DEEP codewords.
+    let mut first: Option<Codeword> = None;
     for t in joins(fri.log_max_lde) {
-        for (a, b) in cw.iter_mut().zip(&deep[t]) {
-            *a += *b;
+        let d = deep[t]
+            .take()
+            .ok_or(ProverError::Internal("DEEP codeword joined twice"))?;
+        match &mut first {
+            None => first = Some(d),
+            Some(acc) => backend.add_scaled(acc, Ext3::ONE, &d)?,
         }
+    }
+    let mut cw = first.ok_or(ProverError::Internal("no table of the largest LDE size"))?;
+    if cw.len() != 1 << fri.log_max_lde {
+        return Err(ProverError::Internal("DEEP codeword length"));
     }
     let mut layers = Vec::with_capacity(fri.num_layers as usize);
     tr.label(b"fri");
     for l in 0..fri.num_layers {
-        let layer = backend.commit_fri_layer(cw)?;
+        let layer = backend.commit_codeword(cw)?;
         tr.observe_digest(&backend.fri_root(&layer));
         let beta = tr.sample_ext();
-        let mut folded = backend.fri_fold(backend.fri_values(&layer), beta, fri.layer_shift(l))?;
+        let mut folded = backend.fold_layer(&layer, beta, fri.layer_shift(l))?;
         let beta2 = beta.square();
         for t in joins(fri.log_max_lde - l - 1) {
-            for (a, b) in folded.iter_mut().zip(&deep[t]) {
-                *a += beta2 * *b;
-            }
+            let d = deep[t]
+                .take()
+                .ok_or(ProverError::Internal("DEEP codeword joined twice"))?;
+            backend.add_scaled(&mut folded, beta2, &d)?;
         }
         layers.push(layer);
         cw = folded;
     }
-    let final_poly =
-        final_polynomial(&cw, fri.layer_shift(fri.num_layers), 1 << fri.log_final_len)?;
+    let last = backend.final_values(cw)?;
+    let final_poly = final_polynomial(
+        &last,
+        fri.layer_shift(fri.num_layers),
+        1 << fri.log_final_len,
+    )?;
     tr.observe_exts(&final_poly);
     timings.mark("fri", &mut clock);
 
@@ -421,32 +433,55 @@ pub fn prove<B: Backend>(
     tr.observe_nonce(pow_nonce);
     timings.mark("grinding", &mut clock);
     tr.label(b"queries");
-    let mut queries = Vec::with_capacity(params.num_queries as usize);
-    for _ in 0..params.num_queries {
-        let q = tr.sample_bits(fri.log_max_lde) as usize;
-        let mut table_openings = Vec::with_capacity(tables.len());
-        for t in 0..tables.len() {
-            let row = q >> (fri.log_max_lde - (log_heights[t] as u32 + lb));
-            let mut o = Vec::with_capacity(4);
-            if let Some((_, c, _)) = &pk.preprocessed[t] {
-                o.push(backend.open(c, row)?);
-            }
-            o.push(backend.open(&main[t], row)?);
-            if let Some(c) = &aux[t] {
-                o.push(backend.open(c, row)?);
-            }
-            o.push(backend.open(&quotient[t], row)?);
-            table_openings.push(o);
+    // All positions first (nothing is observed between them), then one batch of openings
+    // per committed matrix and per FRI layer.
+    let positions: Vec<usize> = (0..params.num_queries)
+        .map(|_| tr.sample_bits(fri.log_max_lde) as usize)
+        .collect();
+    let mut table_openings = Vec::with_capacity(tables.len());
+    for t in 0..tables.len() {
+        let shift = fri.log_max_lde - (log_heights[t] as u32 + lb);
+        let rows: Vec<usize> = positions.iter().map(|q| q >> shift).collect();
+        let mut per_matrix = Vec::with_capacity(4);
+        if let Some((_, c, _)) = &pk.preprocessed[t] {
+            per_matrix.push(backend.open_batch(c, &rows)?.into_iter());
         }
-        let mut steps = Vec::with_capacity(layers.len());
-        for (l, layer) in layers.iter().enumerate() {
-            let (sibling, path) = backend.open_fri(layer, q >> l)?;
-            steps.push(FriStep { sibling, path });
+        per_matrix.push(backend.open_batch(&main[t], &rows)?.into_iter());
+        if let Some(a) = &aux[t] {
+            per_matrix.push(backend.open_batch(&a.committed, &rows)?.into_iter());
         }
-        queries.push(QueryProof {
-            tables: table_openings,
-            fri: steps,
-        });
+        per_matrix.push(
+            backend
+                .open_batch(&quotient[t].committed, &rows)?
+                .into_iter(),
+        );
+        table_openings.push(per_matrix);
+    }
+    let mut fri_openings = Vec::with_capacity(layers.len());
+    for (l, layer) in layers.iter().enumerate() {
+        let pos: Vec<usize> = positions.iter().map(|q| q >> l).collect();
+        fri_openings.push(backend.open_fri_batch(layer, &pos)?.into_iter());
+    }
+    let missing = || ProverError::Internal("opening batch too short");
+    let mut queries = Vec::with_capacity(positions.len());
+    for _ in &positions {
+        let tables = table_openings
+            .iter_mut()
+            .map(|ms| {
+                ms.iter_mut()
+                    .map(|m| m.next().ok_or_else(missing))
+                    .collect::<Result<Vec<_>, _>>()
+            })
+            .collect::<Result<Vec<_>, _>>()?;
+        let fri = fri_openings
+            .iter_mut()
+            .map(|o| {
+                o.next()
+                    .map(|(sibling, path)| FriStep { sibling, path })
+                    .ok_or_else(missing)
+            })
+            .collect::<Result<Vec<_>, _>>()?;
+        queries.push(QueryProof { tables, fri });
     }
     timings.mark("queries", &mut clock);
 

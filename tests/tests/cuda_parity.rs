@@ -16,7 +16,9 @@ use kestrel_core::air::{LogUpChallenges, Machine, TableShape};
 use kestrel_core::field::{powers, Ext3, Felt};
 use kestrel_core::matrix::RowMajorMatrix;
 use kestrel_core::params::StarkParams;
-use kestrel_prover_gpu::backend::{Backend, DeepInputs, QuotientInputs};
+use kestrel_prover_gpu::backend::{
+    Backend, Codeword, DeepInputs, QuotientCommitted, QuotientInputs,
+};
 use kestrel_prover_gpu::cpu::CpuBackend;
 use kestrel_prover_gpu::cuda::CudaBackend;
 use kestrel_prover_gpu::prover::{prove, setup, ProverError};
@@ -121,6 +123,26 @@ fn evaluations_match_cpu() {
             CpuBackend.evaluate_coeffs(&m, z).unwrap(),
             "evaluate_coeffs 2^{log_n}"
         );
+        // From the committed copies (device columns; no upload of `m`).
+        let z2 = ext(&mut r);
+        let gc = g.commit_trace(&m, 1).unwrap();
+        let cc = CpuBackend.commit_trace(&m, 1).unwrap();
+        assert_eq!(
+            g.evaluate_committed(&gc, None, &[z, z2]).unwrap(),
+            CpuBackend
+                .evaluate_committed(&cc, Some(&m), &[z, z2])
+                .unwrap(),
+            "evaluate_committed 2^{log_n}"
+        );
+        let gq = QuotientCommitted {
+            committed: g.commit_coeffs(&m, 1).unwrap(),
+            host: None,
+        };
+        assert_eq!(
+            g.evaluate_quotient(&gq, z).unwrap(),
+            CpuBackend.evaluate_coeffs(&m, z).unwrap(),
+            "evaluate_quotient 2^{log_n}"
+        );
     }
     // A point of the domain is refused by both.
     let m = matrix(&mut r, 4, 2);
@@ -158,6 +180,41 @@ fn fri_matches_cpu() {
             "fri root 2^{log_n}"
         );
         assert!(g.fri_values(&gl) == CpuBackend.fri_values(&cl));
+        // The device path: fold a device-committed layer, join, commit, open in batches.
+        let (gd, cd) = (
+            g.commit_codeword(Codeword::Host(CpuBackend.fri_values(&cl).to_vec()))
+                .unwrap(),
+            &cl,
+        );
+        let mut gf = g.fold_layer(&gd, beta, shift).unwrap();
+        let mut cf = CpuBackend.fold_layer(cd, beta, shift).unwrap();
+        let half: Vec<Ext3> = (0..1usize << (log_n - 1)).map(|_| ext(&mut r)).collect();
+        let s2 = ext(&mut r);
+        g.add_scaled(&mut gf, s2, &Codeword::Host(half.clone()))
+            .unwrap();
+        CpuBackend
+            .add_scaled(&mut cf, s2, &Codeword::Host(half))
+            .unwrap();
+        assert!(matches!(gf, Codeword::Device(_)));
+        let (gl2, cl2) = (
+            g.commit_codeword(gf).unwrap(),
+            CpuBackend.commit_codeword(cf).unwrap(),
+        );
+        assert_eq!(g.fri_root(&gl2), CpuBackend.fri_root(&cl2));
+        let pos: Vec<usize> = (0..50)
+            .map(|_| (r.next_u64() as usize) % (1 << (log_n - 1)))
+            .collect();
+        assert_eq!(
+            g.open_fri_batch(&gl2, &pos).unwrap(),
+            CpuBackend.open_fri_batch(&cl2, &pos).unwrap(),
+            "open_fri_batch 2^{log_n}"
+        );
+        let last = g.fold_layer(&gl2, beta, shift).unwrap();
+        let clast = CpuBackend.fold_layer(&cl2, beta, shift).unwrap();
+        assert!(
+            g.final_values(last).unwrap() == CpuBackend.final_values(clast).unwrap(),
+            "final values 2^{log_n}"
+        );
         for pos in [
             0,
             (1usize << log_n) - 1,
@@ -248,6 +305,40 @@ fn logup_aux_quotient_and_deep_match_cpu() {
         let cq = CpuBackend.quotient(&qi!(&cm, &cx)).unwrap();
         assert!(gq == cq, "quotient 2^{log_n}");
 
+        // The device-resident path: aux from the committed main trace, quotient committed
+        // without a host round trip, DEEP codeword kept on the device.
+        let ga2 = g
+            .commit_logup_aux(sender, &shape, (&gm, main), None, &public, ch, lb)
+            .unwrap();
+        assert!(ga2.host.is_none());
+        assert_eq!(ga2.total, ct, "committed logup total 2^{log_n}");
+        assert_eq!(
+            g.root(&ga2.committed),
+            CpuBackend.root(&cx),
+            "aux root 2^{log_n}"
+        );
+        let gq2 = g.commit_quotient(&qi!(&gm, &ga2.committed)).unwrap();
+        let cq2 = CpuBackend.commit_quotient(&qi!(&cm, &cx)).unwrap();
+        assert_eq!(
+            g.root(&gq2.committed),
+            CpuBackend.root(&cq2.committed),
+            "quotient root 2^{log_n}"
+        );
+        let z = ext(&mut r);
+        assert_eq!(
+            g.evaluate_quotient(&gq2, z).unwrap(),
+            CpuBackend.evaluate_quotient(&cq2, z).unwrap(),
+            "quotient at z 2^{log_n}"
+        );
+        let rows: Vec<usize> = (0..40)
+            .map(|_| (r.next_u64() as usize) % (1 << (log_n + lb)))
+            .collect();
+        assert_eq!(
+            g.open_batch(&ga2.committed, &rows).unwrap(),
+            CpuBackend.open_batch(&cx, &rows).unwrap(),
+            "open_batch aux 2^{log_n}"
+        );
+
         let (gqc, cqc) = (
             g.commit_coeffs(&cq, lb).unwrap(),
             CpuBackend.commit_coeffs(&cq, lb).unwrap(),
@@ -284,6 +375,23 @@ fn logup_aux_quotient_and_deep_match_cpu() {
             })
             .unwrap();
         assert!(gd == cd, "deep 2^{log_n}");
+        let gdc = g
+            .deep_codeword(&DeepInputs {
+                committed: vec![&gm, &gx, &gqc],
+                weights_z: &wz,
+                weights_zw: &wzw,
+                sum_z: sz,
+                sum_zw: szw,
+                zeta,
+                zeta_next: zn,
+                log_lde: log_n + lb,
+            })
+            .unwrap();
+        assert!(matches!(gdc, Codeword::Device(_)));
+        assert!(
+            g.final_values(gdc).unwrap() == cd,
+            "deep codeword 2^{log_n}"
+        );
         println!("ok: logup/quotient/deep 2^{log_n}");
     }
 }
@@ -387,6 +495,7 @@ fn every_stage_dispatches_to_the_gpu() {
         "fri_fold",
         "commit_fri_layer",
         "open_fri",
+        "add_scaled",
         "grind",
     ] {
         assert!(
@@ -404,7 +513,8 @@ fn every_stage_dispatches_to_the_gpu() {
         "ks_fri_fold",
         "ks_grind",
         "ks_eval_weights",
-        "ks_open_gather",
+        "ks_open_gather_batch",
+        "ks_ext_axpy",
     ] {
         assert!(
             s.kernels.get(k).copied().unwrap_or(0) > 0,
@@ -412,5 +522,26 @@ fn every_stage_dispatches_to_the_gpu() {
         );
     }
     assert!(s.h2d_total() > 0 && s.d2h_total() > 0);
+    // Nothing already on the device goes back and forth.
+    for c in [
+        "ood trace",
+        "ood coefficients",
+        "logup main trace",
+        "logup preprocessed trace",
+        "coefficient upload",
+        "fri codeword",
+        "fri layer",
+    ] {
+        assert!(!s.h2d_bytes.contains_key(c), "host->device {c} in a proof");
+    }
+    for c in [
+        "deep codeword",
+        "fri folded",
+        "fri tree download",
+        "logup aux trace",
+        "quotient coefficients",
+    ] {
+        assert!(!s.d2h_bytes.contains_key(c), "device->host {c} in a proof");
+    }
     assert!(s.device_bytes_peak > 0);
 }

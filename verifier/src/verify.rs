@@ -68,7 +68,8 @@ pub fn verify(
         .map(|t| TableShape::of(*t, public.len()))
         .collect::<Result<_, _>>()
         .map_err(VerifyError::Air)?;
-    check_shape(&p, &shapes)?;
+    // The floor depends only on the parameters, the heights and the AIR: check it before
+    // reading the rest of the proof.
     let max_log_height = p.log_heights.iter().copied().max().unwrap_or(0) as u32;
     let security = estimate_with(
         &p.params,
@@ -81,6 +82,7 @@ pub fn verify(
             floor: SECURITY_FLOOR_BITS,
         });
     }
+    check_shape(&p, &shapes)?;
 
     // 4. The verifying key binds the statement, parameters and preprocessed roots.
     let mut pre_roots = p.preprocessed_roots.iter();

@@ -14,12 +14,15 @@ use kestrel_core::proof::Opening;
 use super::buffer::DeviceBuffer;
 use super::device::CudaDevice;
 use super::error::CudaError;
+use super::fri::DeviceWords;
 use super::logup::felts;
 use super::merkle::{self, DeviceTree, Leaves};
-use super::ntt::{lde_coeffs, lde_trace, Twiddles};
+use super::ntt::{lde_coeff_rows, lde_coeffs, lde_rows, lde_trace, Twiddles};
 use super::stats::CudaStats;
 use super::{deep, eval, fri, grind, logup, quotient};
-use crate::backend::{Backend, DeepInputs, QuotientInputs};
+use crate::backend::{
+    AuxCommitted, Backend, Codeword, DeepInputs, DeviceCodeword, QuotientCommitted, QuotientInputs,
+};
 use crate::prover::ProverError;
 
 /// The CUDA backend: one device, its kernels, and cached twiddle tables.
@@ -29,12 +32,22 @@ pub struct CudaBackend {
 }
 
 /// A committed matrix on the device: its LDE column-major (column c at `c · rows`, rows
-/// bit-reversed) and its Merkle tree.
+/// bit-reversed), its Merkle tree, and the matrix it was committed from.
 pub struct CudaCommitted {
     pub(crate) lde: DeviceBuffer<u64>,
     pub(crate) width: usize,
     pub(crate) log_rows: u32,
     pub(crate) tree: DeviceTree,
+    pub(crate) source: Source,
+}
+
+/// What a commitment was made from, kept on the device column-major (`width` columns of
+/// `2^log_n`, natural order) so that evaluations and the LogUp build need no upload.
+pub(crate) enum Source {
+    /// A trace's values on `H_n`.
+    Evaluations(DeviceBuffer<u64>),
+    /// Coefficients (the quotient's chunks).
+    Coefficients(DeviceBuffer<u64>),
 }
 
 impl CudaCommitted {
@@ -46,14 +59,13 @@ impl CudaCommitted {
     }
 }
 
-/// A committed FRI layer: the host values it was handed (the trait hands layers over as
-/// host vectors and reads them back through `fri_values`) and their device tree.
+/// A committed FRI layer: its values (interleaved Ext3, device) and device tree, plus the
+/// host values it was handed when committed through `commit_fri_layer`.
 pub struct CudaFriLayer {
-    pub(crate) values: Vec<Ext3>,
+    pub(crate) words: DeviceBuffer<u64>,
+    pub(crate) len: usize,
+    pub(crate) host: Option<Vec<Ext3>>,
     pub(crate) tree: DeviceTree,
-    /// The tree's levels downloaded once at the first opening (counted as "fri tree
-    /// download"): one transfer instead of a device round trip per query.
-    pub(crate) host_tree: std::sync::OnceLock<Vec<u64>>,
 }
 
 impl CudaBackend {
@@ -112,7 +124,7 @@ impl CudaBackend {
     fn commit(
         &self,
         stream: &Arc<cudarc::driver::CudaStream>,
-        lde: DeviceBuffer<u64>,
+        (lde, source): (DeviceBuffer<u64>, Source),
         width: usize,
         log_rows: u32,
     ) -> Result<CudaCommitted, ProverError> {
@@ -132,7 +144,46 @@ impl CudaBackend {
             width,
             log_rows,
             tree,
+            source,
         })
+    }
+
+    /// A codeword as this backend's device words: a host codeword is uploaded (counted
+    /// under `category`) into the returned holder, a device one is borrowed.
+    fn device_words<'a>(
+        &self,
+        stream: &Arc<cudarc::driver::CudaStream>,
+        cw: &'a Codeword,
+        holder: &'a mut Option<DeviceWords>,
+        category: &'static str,
+    ) -> Result<&'a DeviceWords, ProverError> {
+        match cw {
+            Codeword::Host(v) => Ok(holder.insert(fri::upload(&self.dev, stream, v, category)?)),
+            Codeword::Device(d) => d
+                .get::<DeviceWords>()
+                .ok_or(ProverError::Internal("a codeword of another backend")),
+        }
+    }
+
+    /// A committed matrix's source columns, checked against the expected kind.
+    fn source<'a>(
+        c: &'a CudaCommitted,
+        coefficients: bool,
+        op: &'static str,
+    ) -> Result<&'a DeviceBuffer<u64>, ProverError> {
+        match (&c.source, coefficients) {
+            (Source::Evaluations(b), false) | (Source::Coefficients(b), true) => Ok(b),
+            _ => Err(ProverError::Internal(op)),
+        }
+    }
+
+    /// The height of a commitment's source (before the blowup).
+    fn source_rows(c: &CudaCommitted, src: &DeviceBuffer<u64>) -> Result<usize, ProverError> {
+        let n = src.len() / c.width.max(1);
+        if c.width == 0 || !n.is_power_of_two() || n > c.rows() || n * c.width != src.len() {
+            return Err(ProverError::Internal("committed source of a wrong size"));
+        }
+        Ok(n)
     }
 
     fn check_matrix(m: &RowMajorMatrix, op: &'static str) -> Result<(), CudaError> {
@@ -170,7 +221,7 @@ impl Backend for CudaBackend {
         Self::check_matrix(trace, "commit_trace")?;
         self.dev.counters.op("commit_trace");
         let s = self.dev.stream();
-        let lde = lde_trace(
+        let (lde, natural) = lde_trace(
             &self.dev,
             &self.twiddles,
             &s,
@@ -180,7 +231,7 @@ impl Backend for CudaBackend {
         )?;
         self.commit(
             &s,
-            lde,
+            (lde, Source::Evaluations(natural)),
             trace.width,
             trace.height().trailing_zeros() + log_blowup,
         )
@@ -194,7 +245,7 @@ impl Backend for CudaBackend {
         Self::check_matrix(coeffs, "commit_coeffs")?;
         self.dev.counters.op("commit_coeffs");
         let s = self.dev.stream();
-        let lde = lde_coeffs(
+        let (lde, cols) = lde_coeffs(
             &self.dev,
             &self.twiddles,
             &s,
@@ -204,7 +255,7 @@ impl Backend for CudaBackend {
         )?;
         self.commit(
             &s,
-            lde,
+            (lde, Source::Coefficients(cols)),
             coeffs.width,
             coeffs.height().trailing_zeros() + log_blowup,
         )
@@ -325,16 +376,248 @@ impl Backend for CudaBackend {
     ) -> Result<(Ext3, Vec<Digest>), ProverError> {
         self.dev.counters.op("open_fri");
         let s = self.dev.stream();
-        fri::open(&self.dev, &s, layer, pos)
+        fri::open_batch(&self.dev, &s, layer, &[pos])?
+            .pop()
+            .ok_or(ProverError::Internal("FRI opening"))
     }
 
     fn fri_values<'a>(&self, layer: &'a CudaFriLayer) -> &'a [Ext3] {
-        &layer.values
+        layer.host.as_deref().unwrap_or(&[])
     }
 
     fn grind(&self, challenge: &[u8; 32], bits: u32) -> Result<u64, ProverError> {
         self.dev.counters.op("grind");
         let s = self.dev.stream();
         grind::grind(&self.dev, &s, challenge, bits)
+    }
+
+    fn evaluate_committed(
+        &self,
+        c: &CudaCommitted,
+        _trace: Option<&RowMajorMatrix>,
+        points: &[Ext3],
+    ) -> Result<Vec<Vec<Ext3>>, ProverError> {
+        self.dev.counters.op("evaluate_trace");
+        let cols = Self::source(c, false, "evaluate_committed: not a trace commitment")?;
+        let s = self.dev.stream();
+        let n = Self::source_rows(c, cols)?;
+        eval::evaluate_cols(&self.dev, &s, cols.ptr(&s), n, c.width, points, false)
+    }
+
+    fn commit_logup_aux(
+        &self,
+        table: &dyn TableAir,
+        shape: &TableShape,
+        main: (&CudaCommitted, &RowMajorMatrix),
+        preprocessed: Option<(&CudaCommitted, &RowMajorMatrix)>,
+        public: &[Felt],
+        challenges: LogUpChallenges,
+        log_blowup: u32,
+    ) -> Result<AuxCommitted<CudaCommitted>, ProverError> {
+        self.dev.counters.op("logup_aux");
+        let main_cols = Self::source(main.0, false, "logup: main is not a trace commitment")?;
+        let n = Self::source_rows(main.0, main_cols)?;
+        let pre_cols = match preprocessed {
+            Some((p, _)) => {
+                let cols = Self::source(p, false, "logup: preprocessed is not a trace")?;
+                if Self::source_rows(p, cols)? != n {
+                    return Err(ProverError::Internal(
+                        "logup: preprocessed and main heights differ",
+                    ));
+                }
+                Some(cols)
+            }
+            None => None,
+        };
+        let s = self.dev.stream();
+        let (aux, width, total) = logup::logup_aux_device(
+            &self.dev,
+            &s,
+            table,
+            shape,
+            main_cols.ptr(&s),
+            pre_cols.map(|c| c.ptr(&s)),
+            n,
+            public,
+            challenges,
+        )?;
+        self.dev.counters.op("commit_trace");
+        let log_n = n.trailing_zeros();
+        let (lde, natural) = lde_rows(
+            &self.dev,
+            &self.twiddles,
+            &s,
+            aux.ptr(&s),
+            log_n,
+            width,
+            log_blowup,
+        )?;
+        drop(aux);
+        let committed = self.commit(
+            &s,
+            (lde, Source::Evaluations(natural)),
+            width,
+            log_n + log_blowup,
+        )?;
+        Ok(AuxCommitted {
+            committed,
+            host: None,
+            total,
+        })
+    }
+
+    fn commit_quotient(
+        &self,
+        q: &QuotientInputs<'_, CudaCommitted>,
+    ) -> Result<QuotientCommitted<CudaCommitted>, ProverError> {
+        self.dev.counters.op("quotient");
+        let s = self.dev.stream();
+        let (split, width) = quotient::quotient_device(&self.dev, &self.twiddles, &s, q)?;
+        self.dev.counters.op("commit_coeffs");
+        let (lde, cols) = lde_coeff_rows(
+            &self.dev,
+            &self.twiddles,
+            &s,
+            split.ptr(&s),
+            q.log_height,
+            width,
+            q.log_blowup,
+        )?;
+        drop(split);
+        let committed = self.commit(
+            &s,
+            (lde, Source::Coefficients(cols)),
+            width,
+            q.log_height + q.log_blowup,
+        )?;
+        Ok(QuotientCommitted {
+            committed,
+            host: None,
+        })
+    }
+
+    fn evaluate_quotient(
+        &self,
+        q: &QuotientCommitted<CudaCommitted>,
+        point: Ext3,
+    ) -> Result<Vec<Ext3>, ProverError> {
+        self.dev.counters.op("evaluate_coeffs");
+        let c = &q.committed;
+        let cols = Self::source(c, true, "evaluate_quotient: not a coefficient commitment")?;
+        let s = self.dev.stream();
+        let n = Self::source_rows(c, cols)?;
+        eval::evaluate_cols(&self.dev, &s, cols.ptr(&s), n, c.width, &[point], true)?
+            .pop()
+            .ok_or(ProverError::Internal("evaluation count"))
+    }
+
+    fn deep_codeword(&self, d: &DeepInputs<'_, CudaCommitted>) -> Result<Codeword, ProverError> {
+        self.dev.counters.op("deep");
+        let s = self.dev.stream();
+        let words = deep::deep_device(&self.dev, &s, d)?;
+        let len = 1usize << d.log_lde;
+        Ok(Codeword::Device(DeviceCodeword::new(
+            len,
+            DeviceWords { words, len },
+        )))
+    }
+
+    fn add_scaled(
+        &self,
+        acc: &mut Codeword,
+        scale: Ext3,
+        other: &Codeword,
+    ) -> Result<(), ProverError> {
+        self.dev.counters.op("add_scaled");
+        let s = self.dev.stream();
+        if let Codeword::Host(v) = acc {
+            let up = fri::upload(&self.dev, &s, v, "fri codeword")?;
+            *acc = Codeword::Device(DeviceCodeword::new(up.len, up));
+        }
+        let mut holder = None;
+        let b = self.device_words(&s, other, &mut holder, "fri codeword")?;
+        let Codeword::Device(a) = acc else {
+            return Err(ProverError::Internal("add_scaled: host accumulator"));
+        };
+        let a = a
+            .get_mut::<DeviceWords>()
+            .ok_or(ProverError::Internal("a codeword of another backend"))?;
+        fri::add_scaled(&self.dev, &s, a, scale, b)
+    }
+
+    fn commit_codeword(&self, codeword: Codeword) -> Result<CudaFriLayer, ProverError> {
+        match codeword {
+            Codeword::Host(v) => self.commit_fri_layer(v),
+            Codeword::Device(d) => {
+                self.dev.counters.op("commit_fri_layer");
+                let w = d
+                    .into_inner::<DeviceWords>()
+                    .ok_or(ProverError::Internal("a codeword of another backend"))?;
+                let s = self.dev.stream();
+                fri::commit_words(&self.dev, &s, w, None)
+            }
+        }
+    }
+
+    fn fold_layer(
+        &self,
+        layer: &CudaFriLayer,
+        beta: Ext3,
+        shift: Felt,
+    ) -> Result<Codeword, ProverError> {
+        self.dev.counters.op("fri_fold");
+        let s = self.dev.stream();
+        let w = fri::fold_device(&self.dev, &s, layer.words.ptr(&s), layer.len, beta, shift)?;
+        Ok(Codeword::Device(DeviceCodeword::new(w.len, w)))
+    }
+
+    fn final_values(&self, codeword: Codeword) -> Result<Vec<Ext3>, ProverError> {
+        match codeword {
+            Codeword::Host(v) => Ok(v),
+            Codeword::Device(d) => {
+                let w = d
+                    .get::<DeviceWords>()
+                    .ok_or(ProverError::Internal("a codeword of another backend"))?;
+                let s = self.dev.stream();
+                fri::download(&self.dev, &s, w)
+            }
+        }
+    }
+
+    fn open_batch(&self, c: &CudaCommitted, rows: &[usize]) -> Result<Vec<Opening>, ProverError> {
+        if rows.iter().any(|&r| r >= c.rows()) {
+            return Err(ProverError::Internal("opening row out of range"));
+        }
+        self.dev.counters.op("open");
+        let s = self.dev.stream();
+        let at: Vec<(u64, u64)> = rows.iter().map(|&r| (r as u64, r as u64)).collect();
+        merkle::open_batch(
+            &self.dev,
+            &s,
+            c.lde.ptr(&s),
+            &at,
+            1,
+            c.rows() as u64,
+            c.width as u32,
+            &c.tree,
+        )?
+        .into_iter()
+        .map(|(values, path)| {
+            Ok(Opening {
+                values: felts(&values)?,
+                path,
+            })
+        })
+        .collect()
+    }
+
+    fn open_fri_batch(
+        &self,
+        layer: &CudaFriLayer,
+        positions: &[usize],
+    ) -> Result<Vec<(Ext3, Vec<Digest>)>, ProverError> {
+        self.dev.counters.op("open_fri");
+        let s = self.dev.stream();
+        fri::open_batch(&self.dev, &s, layer, positions)
     }
 }

@@ -6,6 +6,7 @@ use cudarc::driver::{CudaStream, DeviceRepr};
 use kestrel_core::field::{Ext3, Felt};
 
 use super::backend::CudaCommitted;
+use super::buffer::DeviceBuffer;
 use super::device::{grid_for, launch, CudaDevice};
 use super::error::CudaError;
 use super::logup::{ext_words, exts};
@@ -24,11 +25,22 @@ struct DeepMats {
 // SAFETY: plain old data with the kernel's layout.
 unsafe impl DeviceRepr for DeepMats {}
 
+/// The DEEP codeword on the host (downloaded, counted).
 pub fn deep(
     dev: &CudaDevice,
     stream: &Arc<CudaStream>,
     d: &DeepInputs<'_, CudaCommitted>,
 ) -> Result<Vec<Ext3>, ProverError> {
+    let out = deep_device(dev, stream, d)?;
+    exts(&dev.download(stream, &out, 0, out.len(), "deep codeword")?)
+}
+
+/// The DEEP codeword on the device: `2^log_lde` interleaved Ext3 values.
+pub fn deep_device(
+    dev: &CudaDevice,
+    stream: &Arc<CudaStream>,
+    d: &DeepInputs<'_, CudaCommitted>,
+) -> Result<DeviceBuffer<u64>, ProverError> {
     let big = 1usize << d.log_lde;
     let mut mats = DeepMats::default();
     let mut count = 0usize;
@@ -96,5 +108,5 @@ pub fn deep(
     if dev.download(stream, &flag, 0, 1, "flags")?[0] != 0 {
         return Err(ProverError::OodPointInDomain);
     }
-    exts(&dev.download(stream, &out, 0, out.len(), "deep codeword")?)
+    Ok(out)
 }

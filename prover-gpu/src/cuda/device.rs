@@ -28,7 +28,7 @@ const KERNELS: &[(&str, &[&str])] = &[
         "eval",
         &["ks_eval_weights", "ks_weighted_col_sums", "ks_sum_partials"],
     ),
-    ("fri", &["ks_fri_fold"]),
+    ("fri", &["ks_fri_fold", "ks_ext_axpy"]),
     ("grind", &["ks_grind"]),
     (
         "logup",
@@ -48,6 +48,7 @@ const KERNELS: &[(&str, &[&str])] = &[
             "ks_merkle_leaves_rows",
             "ks_merkle_level",
             "ks_open_gather",
+            "ks_open_gather_batch",
         ],
     ),
     (

@@ -71,8 +71,8 @@ fn weighted_sums(
     exts(&dev.download(stream, &out, 0, out.len(), "ood evaluations")?)
 }
 
-/// Each column of `m` evaluated at `point`: barycentric on `H_n` (`coefficients` false) or
-/// as coefficients (`true`).
+/// Each column of a host matrix `m` evaluated at `point`: barycentric on `H_n`
+/// (`coefficients` false) or as coefficients (`true`). Uploads `m` (counted).
 pub fn evaluate(
     dev: &CudaDevice,
     stream: &Arc<CudaStream>,
@@ -106,45 +106,67 @@ pub fn evaluate(
         cols,
         Felt::ONE,
     )?;
+    let mut v = evaluate_cols(dev, stream, cm.ptr(stream), n, cols, &[point], coefficients)?;
+    v.pop().ok_or(ProverError::Internal("evaluation count"))
+}
+
+/// Each column of the column-major `n × cols` matrix at `m` (on the device) evaluated at
+/// each point: barycentric on `H_n` (`coefficients` false) or as coefficients (`true`).
+/// Downloads only the values.
+pub fn evaluate_cols(
+    dev: &CudaDevice,
+    stream: &Arc<CudaStream>,
+    m: u64,
+    n: usize,
+    cols: usize,
+    points: &[Ext3],
+    coefficients: bool,
+) -> Result<Vec<Vec<Ext3>>, ProverError> {
+    if cols == 0 {
+        return Ok(vec![Vec::new(); points.len()]);
+    }
     let w = dev.alloc::<u64>(stream, 3 * n, "ood weights")?;
     let flag = dev.alloc_zeros::<u64>(stream, 1, "flags")?;
     let omega: Felt = two_adic(n.max(1));
-    let [z0, z1, z2] = point.coords().map(Felt::as_u64);
-    launch!(
-        dev,
-        stream,
-        "ks_eval_weights",
-        grid_for(n as u64, THREADS),
-        [
-            &w.ptr(stream),
-            &(n as u64),
-            &omega.as_u64(),
-            &z0,
-            &z1,
-            &z2,
-            &(coefficients as u32),
-            &flag.ptr(stream)
-        ]
-    );
-    let scale = if coefficients {
-        Ext3::ONE
-    } else {
-        (point.exp_u64(n as u64) - Felt::ONE)
-            * Felt::new(n as u64)
-                .inverse()
-                .ok_or(ProverError::Internal("n = 0"))?
-    };
-    let sums = weighted_sums(
-        dev,
-        stream,
-        cm.ptr(stream),
-        n as u64,
-        cols,
-        w.ptr(stream),
-        scale,
-    )?;
+    let mut out = Vec::with_capacity(points.len());
+    for &point in points {
+        let [z0, z1, z2] = point.coords().map(Felt::as_u64);
+        launch!(
+            dev,
+            stream,
+            "ks_eval_weights",
+            grid_for(n as u64, THREADS),
+            [
+                &w.ptr(stream),
+                &(n as u64),
+                &omega.as_u64(),
+                &z0,
+                &z1,
+                &z2,
+                &(coefficients as u32),
+                &flag.ptr(stream)
+            ]
+        );
+        let scale = if coefficients {
+            Ext3::ONE
+        } else {
+            (point.exp_u64(n as u64) - Felt::ONE)
+                * Felt::new(n as u64)
+                    .inverse()
+                    .ok_or(ProverError::Internal("n = 0"))?
+        };
+        out.push(weighted_sums(
+            dev,
+            stream,
+            m,
+            n as u64,
+            cols,
+            w.ptr(stream),
+            scale,
+        )?);
+    }
     if dev.download(stream, &flag, 0, 1, "flags")?[0] != 0 {
         return Err(ProverError::OodPointInDomain);
     }
-    Ok(sums)
+    Ok(out)
 }

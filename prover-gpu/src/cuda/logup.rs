@@ -9,6 +9,7 @@ use kestrel_core::air::{LogUpChallenges, TableAir, TableShape};
 use kestrel_core::field::{powers, Ext3, Felt};
 use kestrel_core::matrix::RowMajorMatrix;
 
+use super::buffer::DeviceBuffer;
 use super::device::{grid_for, launch, CudaDevice};
 use super::error::CudaError;
 use super::ntt::{rows_to_cols, upload_matrix};
@@ -82,6 +83,8 @@ pub(crate) fn scan(
     Ok(())
 }
 
+/// The LogUp aux trace of a host trace: uploads it (counted), builds the aux trace on the
+/// device and downloads it (counted).
 #[allow(clippy::too_many_arguments)]
 pub fn logup_aux(
     dev: &CudaDevice,
@@ -94,8 +97,62 @@ pub fn logup_aux(
     ch: LogUpChallenges,
 ) -> Result<(RowMajorMatrix, Ext3), ProverError> {
     let n = main.height();
+    let columns = |m: &RowMajorMatrix, category, what| -> Result<DeviceBuffer<u64>, CudaError> {
+        let src = upload_matrix(dev, stream, m, category)?;
+        let cols = dev.alloc::<u64>(stream, n * m.width, what)?;
+        rows_to_cols(
+            dev,
+            stream,
+            cols.ptr(stream),
+            n as u64,
+            src.ptr(stream),
+            n as u64,
+            m.width,
+            Felt::ONE,
+        )?;
+        Ok(cols)
+    };
+    let main_cols = columns(main, "logup main trace", "logup main columns")?;
+    let pre_cols = match preprocessed {
+        Some(p) => Some(columns(
+            p,
+            "logup preprocessed trace",
+            "logup preprocessed columns",
+        )?),
+        None => None,
+    };
+    let (aux, width, total) = logup_aux_device(
+        dev,
+        stream,
+        table,
+        shape,
+        main_cols.ptr(stream),
+        pre_cols.as_ref().map(|c| c.ptr(stream)),
+        n,
+        public,
+        ch,
+    )?;
+    let values = felts(&dev.download(stream, &aux, 0, aux.len(), "logup aux trace")?)?;
+    Ok((RowMajorMatrix::new(values, width), total))
+}
+
+/// The LogUp aux trace (row-major `n × width` on the device, base coordinates), its width
+/// and the table's total, from the main (and preprocessed) trace's natural-order columns
+/// already on the device. Downloads only the total.
+#[allow(clippy::too_many_arguments)]
+pub fn logup_aux_device(
+    dev: &CudaDevice,
+    stream: &Arc<CudaStream>,
+    table: &dyn TableAir,
+    shape: &TableShape,
+    main_cols: u64,
+    pre_cols: Option<u64>,
+    n: usize,
+    public: &[Felt],
+    ch: LogUpChallenges,
+) -> Result<(DeviceBuffer<u64>, usize, Ext3), ProverError> {
     let k = shape.num_interactions;
-    if k == 0 || n == 0 {
+    if k == 0 || n == 0 || !n.is_power_of_two() {
         return Err(ProverError::Internal(
             "logup_aux on a table without interactions",
         ));
@@ -113,41 +170,7 @@ pub fn logup_aux(
     let consts = dev.upload(stream, &prog.consts, "constraint program")?;
     let alpha = powers(ch.alpha, shape.max_interaction_values + 1);
     let alpha = dev.upload(stream, &ext_words(&alpha[1..]), "challenges")?;
-
-    let src = upload_matrix(dev, stream, main, "logup main trace")?;
-    let main_cols = dev.alloc::<u64>(stream, n * main.width, "logup main columns")?;
-    rows_to_cols(
-        dev,
-        stream,
-        main_cols.ptr(stream),
-        n as u64,
-        src.ptr(stream),
-        n as u64,
-        main.width,
-        Felt::ONE,
-    )?;
-    drop(src);
-    let pre_cols = match preprocessed {
-        Some(p) => {
-            let src = upload_matrix(dev, stream, p, "logup preprocessed trace")?;
-            let cols = dev.alloc::<u64>(stream, n * p.width, "logup preprocessed columns")?;
-            rows_to_cols(
-                dev,
-                stream,
-                cols.ptr(stream),
-                n as u64,
-                src.ptr(stream),
-                n as u64,
-                p.width,
-                Felt::ONE,
-            )?;
-            Some(cols)
-        }
-        None => None,
-    };
-    let pre_ptr = pre_cols
-        .as_ref()
-        .map_or(main_cols.ptr(stream), |c| c.ptr(stream));
+    let pre_ptr = pre_cols.unwrap_or(main_cols);
 
     let mults = dev.alloc::<u64>(stream, n * k, "logup multiplicities")?;
     let fps = dev.alloc::<u64>(stream, 3 * n * k, "logup fingerprints")?;
@@ -163,7 +186,7 @@ pub fn logup_aux(
             &code.ptr(stream),
             &(prog.code.len() as u32),
             &consts.ptr(stream),
-            &main_cols.ptr(stream),
+            &main_cols,
             &pre_ptr,
             &log_n,
             &(k as u32),
@@ -213,9 +236,8 @@ pub fn logup_aux(
     if dev.download(stream, &flag, 0, 1, "flags")?[0] != 0 {
         return Err(ProverError::LogUpFingerprintZero);
     }
-    let values = felts(&dev.download(stream, &aux, 0, aux.len(), "logup aux trace")?)?;
-    let m = RowMajorMatrix::new(values, 3 * ext_w);
-    let last = m.row(n - 1);
-    let total = Ext3::new(last[3 * pairs], last[3 * pairs + 1], last[3 * pairs + 2]);
-    Ok((m, total))
+    let w = 3 * ext_w;
+    let last = exts(&dev.download(stream, &aux, (n - 1) * w + 3 * pairs, 3, "logup totals")?)?;
+    let total = *last.first().ok_or(ProverError::Internal("logup total"))?;
+    Ok((aux, w, total))
 }

@@ -136,3 +136,73 @@ pub fn open(
         .collect();
     Ok((values.to_vec(), path))
 }
+
+/// One gathered opening: the values and the Merkle path.
+pub type Gathered = (Vec<u64>, Vec<Digest>);
+
+fn digest(words: &[u64]) -> Digest {
+    let mut b = [0u8; 32];
+    for (dst, w) in b.chunks_exact_mut(8).zip(words) {
+        dst.copy_from_slice(&w.to_le_bytes());
+    }
+    Digest(b)
+}
+
+/// A batch of openings in one launch and one download (counted as openings): for each
+/// `(row, leaf)`, `count` values `data[row·row_stride + k·col_stride]` and the path of
+/// `leaf`.
+#[allow(clippy::too_many_arguments)]
+pub fn open_batch(
+    dev: &CudaDevice,
+    stream: &Arc<CudaStream>,
+    data: u64,
+    at: &[(u64, u64)],
+    row_stride: u64,
+    col_stride: u64,
+    count: u32,
+    tree: &DeviceTree,
+) -> Result<Vec<Gathered>, CudaError> {
+    if at.is_empty() {
+        return Ok(Vec::new());
+    }
+    let q = at.len();
+    let depth = tree.log_leaves as usize;
+    let each = count as usize + 4 * depth;
+    let idx: Vec<u64> = at
+        .iter()
+        .map(|a| a.0)
+        .chain(at.iter().map(|a| a.1))
+        .collect();
+    let idx = dev.upload(stream, &idx, "opening positions")?;
+    let out = dev.alloc::<u64>(stream, q * each, "opening")?;
+    let cfg = cudarc::driver::LaunchConfig {
+        grid_dim: (q.min(65535) as u32, 1, 1),
+        block_dim: (128, 1, 1),
+        shared_mem_bytes: 0,
+    };
+    launch!(
+        dev,
+        stream,
+        "ks_open_gather_batch",
+        cfg,
+        [
+            &out.ptr(stream),
+            &data,
+            &idx.ptr(stream),
+            &(q as u32),
+            &row_stride,
+            &col_stride,
+            &count,
+            &tree.nodes.ptr(stream),
+            &tree.log_leaves
+        ]
+    );
+    let words = dev.download(stream, &out, 0, q * each, "openings")?;
+    Ok(words
+        .chunks_exact(each)
+        .map(|o| {
+            let (values, path) = o.split_at(count as usize);
+            (values.to_vec(), path.chunks_exact(4).map(digest).collect())
+        })
+        .collect())
+}

@@ -266,7 +266,45 @@ pub fn lde_from_cols(
     Ok(out)
 }
 
-/// The coset LDE of a host trace (commit_trace).
+/// Coset LDE of a row-major `2^log_n × cols` trace already on the device at `src`, and the
+/// trace's natural-order columns (column-major, kept for out-of-domain evaluations).
+pub fn lde_rows(
+    dev: &CudaDevice,
+    tw: &Twiddles,
+    stream: &Arc<CudaStream>,
+    src: u64,
+    log_n: u32,
+    cols: usize,
+    log_blowup: u32,
+) -> Result<(DeviceBuffer<u64>, DeviceBuffer<u64>), CudaError> {
+    let n = 1usize << log_n;
+    let natural = dev.alloc::<u64>(stream, n * cols, "trace columns")?;
+    rows_to_cols(
+        dev,
+        stream,
+        natural.ptr(stream),
+        n as u64,
+        src,
+        n as u64,
+        cols,
+        Felt::ONE,
+    )?;
+    let evals = dev.alloc::<u64>(stream, n * cols, "lde input")?;
+    rows_to_cols(
+        dev,
+        stream,
+        evals.ptr(stream),
+        n as u64,
+        src,
+        n as u64,
+        cols,
+        Felt::ONE,
+    )?;
+    let out = lde_from_cols(dev, tw, stream, evals, log_n, cols, log_blowup)?;
+    Ok((out, natural))
+}
+
+/// The coset LDE of a host trace (commit_trace) and its natural-order columns.
 pub fn lde_trace(
     dev: &CudaDevice,
     tw: &Twiddles,
@@ -274,28 +312,47 @@ pub fn lde_trace(
     trace: &RowMajorMatrix,
     log_blowup: u32,
     category: &'static str,
-) -> Result<DeviceBuffer<u64>, CudaError> {
-    let n = trace.height();
-    let cols = trace.width;
-    let log_n = n.trailing_zeros();
+) -> Result<(DeviceBuffer<u64>, DeviceBuffer<u64>), CudaError> {
+    let log_n = trace.height().trailing_zeros();
     let src = upload_matrix(dev, stream, trace, category)?;
-    let evals = dev.alloc::<u64>(stream, n * cols, "lde input")?;
-    rows_to_cols(
+    let out = lde_rows(
         dev,
+        tw,
         stream,
-        evals.ptr(stream),
-        n as u64,
         src.ptr(stream),
-        n as u64,
-        cols,
-        Felt::ONE,
+        log_n,
+        trace.width,
+        log_blowup,
     )?;
-    let out = lde_from_cols(dev, tw, stream, evals, log_n, cols, log_blowup)?;
+    // Frees are stream-ordered: `src` is released after the kernels that read it.
     drop(src);
     Ok(out)
 }
 
-/// The coset LDE of host coefficients (commit_coeffs): scale by `COSET_SHIFT^k`, pad, DIF.
+/// The coset LDE of row-major `2^log_n × cols` coefficients on the device at `src` (scale
+/// by `COSET_SHIFT^k`, pad, DIF), and the coefficients column-major.
+pub fn lde_coeff_rows(
+    dev: &CudaDevice,
+    tw: &Twiddles,
+    stream: &Arc<CudaStream>,
+    src: u64,
+    log_n: u32,
+    cols: usize,
+    log_blowup: u32,
+) -> Result<(DeviceBuffer<u64>, DeviceBuffer<u64>), CudaError> {
+    let n = 1u64 << log_n;
+    let log_big = log_n + log_blowup;
+    let big = 1u64 << log_big;
+    let coeffs = dev.alloc::<u64>(stream, cols * n as usize, "coefficient columns")?;
+    rows_to_cols(dev, stream, coeffs.ptr(stream), n, src, n, cols, Felt::ONE)?;
+    let out = dev.alloc::<u64>(stream, cols * big as usize, "lde")?;
+    rows_to_cols(dev, stream, out.ptr(stream), big, src, n, cols, COSET_SHIFT)?;
+    let fwd = tw.get(dev, stream, log_big, false)?;
+    dif(dev, stream, out.ptr(stream), log_big, cols, &fwd)?;
+    Ok((out, coeffs))
+}
+
+/// The coset LDE of host coefficients (commit_coeffs) and the coefficients column-major.
 pub fn lde_coeffs(
     dev: &CudaDevice,
     tw: &Twiddles,
@@ -303,25 +360,17 @@ pub fn lde_coeffs(
     coeffs: &RowMajorMatrix,
     log_blowup: u32,
     category: &'static str,
-) -> Result<DeviceBuffer<u64>, CudaError> {
-    let n = coeffs.height();
-    let cols = coeffs.width;
-    let log_big = n.trailing_zeros() + log_blowup;
-    let big = 1u64 << log_big;
+) -> Result<(DeviceBuffer<u64>, DeviceBuffer<u64>), CudaError> {
     let src = upload_matrix(dev, stream, coeffs, category)?;
-    let out = dev.alloc::<u64>(stream, cols * big as usize, "lde")?;
-    rows_to_cols(
+    let out = lde_coeff_rows(
         dev,
+        tw,
         stream,
-        out.ptr(stream),
-        big,
         src.ptr(stream),
-        n as u64,
-        cols,
-        COSET_SHIFT,
+        coeffs.height().trailing_zeros(),
+        coeffs.width,
+        log_blowup,
     )?;
-    let fwd = tw.get(dev, stream, log_big, false)?;
-    dif(dev, stream, out.ptr(stream), log_big, cols, &fwd)?;
     dev.sync(stream, "lde")?;
     drop(src);
     Ok(out)

@@ -11,6 +11,7 @@ use kestrel_core::matrix::RowMajorMatrix;
 use kestrel_core::stark::COSET_SHIFT;
 
 use super::backend::CudaCommitted;
+use super::buffer::DeviceBuffer;
 use super::device::{grid_for, launch, CudaDevice};
 use super::logup::{ext_words, felts};
 use super::ntt::{dif, Twiddles};
@@ -44,12 +45,26 @@ struct QuotientParams {
 // SAFETY: plain old data with the kernel's layout.
 unsafe impl DeviceRepr for QuotientParams {}
 
+/// The quotient's coefficients on the host (downloaded, counted).
 pub fn quotient(
     dev: &CudaDevice,
     tw: &Twiddles,
     stream: &Arc<CudaStream>,
     q: &QuotientInputs<'_, CudaCommitted>,
 ) -> Result<RowMajorMatrix, ProverError> {
+    let (split, cols) = quotient_device(dev, tw, stream, q)?;
+    let values = felts(&dev.download(stream, &split, 0, split.len(), "quotient coefficients")?)?;
+    Ok(RowMajorMatrix::new(values, cols))
+}
+
+/// The quotient's coefficients split into chunks, row-major `n × 3·chunks` on the device
+/// (as [`crate::backend::Backend::quotient`]'s matrix), and that width.
+pub fn quotient_device(
+    dev: &CudaDevice,
+    tw: &Twiddles,
+    stream: &Arc<CudaStream>,
+    q: &QuotientInputs<'_, CudaCommitted>,
+) -> Result<(DeviceBuffer<u64>, usize), ProverError> {
     let n = 1usize << q.log_height;
     let log_lde = q.log_height + q.log_blowup;
     let big = 1usize << log_lde;
@@ -185,6 +200,5 @@ pub fn quotient(
             table: q.table.name().into(),
         });
     }
-    let values = felts(&dev.download(stream, &split, 0, split.len(), "quotient coefficients")?)?;
-    Ok(RowMajorMatrix::new(values, 3 * chunks))
+    Ok((split, 3 * chunks))
 }
