@@ -259,7 +259,11 @@ const GOLDEN_VK: &[u8; 32] = include_bytes!("../../fixtures/fib-golden.vk");
 fn verify_golden() -> Result<(), &'static str> {
     use kestrel_verifier::kestrel_core::air::examples::{fibonacci_trace_result, FibonacciMachine};
     use kestrel_verifier::kestrel_core::keys::VerifyingKey;
-    let public = [Felt::ONE, Felt::ONE, fibonacci_trace_result(6, Felt::ONE, Felt::ONE)];
+    let public = [
+        Felt::ONE,
+        Felt::ONE,
+        fibonacci_trace_result(6, Felt::ONE, Felt::ONE),
+    ];
     let vk = VerifyingKey(*GOLDEN_VK);
     if kestrel_verifier::verify(&FibonacciMachine, &vk, &public, GOLDEN_PROOF).is_err() {
         return Err("golden proof rejected");
