@@ -121,7 +121,6 @@ fn large_code_segment_loads_and_runs() {
 }
 
 #[test]
-#[ignore = "bug: Vm::new pre-decodes the zero-filled tail of executable segments (24 bytes per 4-byte word)"]
 fn vm_new_memory_is_bounded_by_the_image() {
     // `kestrel run` on the 256 MiB version of this 128-byte file peaks at 1.3 GB of RSS
     // and takes 5.6 s for two instructions; the fuzzer found the 700 MiB case (~5 GiB).
@@ -183,7 +182,6 @@ fn nested_lengths_within_input(pad: usize) -> Vec<u8> {
 }
 
 #[test]
-#[ignore = "bug: parse_proof preallocates size_of::<T>() bytes per claimed element (up to 1 MiB per list)"]
 fn hostile_length_prefixes_do_not_preallocate() {
     // 24 KiB of input; lists of 12 Ki elements claimed at four nesting levels: serde
     // preallocates 48 + 24 + 48 + 8 bytes per claimed element, ~1.6 MB in all.

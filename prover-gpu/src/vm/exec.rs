@@ -37,7 +37,11 @@ struct Slot {
 #[derive(Clone, Debug)]
 struct Code {
     base: u64,
+    /// Decoded words up to the last nonzero one; the zero-filled rest of the segment is not
+    /// decoded (a zero word is illegal), so memory stays bounded by the file's contents.
     slots: Vec<Slot>,
+    /// Words in the segment.
+    len_words: usize,
 }
 
 const ILLEGAL: Instr = Instr {
@@ -52,7 +56,12 @@ impl Code {
     fn new(vaddr: u64, data: &[u8]) -> Code {
         let skip = vaddr.wrapping_neg() & 3; // bytes up to the first aligned word
         let body = data.get(skip as usize..).unwrap_or(&[]);
-        let slots = body
+        let len_words = body.len() / 4;
+        let decoded = body
+            .chunks_exact(4)
+            .rposition(|c| c != [0, 0, 0, 0])
+            .map_or(0, |i| i + 1);
+        let slots = body[..4 * decoded]
             .chunks_exact(4)
             .map(|c| {
                 let word = u32::from_le_bytes([c[0], c[1], c[2], c[3]]);
@@ -73,13 +82,14 @@ impl Code {
         Code {
             base: vaddr + skip,
             slots,
+            len_words,
         }
     }
 
     fn index(&self, pc: u64) -> Option<usize> {
         let off = pc.wrapping_sub(self.base);
         let i = usize::try_from(off >> 2).ok()?;
-        (off & 3 == 0 && i < self.slots.len()).then_some(i)
+        (off & 3 == 0 && i < self.len_words).then_some(i)
     }
 }
 
@@ -178,7 +188,7 @@ impl Vm {
     fn word_at(&self, pc: u64) -> u32 {
         self.code
             .iter()
-            .find_map(|c| c.index(pc).map(|i| c.slots[i].word))
+            .find_map(|c| c.index(pc).map(|i| c.slots.get(i).map_or(0, |s| s.word)))
             .unwrap_or(0)
     }
 
@@ -238,10 +248,21 @@ impl Vm {
             let idx = (off >> 2) as usize;
             let slot = match slots.get(idx) {
                 Some(s) if off & 3 == 0 => *s,
-                _ => match code.iter().find(|c| c.index(pc).is_some()) {
-                    Some(c) => {
+                _ => match code.iter().find_map(|c| c.index(pc).map(|i| (c, i))) {
+                    Some((c, i)) if i < c.slots.len() => {
                         (base, slots) = (c.base, &c.slots);
                         continue 'run;
+                    }
+                    // The undecoded zero-filled tail of a code segment.
+                    Some(_) => {
+                        let reason = decode(0)
+                            .err()
+                            .unwrap_or(kestrel_core::isa::DecodeError::Reserved);
+                        break Err(VmError::IllegalInstruction {
+                            pc,
+                            word: 0,
+                            reason,
+                        });
                     }
                     None => break Err(VmError::FetchFault { pc }),
                 },
