@@ -44,7 +44,8 @@ pub fn peak_rss_bytes() -> Option<u64> {
     Some(kb * 1024)
 }
 
-fn spinner(msg: &'static str) -> Option<indicatif::ProgressBar> {
+/// A spinner on stderr while long work runs, when stderr is a terminal.
+pub fn spinner(msg: &'static str) -> Option<indicatif::ProgressBar> {
     if !std::io::stderr().is_terminal() {
         return None;
     }

@@ -6,9 +6,8 @@
 //! Exit codes: 0 success (verify: valid), 1 proving failed / proof invalid, 2 usage or
 //! unreadable input, 3 the ELF cannot be loaded or run, 4 output cannot be written.
 
-use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use kestrel_core::air::{Machine, TableAir, TableShape};
 use kestrel_core::field::Felt;
@@ -17,7 +16,7 @@ use kestrel_core::matrix::RowMajorMatrix;
 use kestrel_core::params::StarkParams;
 
 use crate::backend::Backend;
-use crate::cli_fib::peak_rss_bytes;
+use crate::cli_fib::{peak_rss_bytes, spinner};
 use crate::cpu::CpuBackend;
 use crate::prover::{prove, setup, ProvingKey};
 use crate::rv::{machine_for, program_image, traces, verifier_machine};
@@ -123,16 +122,6 @@ fn keys<B: Backend>(
         EXIT_INVALID
     })?;
     Ok((pk, crate::rv::RvMachine { machine, image }))
-}
-
-fn spinner(msg: &'static str) -> Option<indicatif::ProgressBar> {
-    if !std::io::stderr().is_terminal() {
-        return None;
-    }
-    let pb = indicatif::ProgressBar::new_spinner();
-    pb.set_message(msg);
-    pb.enable_steady_tick(Duration::from_millis(100));
-    Some(pb)
 }
 
 /// Encodes a statement file.

@@ -23,12 +23,9 @@
 //! - time: the median of several `verify` calls, on one core (the verifier is
 //!   single-threaded).
 
-use std::alloc::{GlobalAlloc, Layout, System};
-use std::cell::Cell;
 use std::hint::black_box;
 use std::path::{Path, PathBuf};
 use std::process::Command;
-use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
 use std::time::Instant;
 
@@ -38,6 +35,7 @@ use kestrel_core::keys::VerifyingKey;
 use kestrel_core::params::StarkParams;
 use kestrel_prover_gpu::cpu::CpuBackend;
 use kestrel_prover_gpu::prover::{prove, setup};
+use kestrel_tests::heap::{count_heap, CountingAlloc, Heap};
 
 // ---- budgets (2^16 rows, blowup 4); measured figures in the comments ----
 
@@ -55,96 +53,11 @@ const CODE_BUDGET: u64 = 85_600;
 
 // ---- counting allocator ----
 
-struct Counting;
-
-static LIVE: AtomicUsize = AtomicUsize::new(0);
-static PEAK: AtomicUsize = AtomicUsize::new(0);
-static TOTAL: AtomicUsize = AtomicUsize::new(0);
-static COUNT: AtomicUsize = AtomicUsize::new(0);
-
-thread_local! {
-    /// Whether this thread's allocations are counted.
-    static TRACK: Cell<bool> = const { Cell::new(false) };
-}
-
-fn tracking() -> bool {
-    TRACK.try_with(Cell::get).unwrap_or(false)
-}
-
-fn grow(n: usize) {
-    let live = LIVE.fetch_add(n, Ordering::Relaxed) + n;
-    PEAK.fetch_max(live, Ordering::Relaxed);
-    TOTAL.fetch_add(n, Ordering::Relaxed);
-    COUNT.fetch_add(1, Ordering::Relaxed);
-}
-
-unsafe impl GlobalAlloc for Counting {
-    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        if tracking() {
-            grow(layout.size());
-        }
-        // SAFETY: forwarded unchanged.
-        unsafe { System.alloc(layout) }
-    }
-    unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
-        if tracking() {
-            grow(layout.size());
-        }
-        // SAFETY: forwarded unchanged.
-        unsafe { System.alloc_zeroed(layout) }
-    }
-    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-        if tracking() {
-            LIVE.fetch_sub(layout.size(), Ordering::Relaxed);
-        }
-        // SAFETY: forwarded unchanged.
-        unsafe { System.dealloc(ptr, layout) }
-    }
-    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
-        if tracking() {
-            LIVE.fetch_sub(layout.size(), Ordering::Relaxed);
-            grow(new_size);
-        }
-        // SAFETY: forwarded unchanged.
-        unsafe { System.realloc(ptr, layout, new_size) }
-    }
-}
-
 #[global_allocator]
-static GLOBAL: Counting = Counting;
+static GLOBAL: CountingAlloc = CountingAlloc;
 
 /// One measurement at a time (the counters are global).
 static SERIAL: Mutex<()> = Mutex::new(());
-
-#[derive(Clone, Copy, Debug, Default)]
-struct Heap {
-    /// Peak live bytes above what was live when tracking started.
-    peak: usize,
-    /// Bytes allocated in all.
-    total: usize,
-    /// Allocation calls.
-    count: usize,
-    /// Live bytes when tracking stopped (above the start).
-    retained: usize,
-}
-
-/// Runs `f` on this thread with its allocations counted.
-fn count_heap<R>(f: impl FnOnce() -> R) -> (R, Heap) {
-    LIVE.store(0, Ordering::Relaxed);
-    PEAK.store(0, Ordering::Relaxed);
-    TOTAL.store(0, Ordering::Relaxed);
-    COUNT.store(0, Ordering::Relaxed);
-    TRACK.with(|t| t.set(true));
-    let r = f();
-    TRACK.with(|t| t.set(false));
-    let heap = Heap {
-        peak: PEAK.load(Ordering::Relaxed),
-        total: TOTAL.load(Ordering::Relaxed),
-        count: COUNT.load(Ordering::Relaxed),
-        retained: LIVE.load(Ordering::Relaxed),
-    };
-    (r, heap)
-}
 
 // ---- stack painting ----
 

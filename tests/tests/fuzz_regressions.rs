@@ -7,76 +7,17 @@
 //! | a 128-byte ELF declaring a 256 MiB code segment makes `Vm::new` allocate ~1.3 GiB (the executor pre-decodes the zero-filled tail of executable segments, 24 bytes per word) | `execute` (OOM) | `vm_new_memory_is_bounded_by_the_image` |
 //! | a 24 KiB proof makes `parse_proof` allocate ~1.6 MB (serde preallocates `size_of::<T>()` bytes per claimed element, up to 1 MiB per list, at each nesting level; postcard only bounds the claim by the remaining input) — fatal on a small embedded heap | found while measuring the heap | `hostile_length_prefixes_do_not_preallocate` |
 
-use std::alloc::{GlobalAlloc, Layout, System};
-use std::cell::Cell;
-use std::sync::atomic::{AtomicUsize, Ordering};
-
 use kestrel_core::proof::{FORMAT_VERSION, MAGIC};
 use kestrel_prover_gpu::vm::{Program, Vm};
-
-// ---- a counting allocator (this thread only) ----
-
-struct Counting;
-
-static LIVE: AtomicUsize = AtomicUsize::new(0);
-static PEAK: AtomicUsize = AtomicUsize::new(0);
-
-thread_local! {
-    static TRACK: Cell<bool> = const { Cell::new(false) };
-}
-
-fn tracking() -> bool {
-    TRACK.try_with(Cell::get).unwrap_or(false)
-}
-
-fn grow(n: usize) {
-    let live = LIVE.fetch_add(n, Ordering::Relaxed) + n;
-    PEAK.fetch_max(live, Ordering::Relaxed);
-}
-
-unsafe impl GlobalAlloc for Counting {
-    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        if tracking() {
-            grow(layout.size());
-        }
-        // SAFETY: forwarded unchanged.
-        unsafe { System.alloc(layout) }
-    }
-    unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
-        if tracking() {
-            grow(layout.size());
-        }
-        // SAFETY: forwarded unchanged.
-        unsafe { System.alloc_zeroed(layout) }
-    }
-    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-        if tracking() {
-            LIVE.fetch_sub(layout.size(), Ordering::Relaxed);
-        }
-        // SAFETY: forwarded unchanged.
-        unsafe { System.dealloc(ptr, layout) }
-    }
-    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
-        if tracking() {
-            LIVE.fetch_sub(layout.size(), Ordering::Relaxed);
-            grow(new_size);
-        }
-        // SAFETY: forwarded unchanged.
-        unsafe { System.realloc(ptr, layout, new_size) }
-    }
-}
+use kestrel_tests::heap::{count_heap, CountingAlloc};
 
 #[global_allocator]
-static GLOBAL: Counting = Counting;
+static GLOBAL: CountingAlloc = CountingAlloc;
 
 /// Peak live heap bytes of `f` on this thread.
 fn peak_heap<R>(f: impl FnOnce() -> R) -> (R, usize) {
-    LIVE.store(0, Ordering::Relaxed);
-    PEAK.store(0, Ordering::Relaxed);
-    TRACK.with(|t| t.set(true));
-    let r = f();
-    TRACK.with(|t| t.set(false));
-    (r, PEAK.load(Ordering::Relaxed))
+    let (r, heap) = count_heap(f);
+    (r, heap.peak)
 }
 
 // ---- execute: executable segments with a large zero-filled tail ----
