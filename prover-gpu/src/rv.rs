@@ -1,7 +1,6 @@
 //! From an ELF to an RV64IM proof: program image, execution with recording, traces, proof.
 
-use kestrel_core::air::debug::{check_machine, DebugReport};
-use kestrel_core::air::{Machine, TableAir};
+use kestrel_core::air::debug::{check_machine, preprocessed_traces, DebugReport};
 use kestrel_core::field::Felt;
 use kestrel_core::matrix::RowMajorMatrix;
 use kestrel_core::rv::cpu::Step;
@@ -74,14 +73,7 @@ pub fn debug_check(
     traces: &[RowMajorMatrix],
     public: &[Felt],
 ) -> DebugReport {
-    let pre: Vec<Option<RowMajorMatrix>> = machine
-        .tables()
-        .iter()
-        .map(|t: &&dyn TableAir| {
-            t.preprocessed_trace()
-                .map(|(v, _)| RowMajorMatrix::new(v, t.preprocessed_width()))
-        })
-        .collect();
+    let pre = preprocessed_traces(machine);
     let refs: Vec<&RowMajorMatrix> = traces.iter().collect();
     check_machine(machine, &refs, &pre, public)
 }

@@ -22,15 +22,7 @@ const PUBLIC_BYTE: u8 = 200;
 
 /// Each table's preprocessed trace, as `setup` builds it.
 fn preprocessed(machine: &dyn Machine) -> Vec<Option<RowMajorMatrix>> {
-    machine
-        .tables()
-        .into_iter()
-        .map(|t| {
-            t.preprocessed_trace()
-                .filter(|_| t.preprocessed_width() > 0)
-                .map(|(values, _)| RowMajorMatrix::new(values, t.preprocessed_width()))
-        })
-        .collect()
+    kestrel_core::air::debug::preprocessed_traces(machine)
 }
 
 fn check(machine: &dyn Machine, traces: &[RowMajorMatrix], public: &[Felt]) -> DebugReport {

@@ -109,15 +109,7 @@ fn ops_for(table: &Table, random: usize, seed: u64) -> Vec<AluOp> {
 
 /// Each table's preprocessed trace, as `setup` builds it.
 fn preprocessed(machine: &dyn Machine) -> Vec<Option<RowMajorMatrix>> {
-    machine
-        .tables()
-        .into_iter()
-        .map(|t| {
-            t.preprocessed_trace()
-                .filter(|_| t.preprocessed_width() > 0)
-                .map(|(values, _)| RowMajorMatrix::new(values, t.preprocessed_width()))
-        })
-        .collect()
+    kestrel_core::air::debug::preprocessed_traces(machine)
 }
 
 /// Driver, table and BITWISE traces for `ops`.

@@ -192,6 +192,19 @@ type Tuple = (u32, Vec<Felt>);
 /// Net multiplicity and the rows that touched a tuple.
 type BusLedger = BTreeMap<Tuple, (Felt, Vec<(String, Option<usize>)>)>;
 
+/// Each table's preprocessed trace, as the prover's setup builds it (`None` without one).
+pub fn preprocessed_traces(machine: &dyn Machine) -> Vec<Option<RowMajorMatrix>> {
+    machine
+        .tables()
+        .into_iter()
+        .map(|t| {
+            t.preprocessed_trace()
+                .filter(|_| t.preprocessed_width() > 0)
+                .map(|(values, _)| RowMajorMatrix::new(values, t.preprocessed_width()))
+        })
+        .collect()
+}
+
 /// Checks every table's constraints on every row and every bus's balance.
 ///
 /// `traces[i]` is table `i`'s main trace; `preprocessed[i]` its preprocessed trace, if any.
