@@ -258,6 +258,34 @@ pub trait Backend: Sync {
         })
     }
 
+    /// [`Backend::commit_logup_aux`] for a main trace that may live only in the backend's
+    /// memory (`main.1` is `None` for a device trace). The default needs the host matrix
+    /// and errors without it; a device backend reads its own copy in `main.0`.
+    #[allow(clippy::too_many_arguments)]
+    fn commit_logup_aux_resident(
+        &self,
+        table: &dyn TableAir,
+        shape: &TableShape,
+        main: (&Self::Committed, Option<&RowMajorMatrix>),
+        preprocessed: Option<(&Self::Committed, &RowMajorMatrix)>,
+        public: &[Felt],
+        challenges: LogUpChallenges,
+        log_blowup: u32,
+    ) -> Result<AuxCommitted<Self::Committed>, ProverError> {
+        let host = main.1.ok_or(ProverError::Internal(
+            "commit_logup_aux: the main trace is not on the host",
+        ))?;
+        self.commit_logup_aux(
+            table,
+            shape,
+            (main.0, host),
+            preprocessed,
+            public,
+            challenges,
+            log_blowup,
+        )
+    }
+
     /// The quotient, committed (as [`Backend::quotient`] then [`Backend::commit_coeffs`]).
     fn commit_quotient(
         &self,
@@ -358,5 +386,86 @@ pub trait Backend: Sync {
         positions: &[usize],
     ) -> Result<Vec<(Ext3, Vec<Digest>)>, ProverError> {
         positions.iter().map(|&p| self.open_fri(layer, p)).collect()
+    }
+}
+
+/// A table's main trace as the prover receives it: host values, or a trace a backend built
+/// in its own memory (never a placeholder standing for one).
+pub enum MainTrace<B: DeviceTraces> {
+    Host(RowMajorMatrix),
+    Device(B::DeviceTrace),
+}
+
+/// Backends that can hold main traces in their own memory (built there by trace fills).
+/// A device trace is committed device to device and stays the commitment's source for the
+/// LogUp build and the out-of-domain evaluations; host data from it exists only through
+/// [`DeviceTraces::download_trace`], which a device backend counts.
+pub trait DeviceTraces: Backend {
+    /// A main trace in the backend's memory.
+    type DeviceTrace: Send + Sync;
+
+    /// `(width, height)` of a device trace.
+    fn trace_dims(&self, t: &Self::DeviceTrace) -> (usize, usize);
+
+    /// Coset LDE and Merkle commitment of a device trace, consuming it (as
+    /// [`Backend::commit_trace`] of its values). Any failure is an error: nothing is ever
+    /// committed in its place.
+    fn commit_device_trace(
+        &self,
+        t: Self::DeviceTrace,
+        log_blowup: u32,
+    ) -> Result<Self::Committed, ProverError>;
+
+    /// The values of a device trace on the host (explicit and counted; for the debug
+    /// checker and tests).
+    fn download_trace(&self, t: &Self::DeviceTrace) -> Result<RowMajorMatrix, ProverError>;
+}
+
+impl<B: DeviceTraces> MainTrace<B> {
+    /// `(width, height)`.
+    pub fn dims(&self, backend: &B) -> (usize, usize) {
+        match self {
+            MainTrace::Host(m) => (m.width, m.height()),
+            MainTrace::Device(d) => backend.trace_dims(d),
+        }
+    }
+
+    pub fn is_device(&self) -> bool {
+        matches!(self, MainTrace::Device(_))
+    }
+
+    /// The host values: borrowed for a host trace, downloaded (counted) for a device one.
+    ///
+    /// # Errors
+    /// A backend failure while downloading.
+    pub fn to_host<'a>(
+        &'a self,
+        backend: &B,
+    ) -> Result<std::borrow::Cow<'a, RowMajorMatrix>, ProverError> {
+        match self {
+            MainTrace::Host(m) => Ok(std::borrow::Cow::Borrowed(m)),
+            MainTrace::Device(d) => Ok(std::borrow::Cow::Owned(backend.download_trace(d)?)),
+        }
+    }
+}
+
+/// The CPU backend holds every trace on the host: it has no device traces.
+impl DeviceTraces for crate::cpu::CpuBackend {
+    type DeviceTrace = std::convert::Infallible;
+
+    fn trace_dims(&self, t: &Self::DeviceTrace) -> (usize, usize) {
+        match *t {}
+    }
+
+    fn commit_device_trace(
+        &self,
+        t: Self::DeviceTrace,
+        _log_blowup: u32,
+    ) -> Result<Self::Committed, ProverError> {
+        match t {}
+    }
+
+    fn download_trace(&self, t: &Self::DeviceTrace) -> Result<RowMajorMatrix, ProverError> {
+        match *t {}
     }
 }

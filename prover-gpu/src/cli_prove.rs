@@ -9,17 +9,16 @@
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
-use kestrel_core::air::{Machine, TableAir, TableShape};
+use kestrel_core::air::Machine;
 use kestrel_core::field::Felt;
 use kestrel_core::keys::VerifyingKey;
-use kestrel_core::matrix::RowMajorMatrix;
 use kestrel_core::params::StarkParams;
 
-use crate::backend::Backend;
+use crate::backend::{Backend, MainTrace};
 use crate::cli_fib::{peak_rss_bytes, spinner};
 use crate::cpu::CpuBackend;
-use crate::prover::{prove, setup, ProvingKey};
-use crate::rv::{machine_for, program_image, traces, verifier_machine};
+use crate::prover::{prove_main, setup, ProvingKey};
+use crate::rv::{machine_for, main_traces, program_image, verifier_machine, RvFills};
 use crate::select::{select, BackendChoice};
 use crate::vm::record::VecRecorder;
 use crate::vm::{Program, Vm, DEFAULT_MAX_CYCLES};
@@ -53,6 +52,10 @@ pub struct ProveArgs {
     /// Which backend proves.
     #[arg(long, value_enum, default_value_t = BackendChoice::Auto)]
     pub backend: BackendChoice,
+    /// Build every main trace on the host and upload it, even where the backend fills CPU
+    /// and MEMW_R in device memory (for A/B comparisons; the proof is the same).
+    #[arg(long)]
+    pub host_fills: bool,
 }
 
 /// Arguments of `kestrel vk`.
@@ -181,7 +184,12 @@ fn prove_inner(a: &ProveArgs) -> Result<(), i32> {
     crate::with_backend!(selected, b => prove_with(b, a))
 }
 
-fn prove_with<B: Backend>(backend: &B, a: &ProveArgs) -> Result<(), i32> {
+/// `kestrel prove` on a given backend; returns the exit code on failure. The proof file is
+/// written only after the proof succeeded.
+///
+/// # Errors
+/// The exit code (see the module doc), after printing why.
+pub fn prove_with<B: RvFills>(backend: &B, a: &ProveArgs) -> Result<(), i32> {
     let start = Instant::now();
     let program = load(&a.elf)?;
     let input = match &a.input {
@@ -203,13 +211,23 @@ fn prove_with<B: Backend>(backend: &B, a: &ProveArgs) -> Result<(), i32> {
     lap("execute", &mut clock);
     let (pk, rv) = keys(backend, &program, a.blowup)?;
     lap("setup", &mut clock);
-    let (tr, public) = traces(&rv.machine, &rv.image, &rec.records).map_err(|e| {
-        eprintln!("error: {e}");
-        EXIT_INVALID
-    })?;
+    let device_fills = backend.has_device_fills() && !a.host_fills;
+    let (tr, public) = main_traces(backend, &rv.machine, &rv.image, &rec.records, device_fills)
+        .map_err(|e| {
+            eprintln!("error: {e}");
+            EXIT_INVALID
+        })?;
     lap("trace", &mut clock);
+    let dims: Vec<(usize, usize)> = tr.iter().map(|t| t.dims(backend)).collect();
+    let built_on: Vec<&str> = tr
+        .iter()
+        .map(|t| match t {
+            MainTrace::Host(_) => "host",
+            MainTrace::Device(_) => "device",
+        })
+        .collect();
     let pb = spinner("proving");
-    let proved = prove(backend, &pk, &rv.machine, &tr, &public);
+    let proved = prove_main(backend, &pk, &rv.machine, tr, &public);
     if let Some(pb) = pb {
         pb.finish_and_clear();
     }
@@ -240,21 +258,20 @@ fn prove_with<B: Backend>(backend: &B, a: &ProveArgs) -> Result<(), i32> {
             .machine
             .tables()
             .iter()
-            .zip(&tr)
+            .zip(dims.iter().zip(&built_on))
             .zip(&pk.shapes)
-            .map(
-                |((t, m), shape): ((&&dyn TableAir, &RowMajorMatrix), &TableShape)| {
-                    let cells = m.height() * (m.width + shape.aux_width);
-                    serde_json::json!({
-                        "table": t.name(),
-                        "rows": m.height(),
-                        "columns": m.width,
-                        "aux_columns": shape.aux_width,
-                        "preprocessed_columns": t.preprocessed_width(),
-                        "cells_per_cycle": cells as f64 / cycles.max(1) as f64,
-                    })
-                },
-            )
+            .map(|((t, (&(width, height), on)), shape)| {
+                let cells = height * (width + shape.aux_width);
+                serde_json::json!({
+                    "table": t.name(),
+                    "built_on": on,
+                    "rows": height,
+                    "columns": width,
+                    "aux_columns": shape.aux_width,
+                    "preprocessed_columns": t.preprocessed_width(),
+                    "cells_per_cycle": cells as f64 / cycles.max(1) as f64,
+                })
+            })
             .collect();
         let total_cells: f64 = tables
             .iter()
@@ -263,6 +280,7 @@ fn prove_with<B: Backend>(backend: &B, a: &ProveArgs) -> Result<(), i32> {
         let stats = serde_json::json!({
             "backend": backend.name(),
             "backend_report": backend.report(),
+            "device_fills": device_fills,
             "cycles": cycles,
             "exit_code": exit.exit_code,
             "tables": tables,

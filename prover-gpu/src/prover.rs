@@ -16,7 +16,9 @@ use kestrel_core::params::{StarkParams, MAX_LOG_HEIGHT, MIN_LOG_HEIGHT};
 use kestrel_core::proof::{FriStep, ProofBody, QueryProof, TableOod};
 use kestrel_core::stark::{deep_columns, observe_ood, start_transcript, FriShape};
 
-use crate::backend::{AuxCommitted, Backend, Codeword, DeepInputs, QuotientInputs};
+use crate::backend::{
+    AuxCommitted, Backend, Codeword, DeepInputs, DeviceTraces, MainTrace, QuotientInputs,
+};
 use crate::cpu::ntt::{bit_reverse_rows, interpolate, two_adic};
 
 /// Why a proof could not be made.
@@ -185,15 +187,74 @@ pub fn prove<B: Backend>(
     traces: &[RowMajorMatrix],
     public: &[Felt],
 ) -> Result<(ProofBody, ProveTimings), ProverError> {
+    let dims: Vec<(usize, usize)> = traces.iter().map(|m| (m.width, m.height())).collect();
+    let host: Vec<Option<&RowMajorMatrix>> = traces.iter().map(Some).collect();
+    let lb = pk.params.log_blowup as u32;
+    prove_core(backend, pk, machine, &dims, &host, public, |t| {
+        backend.commit_trace(&traces[t], lb)
+    })
+}
+
+/// As [`prove`], for main traces of which some live in the backend's memory
+/// ([`MainTrace::Device`]): each is committed device to device (consumed: it becomes the
+/// commitment's source, which the LogUp build and the out-of-domain evaluations read).
+/// Every failure on a device trace is an error; nothing is committed in its place.
+///
+/// # Errors
+/// As [`prove`].
+pub fn prove_main<B: DeviceTraces>(
+    backend: &B,
+    pk: &ProvingKey<B>,
+    machine: &dyn Machine,
+    traces: Vec<MainTrace<B>>,
+    public: &[Felt],
+) -> Result<(ProofBody, ProveTimings), ProverError> {
+    let dims: Vec<(usize, usize)> = traces.iter().map(|t| t.dims(backend)).collect();
+    let mut hosts = Vec::with_capacity(traces.len());
+    let mut devices: Vec<Option<B::DeviceTrace>> = Vec::with_capacity(traces.len());
+    for t in traces {
+        match t {
+            MainTrace::Host(m) => {
+                hosts.push(Some(m));
+                devices.push(None);
+            }
+            MainTrace::Device(d) => {
+                hosts.push(None);
+                devices.push(Some(d));
+            }
+        }
+    }
+    let host: Vec<Option<&RowMajorMatrix>> = hosts.iter().map(Option::as_ref).collect();
+    let lb = pk.params.log_blowup as u32;
+    prove_core(backend, pk, machine, &dims, &host, public, |t| {
+        match (host[t], devices[t].take()) {
+            (Some(m), None) => backend.commit_trace(m, lb),
+            (None, Some(d)) => backend.commit_device_trace(d, lb),
+            _ => Err(ProverError::Internal("main trace committed twice")),
+        }
+    })
+}
+
+/// The protocol over main traces given by their shapes, their host values where there are
+/// any, and how to commit each (called once per table, in order, after every shape check).
+fn prove_core<B: Backend>(
+    backend: &B,
+    pk: &ProvingKey<B>,
+    machine: &dyn Machine,
+    dims: &[(usize, usize)],
+    host: &[Option<&RowMajorMatrix>],
+    public: &[Felt],
+    mut commit_main: impl FnMut(usize) -> Result<B::Committed, ProverError>,
+) -> Result<(ProofBody, ProveTimings), ProverError> {
     let mut timings = ProveTimings::default();
     let mut clock = Instant::now();
     let tables = machine.tables();
     let params = pk.params;
     let lb = params.log_blowup as u32;
-    if traces.len() != tables.len() || pk.shapes.len() != tables.len() {
+    if dims.len() != tables.len() || host.len() != tables.len() || pk.shapes.len() != tables.len() {
         return Err(ProverError::TraceCount {
             expected: tables.len(),
-            got: traces.len(),
+            got: dims.len(),
         });
     }
     if public.len() != machine.num_public_values() {
@@ -203,16 +264,15 @@ pub fn prove<B: Backend>(
         });
     }
     let mut log_heights = Vec::with_capacity(tables.len());
-    for (t, (trace, shape)) in traces.iter().zip(&pk.shapes).enumerate() {
+    for (t, (&(width, h), shape)) in dims.iter().zip(&pk.shapes).enumerate() {
         let name = || tables[t].name().to_string();
-        if trace.width != shape.width {
+        if width != shape.width {
             return Err(ProverError::TraceWidth {
                 table: name(),
                 expected: shape.width,
-                got: trace.width,
+                got: width,
             });
         }
-        let h = trace.height();
         if !h.is_power_of_two() || !(1 << MIN_LOG_HEIGHT..=1 << MAX_LOG_HEIGHT).contains(&h) {
             return Err(ProverError::TraceHeight {
                 table: name(),
@@ -236,9 +296,8 @@ pub fn prove<B: Backend>(
 
     // Round 1: main traces.
     tr.label(b"main");
-    let main: Vec<B::Committed> = traces
-        .iter()
-        .map(|m| backend.commit_trace(m, lb))
+    let main: Vec<B::Committed> = (0..tables.len())
+        .map(&mut commit_main)
         .collect::<Result<_, _>>()?;
     let main_roots: Vec<_> = main.iter().map(|c| backend.root(c)).collect();
     for r in &main_roots {
@@ -263,8 +322,15 @@ pub fn prove<B: Backend>(
             continue;
         }
         let pre = pk.preprocessed[t].as_ref().map(|(m, c, _)| (c, m));
-        let a =
-            backend.commit_logup_aux(*table, shape, (&main[t], &traces[t]), pre, public, ch, lb)?;
+        let a = backend.commit_logup_aux_resident(
+            *table,
+            shape,
+            (&main[t], host[t]),
+            pre,
+            public,
+            ch,
+            lb,
+        )?;
         totals.push(a.total);
         table_totals[t] = a.total;
         aux_roots.push(backend.root(&a.committed));
@@ -324,7 +390,7 @@ pub fn prove<B: Backend>(
             Ok((here, next))
         };
         let (pre, pre_next) = eval2(pk.preprocessed[t].as_ref().map(|(m, c, _)| (c, Some(m))))?;
-        let (main_z, main_next) = eval2(Some((&main[t], Some(&traces[t]))))?;
+        let (main_z, main_next) = eval2(Some((&main[t], host[t])))?;
         let (aux_z, aux_next) = eval2(aux[t].as_ref().map(|a| (&a.committed, a.host.as_ref())))?;
         let q = backend.evaluate_quotient(&quotient[t], zeta)?;
         let o = TableOod {

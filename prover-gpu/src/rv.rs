@@ -5,7 +5,13 @@ use kestrel_core::field::Felt;
 use kestrel_core::matrix::RowMajorMatrix;
 use kestrel_core::rv::cpu::Step;
 use kestrel_core::rv::decode::ProgramImage;
-use kestrel_core::rv::machine::{build_traces, Rv64Machine, TraceError};
+use kestrel_core::rv::machine::{
+    build_traces, pack_traces, PackedTraces, Rv64Machine, TraceError, CPU_TABLE, MEMW_R_TABLE,
+};
+
+use crate::backend::{DeviceTraces, MainTrace};
+use crate::cpu::CpuBackend;
+use crate::prover::ProverError;
 
 use crate::vm::record::Record;
 use crate::vm::Program;
@@ -76,4 +82,114 @@ pub fn debug_check(
     let pre = preprocessed_traces(machine);
     let refs: Vec<&RowMajorMatrix> = traces.iter().collect();
     check_machine(machine, &refs, &pre, public)
+}
+
+/// Backends that can build RV64IM main traces in their own memory (device fills).
+pub trait RvFills: DeviceTraces {
+    /// Whether [`RvFills::fill_rv`] builds traces here (false: every trace is built on the
+    /// host).
+    fn has_device_fills(&self) -> bool;
+
+    /// The CPU and MEMW_R main traces built in the backend's memory from the packed
+    /// records of [`pack_traces`].
+    ///
+    /// # Errors
+    /// Any backend failure; nothing is built in its place.
+    fn fill_rv(
+        &self,
+        image: &ProgramImage,
+        packed: &PackedTraces,
+    ) -> Result<(Self::DeviceTrace, Self::DeviceTrace), ProverError>;
+}
+
+impl RvFills for CpuBackend {
+    fn has_device_fills(&self) -> bool {
+        false
+    }
+
+    fn fill_rv(
+        &self,
+        _image: &ProgramImage,
+        _packed: &PackedTraces,
+    ) -> Result<(Self::DeviceTrace, Self::DeviceTrace), ProverError> {
+        Err(ProverError::Internal("the CPU backend has no device fills"))
+    }
+}
+
+/// Why main traces could not be built.
+#[derive(Debug, thiserror::Error)]
+pub enum MainTracesError {
+    /// The execution cannot be proven by this version.
+    #[error("{0}")]
+    Trace(TraceError),
+    /// A device fill failed (no host fallback once a fill was asked for).
+    #[error("device trace fill: {0}")]
+    Fill(ProverError),
+}
+
+/// Every table's main trace and the public values: with `device_fills`, CPU and MEMW_R are
+/// built in the backend's memory from packed records (one host pass packs them and builds
+/// the other tables); otherwise every trace is built on the host ([`traces`]).
+///
+/// # Errors
+/// [`MainTracesError`]; asking a backend without device fills for them is an error.
+pub fn main_traces<B: RvFills>(
+    backend: &B,
+    machine: &Rv64Machine,
+    image: &ProgramImage,
+    records: &[Record],
+    device_fills: bool,
+) -> Result<(Vec<MainTrace<B>>, Vec<Felt>), MainTracesError> {
+    if !device_fills {
+        let (tr, public) = traces(machine, image, records).map_err(MainTracesError::Trace)?;
+        return Ok((tr.into_iter().map(MainTrace::Host).collect(), public));
+    }
+    if !backend.has_device_fills() {
+        return Err(MainTracesError::Fill(ProverError::Internal(
+            "device fills asked of a backend without them",
+        )));
+    }
+    let packed = pack_traces(machine, image, &steps(records)).map_err(MainTracesError::Trace)?;
+    let (cpu, memw) = backend
+        .fill_rv(image, &packed)
+        .map_err(MainTracesError::Fill)?;
+    let mut cpu = Some(cpu);
+    let mut memw = Some(memw);
+    let out = packed
+        .traces
+        .into_iter()
+        .enumerate()
+        .map(|(t, m)| {
+            match (t, m) {
+                (_, Some(m)) => Some(MainTrace::Host(m)),
+                (CPU_TABLE, None) => cpu.take().map(MainTrace::Device),
+                (MEMW_R_TABLE, None) => memw.take().map(MainTrace::Device),
+                _ => None,
+            }
+            .ok_or(MainTracesError::Fill(ProverError::Internal(
+                "a table without a trace",
+            )))
+        })
+        .collect::<Result<Vec<_>, _>>()?;
+    Ok((out, packed.public))
+}
+
+/// [`debug_check`] over main traces of which some live in the backend's memory: those are
+/// downloaded first (explicitly; a device backend counts the bytes).
+///
+/// # Errors
+/// A backend failure while downloading.
+pub fn debug_check_main<B: DeviceTraces>(
+    backend: &B,
+    machine: &Rv64Machine,
+    traces: &[MainTrace<B>],
+    public: &[Felt],
+) -> Result<DebugReport, ProverError> {
+    let host = traces
+        .iter()
+        .map(|t| t.to_host(backend))
+        .collect::<Result<Vec<_>, _>>()?;
+    let pre = preprocessed_traces(machine);
+    let refs: Vec<&RowMajorMatrix> = host.iter().map(|c| c.as_ref()).collect();
+    Ok(check_machine(machine, &refs, &pre, public))
 }

@@ -49,6 +49,7 @@ fn vk_prove_verify_round_trip() {
         blowup: 8,
         stats: Some(stats.clone()),
         backend: BackendChoice::Cpu,
+        host_fills: false,
     };
     assert_eq!(prove_command(&args), 0);
     let s: serde_json::Value = serde_json::from_slice(&std::fs::read(&stats).unwrap()).unwrap();

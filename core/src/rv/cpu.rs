@@ -284,28 +284,10 @@ pub fn fill_row(row: &mut [Felt], clk: usize, s: &Step, d: &Decoded, next_pc: u3
     row[NEXT_PC] = Felt::from(next_pc);
     row[DEC..DEC + FIELDS].copy_from_slice(&d.fields());
     let rs2 = s.rs2_val;
-    let b = if d.use_imm { d.imm } else { rs2 };
+    let b = operand_b(s, d);
     let a = s.rs1_val;
-    let sub = d.class[class::SUB] || d.class[class::SUBW];
-    let add = d.class[class::ADD] || d.class[class::ADDW] || d.class[class::JALR];
-    let (sum, carries) = if add {
-        adder(a, b)
-    } else if sub {
-        let diff = a.wrapping_sub(b);
-        (diff, adder(diff, b).1)
-    } else {
-        (0, [0; 8])
-    };
-    let res = if d.class[class::JAL] || d.class[class::JALR] {
-        s.pc as u64 + 4
-    } else if d.class[class::ECALL] {
-        0
-    } else if d.wr {
-        s.rd_val
-    } else {
-        // Results of writes to x0 and of compares: recompute.
-        result_without_write(d, a, b, sum)
-    };
+    let (sum, carries) = sum_and_carries(a, b, d);
+    let res = result(s, d, b, sum);
     for i in 0..8 {
         row[RS1V + i] = f(a.to_le_bytes()[i] as u64);
         row[RS2V + i] = f(rs2.to_le_bytes()[i] as u64);
@@ -327,6 +309,59 @@ pub fn fill_row(row: &mut [Felt], clk: usize, s: &Step, d: &Decoded, next_pc: u3
         row[L7] = f(s3 & 0x7f);
     }
     res
+}
+
+/// Operand b of a row: the immediate or `rs2`'s value.
+pub fn operand_b(s: &Step, d: &Decoded) -> u64 {
+    if d.use_imm {
+        d.imm
+    } else {
+        s.rs2_val
+    }
+}
+
+/// The adder's output `sum` and its byte carries (zero unless the row adds or subtracts).
+pub fn sum_and_carries(a: u64, b: u64, d: &Decoded) -> (u64, [u8; 8]) {
+    let sub = d.class[class::SUB] || d.class[class::SUBW];
+    let add = d.class[class::ADD] || d.class[class::ADDW] || d.class[class::JALR];
+    if add {
+        adder(a, b)
+    } else if sub {
+        let diff = a.wrapping_sub(b);
+        (diff, adder(diff, b).1)
+    } else {
+        (0, [0; 8])
+    }
+}
+
+/// The row's result bytes' value `res` (what [`fill_row`] returns), given operand b and
+/// the adder's `sum`.
+pub fn result(s: &Step, d: &Decoded, b: u64, sum: u64) -> u64 {
+    if d.class[class::JAL] || d.class[class::JALR] {
+        s.pc as u64 + 4
+    } else if d.class[class::ECALL] {
+        0
+    } else if d.wr {
+        s.rd_val
+    } else {
+        // Results of writes to x0 and of compares: recompute.
+        result_without_write(d, s.rs1_val, b, sum)
+    }
+}
+
+/// The two bytes a row range-checks besides its result and sum bytes: `(2·L7, 2·H)`.
+pub fn extra_range_bytes(d: &Decoded, sum: u64) -> (u8, u8) {
+    let l7 = if d.class[class::ADDW] || d.class[class::SUBW] {
+        ((sum >> 24) & 0x7f) as u8
+    } else {
+        0
+    };
+    let h = if d.class[class::JALR] {
+        ((sum & 0xff) >> 1) as u8
+    } else {
+        0
+    };
+    (2 * l7, 2 * h)
 }
 
 /// `a + b` mod 2^64 and the carry out of each byte.

@@ -295,3 +295,242 @@ pub fn build_traces(
 fn row_byte(row: &[Felt], col: usize) -> u8 {
     row[col].as_u64() as u8
 }
+
+/// Index of the CPU table in [`Machine::tables`] order.
+pub const CPU_TABLE: usize = 0;
+/// Index of the MEMW_R table in [`Machine::tables`] order.
+pub const MEMW_R_TABLE: usize = 2;
+
+/// The CPU table as packed per-step records for a fill kernel. Row `clk` (the thread index)
+/// of the trace is [`cpu::fill_row`] of step `clk`; padding rows follow up to `height`.
+/// Everything else a row holds is derived: `pc` and the DECODE fields from the program's
+/// DECODE row (see [`decode_fields`]), `next_pc` from the next step's DECODE row, operand b,
+/// the adder and the flags from the fields and the values here.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct CpuRecords {
+    /// The trace height (a power of two, at least 8).
+    pub height: usize,
+    /// Each step's DECODE row (index into the program's code).
+    pub dec_row: Vec<u32>,
+    pub rs1: Vec<u64>,
+    pub rs2: Vec<u64>,
+    /// The result bytes' value (what [`cpu::fill_row`] returns).
+    pub res: Vec<u64>,
+}
+
+impl CpuRecords {
+    pub fn len(&self) -> usize {
+        self.dec_row.len()
+    }
+    pub fn is_empty(&self) -> bool {
+        self.dec_row.is_empty()
+    }
+}
+
+/// MEMW_R as packed per-access records for a fill kernel, in the CPU's access order: access
+/// `r` belongs to step `r / 3`, has timestamp `4·(r/3) + r%3 + 1` and writes iff `r % 3 == 2`
+/// (rs1 read, rs2 read, rd write), so neither is stored.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct MemwRRecords {
+    /// The trace height (a power of two, at least 8).
+    pub height: usize,
+    /// `reg | old_ts << 8` per access.
+    pub meta: Vec<u64>,
+    /// The register's value before the access, per access.
+    pub old: Vec<u64>,
+    /// The value written, per step (the access `3·step + 2`).
+    pub new: Vec<u64>,
+}
+
+impl MemwRRecords {
+    /// Number of accesses (real rows).
+    pub fn len(&self) -> usize {
+        self.meta.len()
+    }
+    pub fn is_empty(&self) -> bool {
+        self.meta.is_empty()
+    }
+}
+
+/// Words per row of [`decode_fields`]: `pc` then the DECODE tuple's fields.
+pub const DECODE_WORDS: usize = super::decode::TUPLE;
+
+/// The program's DECODE rows as the CPU fill kernel reads them: per code slot, `pc` then
+/// [`super::decode::Decoded::fields`] as canonical words (zeros for an instruction this
+/// version cannot prove; no executed step refers to one).
+pub fn decode_fields(program: &ProgramImage) -> Vec<u64> {
+    let mut out = Vec::with_capacity(program.code.len() * DECODE_WORDS);
+    for &(pc, word) in &program.code {
+        out.push(pc as u64);
+        match decode_for_air(pc, word) {
+            Some(d) => out.extend(d.fields().iter().map(|f| f.as_u64())),
+            None => out.extend([0; DECODE_WORDS - 1]),
+        }
+    }
+    out
+}
+
+/// [`build_traces`] with the CPU and MEMW_R traces left as packed records for device fills.
+pub struct PackedTraces {
+    pub cpu: CpuRecords,
+    pub memw_r: MemwRRecords,
+    /// Every other table's trace, in [`Machine::tables`] order; `None` at [`CPU_TABLE`]
+    /// and [`MEMW_R_TABLE`].
+    pub traces: Vec<Option<RowMajorMatrix>>,
+    pub public: Vec<Felt>,
+}
+
+/// One pass over the steps producing what [`build_traces`] does, except that the CPU and
+/// MEMW_R tables come as packed records (no rows built); their byte lookups are counted
+/// into BITWISE here, so every other trace equals [`build_traces`]'s.
+///
+/// # Errors
+/// As [`build_traces`].
+pub fn pack_traces(
+    machine: &Rv64Machine,
+    program: &ProgramImage,
+    steps: &[Step],
+) -> Result<PackedTraces, TraceError> {
+    let last = steps.last().ok_or(TraceError::Empty)?;
+    if steps.len() > 1 << 26 {
+        return Err(TraceError::TooLong { steps: steps.len() });
+    }
+    let rows: BTreeMap<u32, usize> = program
+        .code
+        .iter()
+        .enumerate()
+        .map(|(i, &(pc, _))| (pc, i))
+        .collect();
+    let decode_h = program.code.len().next_power_of_two().max(8);
+    let mut decode_mult = vec![0u64; decode_h];
+    let n = steps.len();
+    let mut rec = CpuRecords {
+        height: n.next_power_of_two().max(8),
+        dec_row: Vec::with_capacity(n),
+        rs1: Vec::with_capacity(n),
+        rs2: Vec::with_capacity(n),
+        res: Vec::with_capacity(n),
+    };
+    let mut memw = MemwRRecords {
+        height: (3 * n).next_power_of_two().max(8),
+        meta: Vec::with_capacity(3 * n),
+        old: Vec::with_capacity(3 * n),
+        new: Vec::with_capacity(n),
+    };
+    let mut file = memw_r::RegFile {
+        values: register::initial_registers(),
+        ts: [0; 32],
+    };
+    let mut bytes = ByteCounts::default();
+    let mut alu_ops = Vec::new();
+    let mut public = vec![Felt::ZERO; NUM_PUBLIC];
+    for (clk, s) in steps.iter().enumerate() {
+        let d = decode_for_air(s.pc, s.word).ok_or(TraceError::Unsupported {
+            pc: s.pc,
+            word: s.word,
+        })?;
+        let r = *rows
+            .get(&s.pc)
+            .ok_or(TraceError::NotInProgram { pc: s.pc })?;
+        decode_mult[r] += 1;
+        let b = cpu::operand_b(s, &d);
+        let (sum, _) = cpu::sum_and_carries(s.rs1_val, b, &d);
+        let res = cpu::result(s, &d, b, sum);
+        rec.dec_row.push(r as u32);
+        rec.rs1.push(s.rs1_val);
+        rec.rs2.push(s.rs2_val);
+        rec.res.push(res);
+        let ts = 4 * clk as u64;
+        let written = if d.wr { res } else { 0 };
+        for (k, reg, value, is_write) in [
+            (1, d.rs1, s.rs1_val, false),
+            (2, d.rs2, s.rs2_val, false),
+            (3, d.rd, written, true),
+        ] {
+            let i = reg as usize & 31;
+            let (old, old_ts) = (file.values[i], file.ts[i]);
+            let t = ts + k;
+            memw.meta.push(reg as u64 | old_ts << 8);
+            memw.old.push(old);
+            let new = if is_write {
+                memw.new.push(value);
+                value
+            } else {
+                old
+            };
+            let dd = (t - old_ts - 1).to_le_bytes();
+            bytes.range(dd[0], dd[1]);
+            bytes.range(dd[2], dd[3]);
+            file.values[i] = new;
+            file.ts[i] = t;
+        }
+        if d.class[class::ALU] || d.class[class::BRANCH] {
+            alu_ops.push(AluOp {
+                op: d.alu_op,
+                a: s.rs1_val,
+                b,
+                c: res,
+            });
+        }
+        let lop = [
+            (class::AND, BYTE_AND),
+            (class::OR, BYTE_OR),
+            (class::XOR, BYTE_XOR),
+        ]
+        .into_iter()
+        .find(|(k, _)| d.class[*k]);
+        if let Some((_, op)) = lop {
+            for (x, y) in s.rs1_val.to_le_bytes().into_iter().zip(b.to_le_bytes()) {
+                bytes.add(op, x, y);
+            }
+        }
+        let (rb, sb) = (res.to_le_bytes(), sum.to_le_bytes());
+        for j in 0..4 {
+            bytes.range(rb[2 * j], rb[2 * j + 1]);
+            bytes.range(sb[2 * j], sb[2 * j + 1]);
+        }
+        let (l7, h) = cpu::extra_range_bytes(&d, sum);
+        bytes.range(l7, h);
+        if d.class[class::ECALL] {
+            public = s
+                .rs2_val
+                .to_le_bytes()
+                .map(|x| Felt::from(x as u32))
+                .to_vec();
+        }
+    }
+    let exit = decode_for_air(last.pc, last.word).is_some_and(|d| d.class[class::ECALL]);
+    if !exit {
+        return Err(TraceError::NoExit);
+    }
+    let mut alu_traces = Vec::with_capacity(machine.alu.len());
+    for t in &machine.alu {
+        let ops: Vec<AluOp> = alu_ops
+            .iter()
+            .copied()
+            .filter(|o| t.accepts(o.op))
+            .collect();
+        alu_traces.push(Some(t.build(&ops, &mut bytes)));
+    }
+    if let Some(o) = alu_ops
+        .iter()
+        .find(|o| !machine.alu.iter().any(|t| t.accepts(o.op)))
+    {
+        return Err(TraceError::NoAluTable { op: o.op });
+    }
+    let decode = RowMajorMatrix::new(decode_mult.into_iter().map(Felt::new).collect(), 1);
+    let mut traces = vec![
+        None,
+        Some(decode),
+        None,
+        Some(register::build_trace(&file)),
+        Some(bytes.trace()),
+    ];
+    traces.extend(alu_traces);
+    Ok(PackedTraces {
+        cpu: rec,
+        memw_r: memw,
+        traces,
+        public,
+    })
+}

@@ -14,14 +14,16 @@ use kestrel_core::proof::Opening;
 use super::buffer::DeviceBuffer;
 use super::device::CudaDevice;
 use super::error::CudaError;
+use super::fill::CudaTrace;
 use super::fri::DeviceWords;
 use super::logup::felts;
 use super::merkle::{self, DeviceTree, Leaves};
-use super::ntt::{lde_coeff_rows, lde_coeffs, lde_rows, lde_trace, Twiddles};
+use super::ntt::{lde_coeff_rows, lde_coeffs, lde_from_cols, lde_rows, lde_trace, Twiddles};
 use super::stats::CudaStats;
 use super::{deep, eval, fri, grind, logup, quotient};
 use crate::backend::{
-    AuxCommitted, Backend, Codeword, DeepInputs, DeviceCodeword, QuotientCommitted, QuotientInputs,
+    AuxCommitted, Backend, Codeword, DeepInputs, DeviceCodeword, DeviceTraces, QuotientCommitted,
+    QuotientInputs,
 };
 use crate::prover::ProverError;
 
@@ -414,6 +416,29 @@ impl Backend for CudaBackend {
         challenges: LogUpChallenges,
         log_blowup: u32,
     ) -> Result<AuxCommitted<CudaCommitted>, ProverError> {
+        self.commit_logup_aux_resident(
+            table,
+            shape,
+            (main.0, Some(main.1)),
+            preprocessed,
+            public,
+            challenges,
+            log_blowup,
+        )
+    }
+
+    /// Reads the main trace from the commitment's device source (host trace or device fill
+    /// alike); the host matrix is never needed.
+    fn commit_logup_aux_resident(
+        &self,
+        table: &dyn TableAir,
+        shape: &TableShape,
+        main: (&CudaCommitted, Option<&RowMajorMatrix>),
+        preprocessed: Option<(&CudaCommitted, &RowMajorMatrix)>,
+        public: &[Felt],
+        challenges: LogUpChallenges,
+        log_blowup: u32,
+    ) -> Result<AuxCommitted<CudaCommitted>, ProverError> {
         self.dev.counters.op("logup_aux");
         let main_cols = Self::source(main.0, false, "logup: main is not a trace commitment")?;
         let n = Self::source_rows(main.0, main_cols)?;
@@ -619,5 +644,46 @@ impl Backend for CudaBackend {
         self.dev.counters.op("open_fri");
         let s = self.dev.stream();
         fri::open_batch(&self.dev, &s, layer, positions)
+    }
+}
+
+impl DeviceTraces for CudaBackend {
+    type DeviceTrace = CudaTrace;
+
+    fn trace_dims(&self, t: &CudaTrace) -> (usize, usize) {
+        (t.width(), t.height())
+    }
+
+    /// The LDE reads a device-to-device copy of the trace (the NTT works in place), and the
+    /// trace itself becomes the commitment's source: the LogUp build and the out-of-domain
+    /// evaluations read that same buffer. Nothing is uploaded.
+    fn commit_device_trace(
+        &self,
+        t: CudaTrace,
+        log_blowup: u32,
+    ) -> Result<CudaCommitted, ProverError> {
+        self.dev.counters.op("commit_trace");
+        self.dev.counters.op("commit_device_trace");
+        let s = self.dev.stream();
+        let evals = self.dev.copy(&s, &t.cols, "lde input")?;
+        let lde = lde_from_cols(
+            &self.dev,
+            &self.twiddles,
+            &s,
+            evals,
+            t.log_height,
+            t.width,
+            log_blowup,
+        )?;
+        self.commit(
+            &s,
+            (lde, Source::Evaluations(t.cols)),
+            t.width,
+            t.log_height + log_blowup,
+        )
+    }
+
+    fn download_trace(&self, t: &CudaTrace) -> Result<RowMajorMatrix, ProverError> {
+        self.trace_to_host(t)
     }
 }

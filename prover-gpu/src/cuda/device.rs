@@ -2,7 +2,7 @@
 //! transfers, and the counters every buffer and launch reports to.
 
 use std::collections::HashMap;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
 use cudarc::driver::{
@@ -28,6 +28,7 @@ const KERNELS: &[(&str, &[&str])] = &[
         "eval",
         &["ks_eval_weights", "ks_weighted_col_sums", "ks_sum_partials"],
     ),
+    ("fill", &["ks_fill_cpu", "ks_fill_memw_r"]),
     ("fri", &["ks_fri_fold", "ks_ext_axpy"]),
     ("grind", &["ks_grind"]),
     (
@@ -78,6 +79,10 @@ pub struct CudaDevice {
     functions: HashMap<&'static str, CudaFunction>,
     pub(crate) counters: Arc<Counters>,
     staging: Mutex<Option<PinnedHostSlice<u64>>>,
+    /// Fault injection (tests): allocations left before one fails (0 = off).
+    fail_alloc_in: AtomicU64,
+    /// Fault injection (tests): the next fill launch fails.
+    fail_fill_launch: AtomicBool,
     name: String,
     memory: usize,
 }
@@ -183,6 +188,8 @@ impl CudaDevice {
             functions,
             counters: Arc::new(Counters::default()),
             staging: Mutex::new(None),
+            fail_alloc_in: AtomicU64::new(0),
+            fail_fill_launch: AtomicBool::new(false),
             name,
             memory,
         }))
@@ -210,6 +217,47 @@ impl CudaDevice {
         })
     }
 
+    /// Fault injection for tests: the `nth` device allocation from now (1 = the next) fails
+    /// with an error, as a real out-of-memory would; 0 turns it off.
+    #[doc(hidden)]
+    pub fn inject_alloc_failure(&self, nth: u64) {
+        self.fail_alloc_in.store(nth, Ordering::SeqCst);
+    }
+
+    /// Fault injection for tests: the next trace-fill kernel launch fails.
+    #[doc(hidden)]
+    pub fn inject_fill_launch_failure(&self) {
+        self.fail_fill_launch.store(true, Ordering::SeqCst);
+    }
+
+    /// Takes a pending injected fill-launch failure.
+    pub(crate) fn injected_fill_launch_failure(
+        &self,
+        kernel: &'static str,
+    ) -> Result<(), CudaError> {
+        if self.fail_fill_launch.swap(false, Ordering::SeqCst) {
+            return Err(CudaError::Limit {
+                op: "launch",
+                detail: format!("{kernel}: injected launch failure"),
+            });
+        }
+        Ok(())
+    }
+
+    fn injected_alloc_failure(&self, what: &'static str) -> Result<(), CudaError> {
+        let hit = self
+            .fail_alloc_in
+            .fetch_update(Ordering::SeqCst, Ordering::SeqCst, |n| n.checked_sub(1))
+            .is_ok_and(|n| n == 1);
+        if hit {
+            return Err(CudaError::Limit {
+                op: "cuMemAllocAsync",
+                detail: format!("{what}: injected allocation failure"),
+            });
+        }
+        Ok(())
+    }
+
     /// `len` elements, uninitialised (every caller's kernel writes all of them).
     pub fn alloc<T: DeviceRepr>(
         &self,
@@ -217,6 +265,7 @@ impl CudaDevice {
         len: usize,
         what: &'static str,
     ) -> Result<DeviceBuffer<T>, CudaError> {
+        self.injected_alloc_failure(what)?;
         // SAFETY: the memory is written by a kernel before it is read.
         let s = unsafe { stream.alloc::<T>(len.max(1)) }.map_err(CudaError::driver(
             "cuMemAllocAsync",
@@ -232,6 +281,7 @@ impl CudaDevice {
         len: usize,
         what: &'static str,
     ) -> Result<DeviceBuffer<T>, CudaError> {
+        self.injected_alloc_failure(what)?;
         let s = stream
             .alloc_zeros::<T>(len.max(1))
             .map_err(CudaError::driver(
@@ -277,6 +327,23 @@ impl CudaDevice {
             start += m;
         }
         self.counters.h2d(category, (len * 8) as u64);
+        Ok(dst)
+    }
+
+    /// A device-to-device copy of `src` into a new buffer.
+    pub fn copy(
+        &self,
+        stream: &Arc<CudaStream>,
+        src: &DeviceBuffer<u64>,
+        what: &'static str,
+    ) -> Result<DeviceBuffer<u64>, CudaError> {
+        let mut dst = self.alloc::<u64>(stream, src.len(), what)?;
+        stream
+            .memcpy_dtod(src.slice(), dst.slice_mut())
+            .map_err(CudaError::driver(
+                "cuMemcpyDtoDAsync",
+                format!("{what}: {} words", src.len()),
+            ))?;
         Ok(dst)
     }
 

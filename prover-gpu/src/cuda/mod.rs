@@ -13,6 +13,7 @@ pub mod deep;
 pub mod device;
 pub mod error;
 pub mod eval;
+pub mod fill;
 pub mod fri;
 pub mod grind;
 pub mod logup;
@@ -24,4 +25,5 @@ pub mod stats;
 
 pub use backend::{CudaBackend, CudaCommitted, CudaFriLayer};
 pub use error::CudaError;
+pub use fill::CudaTrace;
 pub use stats::CudaStats;

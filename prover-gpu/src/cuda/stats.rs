@@ -16,6 +16,8 @@ pub struct CudaStats {
     pub h2d_bytes: BTreeMap<String, u64>,
     /// Device→host bytes by category.
     pub d2h_bytes: BTreeMap<String, u64>,
+    /// Main traces built in device memory by a fill kernel, per table.
+    pub fills: BTreeMap<String, u64>,
     /// Highest device memory held at once by this backend's buffers.
     pub device_bytes_peak: u64,
     /// Device memory held now.
@@ -25,6 +27,10 @@ pub struct CudaStats {
 impl CudaStats {
     pub fn op(&self, name: &str) -> u64 {
         self.ops.get(name).copied().unwrap_or(0)
+    }
+    /// Device-resident builds of `table`'s main trace.
+    pub fn fill(&self, table: &str) -> u64 {
+        self.fills.get(table).copied().unwrap_or(0)
     }
     pub fn h2d_total(&self) -> u64 {
         self.h2d_bytes.values().sum()
@@ -40,6 +46,7 @@ struct Maps {
     kernels: BTreeMap<&'static str, u64>,
     h2d: BTreeMap<&'static str, u64>,
     d2h: BTreeMap<&'static str, u64>,
+    fills: BTreeMap<&'static str, u64>,
 }
 
 /// The live counters, shared by the device and every buffer it allocated.
@@ -65,6 +72,9 @@ impl Counters {
     pub fn h2d(&self, category: &'static str, bytes: u64) {
         self.with(|m| *m.h2d.entry(category).or_default() += bytes);
     }
+    pub fn fill(&self, table: &'static str) {
+        self.with(|m| *m.fills.entry(table).or_default() += 1);
+    }
     pub fn d2h(&self, category: &'static str, bytes: u64) {
         self.with(|m| *m.d2h.entry(category).or_default() += bytes);
     }
@@ -88,6 +98,7 @@ impl Counters {
             kernels: conv(&m.kernels),
             h2d_bytes: conv(&m.h2d),
             d2h_bytes: conv(&m.d2h),
+            fills: conv(&m.fills),
             device_bytes_peak: self.peak.load(Ordering::Relaxed),
             device_bytes_now: self.now.load(Ordering::Relaxed),
         })

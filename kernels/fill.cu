@@ -1,0 +1,161 @@
+// Device-resident trace fills (mirrors prover-gpu/src/cuda/fill.rs): each kernel builds one
+// table's main trace column-major (column c at out + c * h, natural row order) from packed
+// records, one thread per row, padding rows included; the row index is the thread index.
+// Each matches its Rust builder bit for bit: ks_fill_cpu = core::rv::cpu::fill_row (plus
+// build_traces' padding rows), ks_fill_memw_r = core::rv::memw_r::build_trace.
+#include "field.cuh"
+
+// CPU columns (core/src/rv/cpu.rs).
+#define CPU_IS_REAL 0
+#define CPU_FIRST 1
+#define CPU_CLK 2
+#define CPU_PC 3
+#define CPU_NEXT_PC 4
+#define CPU_DEC 5
+#define CPU_FIELDS 28
+#define CPU_RS1V (CPU_DEC + CPU_FIELDS)
+#define CPU_RS2V (CPU_RS1V + 8)
+#define CPU_OPB (CPU_RS2V + 8)
+#define CPU_SUM (CPU_OPB + 8)
+#define CPU_CARRY (CPU_SUM + 8)
+#define CPU_RES (CPU_CARRY + 8)
+#define CPU_RDV (CPU_RES + 8)
+#define CPU_TAKEN (CPU_RDV + 8)
+#define CPU_H (CPU_TAKEN + 1)
+#define CPU_BIT0 (CPU_TAKEN + 2)
+#define CPU_SGN (CPU_TAKEN + 3)
+#define CPU_L7 (CPU_TAKEN + 4)
+#define CPU_WIDTH (CPU_TAKEN + 5)
+// DECODE field offsets (core/src/rv/decode.rs: class selectors, then these).
+#define CLS_ADD 0
+#define CLS_SUB 1
+#define CLS_ADDW 2
+#define CLS_SUBW 3
+#define CLS_BRANCH 8
+#define CLS_JALR 10
+#define F_BR_NEG 12
+#define F_USE_IMM 13
+#define F_WR 14
+#define F_IMM 20
+// Words per DECODE row of the uploaded table: pc, then the fields.
+#define DEC_WORDS (1 + CPU_FIELDS)
+
+// MEMW_R columns (core/src/rv/memw_r.rs).
+#define MW_REG 0
+#define MW_OLD 1
+#define MW_OLD_TS 9
+#define MW_NEW 10
+#define MW_TS 18
+#define MW_IS_WRITE 19
+#define MW_IS_REAL 20
+#define MW_DIFF 21
+#define MW_WIDTH 25
+
+__device__ __forceinline__ uint64_t byte_of(uint64_t v, int i) { return (v >> (8 * i)) & 0xff; }
+
+// The CPU trace (h rows) from n steps. `rec` holds dec_row (u32, n of them, padded to a
+// whole number of words), then rs1[n], rs2[n], res[n]; `dec` the DECODE rows (DEC_WORDS
+// canonical words each).
+extern "C" __global__ void ks_fill_cpu(uint64_t *out, uint64_t h, const uint64_t *rec, uint64_t n,
+                                       const uint64_t *dec) {
+    const uint32_t *dec_row = (const uint32_t *)rec;
+    const uint64_t *rs1 = rec + (n + 1) / 2;
+    const uint64_t *rs2 = rs1 + n;
+    const uint64_t *res = rs2 + n;
+    for (uint64_t i = ks_tid(); i < h; i += ks_nthreads()) {
+        uint64_t *o = out + i;
+#define PUT(c, v) o[(uint64_t)(c) * h] = (v)
+        if (i >= n) {
+            // Padding: the clock runs on, nothing else happens (next_pc = 4).
+            for (int c = 0; c < CPU_WIDTH; c++) PUT(c, 0);
+            PUT(CPU_CLK, i);
+            PUT(CPU_NEXT_PC, 4);
+            continue;
+        }
+        const uint64_t *d = dec + (uint64_t)dec_row[i] * DEC_WORDS;
+        const uint64_t pc = d[0];
+        const uint64_t *f = d + 1;
+        const uint64_t next_pc =
+            i + 1 < n ? dec[(uint64_t)dec_row[i + 1] * DEC_WORDS] : (uint64_t)(uint32_t)(pc + 4);
+        PUT(CPU_IS_REAL, 1);
+        PUT(CPU_FIRST, i == 0 ? 1 : 0);
+        PUT(CPU_CLK, i);
+        PUT(CPU_PC, pc);
+        PUT(CPU_NEXT_PC, next_pc);
+        for (int k = 0; k < CPU_FIELDS; k++) PUT(CPU_DEC + k, f[k]);
+        const bool add = f[CLS_ADD] | f[CLS_ADDW] | f[CLS_JALR];
+        const bool sub = f[CLS_SUB] | f[CLS_SUBW];
+        const bool wr = f[F_WR] != 0;
+        uint64_t imm = 0;
+        for (int j = 0; j < 8; j++) imm |= f[F_IMM + j] << (8 * j);
+        const uint64_t a = rs1[i], r2 = rs2[i], r = res[i];
+        const uint64_t b = f[F_USE_IMM] ? imm : r2;
+        uint64_t sum = 0;
+        uint32_t carries = 0;  // bit j: carry out of byte j
+        if (add || sub) {
+            const uint64_t x = add ? a : a - b;  // sub: sum = a - b and sum + b = a
+            sum = add ? a + b : x;
+            uint32_t carry = 0;
+            for (int j = 0; j < 8; j++) {
+                uint32_t s = (uint32_t)byte_of(x, j) + (uint32_t)byte_of(b, j) + carry;
+                carry = s >> 8;
+                carries |= carry << j;
+            }
+        }
+        for (int j = 0; j < 8; j++) {
+            PUT(CPU_RS1V + j, byte_of(a, j));
+            PUT(CPU_RS2V + j, byte_of(r2, j));
+            PUT(CPU_OPB + j, byte_of(b, j));
+            PUT(CPU_SUM + j, byte_of(sum, j));
+            PUT(CPU_CARRY + j, (carries >> j) & 1);
+            PUT(CPU_RES + j, byte_of(r, j));
+            PUT(CPU_RDV + j, wr ? byte_of(r, j) : 0);
+        }
+        const bool taken = f[CLS_BRANCH] && (((r & 1) == 1) != (f[F_BR_NEG] != 0));
+        PUT(CPU_TAKEN, taken ? 1 : 0);
+        const bool jalr = f[CLS_JALR] != 0;
+        PUT(CPU_H, jalr ? (sum & 0xff) >> 1 : 0);
+        PUT(CPU_BIT0, jalr ? sum & 1 : 0);
+        const bool w = f[CLS_ADDW] | f[CLS_SUBW];
+        const uint64_t s3 = (sum >> 24) & 0xff;
+        PUT(CPU_SGN, w ? s3 >> 7 : 0);
+        PUT(CPU_L7, w ? s3 & 0x7f : 0);
+#undef PUT
+    }
+}
+
+// MEMW_R (h rows) from n accesses in the CPU's order (n = 3 * steps): access r has timestamp
+// 4*(r/3) + r%3 + 1 and writes iff r%3 == 2. `rec` holds meta[n] (reg | old_ts << 8),
+// old[n], then new[n/3] (the value each step's write stores).
+extern "C" __global__ void ks_fill_memw_r(uint64_t *out, uint64_t h, const uint64_t *rec, uint64_t n) {
+    const uint64_t *meta = rec;
+    const uint64_t *old = rec + n;
+    const uint64_t *nw = old + n;
+    for (uint64_t i = ks_tid(); i < h; i += ks_nthreads()) {
+        uint64_t *o = out + i;
+#define PUT(c, v) o[(uint64_t)(c) * h] = (v)
+        if (i >= n) {
+            for (int c = 0; c < MW_WIDTH; c++) PUT(c, 0);
+            continue;
+        }
+        const uint64_t step = i / 3, k = i % 3;
+        const uint64_t ts = 4 * step + k + 1;
+        const bool w = k == 2;
+        const uint64_t m = meta[i];
+        const uint64_t old_ts = m >> 8;
+        const uint64_t ov = old[i];
+        const uint64_t nv = w ? nw[step] : ov;
+        const uint64_t diff = ts - old_ts - 1;
+        PUT(MW_REG, m & 0xff);
+        PUT(MW_OLD_TS, gl_canon(old_ts));
+        PUT(MW_TS, gl_canon(ts));
+        PUT(MW_IS_WRITE, w ? 1 : 0);
+        PUT(MW_IS_REAL, 1);
+        for (int j = 0; j < 8; j++) {
+            PUT(MW_OLD + j, byte_of(ov, j));
+            PUT(MW_NEW + j, byte_of(nv, j));
+        }
+        for (int j = 0; j < 4; j++) PUT(MW_DIFF + j, byte_of(diff, j));
+#undef PUT
+    }
+}

@@ -1,0 +1,245 @@
+//! Device-resident trace fills (kernels/fill.cu): the CPU and MEMW_R main traces built in
+//! device memory from packed records, one thread per row (padding rows too), column-major
+//! as every committed source is. The packed records are the only upload, counted under
+//! "packed op records" (the small DECODE field table under "fill decode table"); the trace
+//! itself never crosses the bus. Each kernel matches its Rust builder bit for bit
+//! (`tests/tests/cuda_fill.rs`).
+
+use std::sync::Arc;
+
+use cudarc::driver::CudaStream;
+use kestrel_core::matrix::RowMajorMatrix;
+use kestrel_core::rv::decode::ProgramImage;
+use kestrel_core::rv::machine::{
+    decode_fields, CpuRecords, MemwRRecords, PackedTraces, DECODE_WORDS,
+};
+use kestrel_core::rv::{cpu, memw_r};
+
+use super::backend::CudaBackend;
+use super::buffer::DeviceBuffer;
+use super::device::{grid_for, launch, CudaDevice};
+use super::error::CudaError;
+use super::logup::felts;
+use super::ntt::cols_to_rows;
+use crate::prover::ProverError;
+use crate::rv::RvFills;
+
+/// Category of the packed per-table records uploaded for device fills.
+pub const PACKED: &str = "packed op records";
+/// Category of the DECODE field table the CPU fill reads.
+pub const DECODE_TABLE: &str = "fill decode table";
+
+/// A main trace in device memory: `width` columns of `2^log_height` rows, column-major,
+/// natural row order. Committing it consumes it (it becomes the commitment's source).
+pub struct CudaTrace {
+    pub(crate) cols: DeviceBuffer<u64>,
+    pub(crate) width: usize,
+    pub(crate) log_height: u32,
+}
+
+impl CudaTrace {
+    pub fn width(&self) -> usize {
+        self.width
+    }
+    pub fn height(&self) -> usize {
+        1 << self.log_height
+    }
+}
+
+fn limit(op: &'static str, detail: String) -> CudaError {
+    CudaError::Limit { op, detail }
+}
+
+fn check_height(op: &'static str, height: usize, rows: usize) -> Result<u32, CudaError> {
+    if !height.is_power_of_two() || height < rows || height < 8 {
+        return Err(limit(
+            op,
+            format!("{rows} records for a trace of height {height}"),
+        ));
+    }
+    Ok(height.trailing_zeros())
+}
+
+/// Enqueues the CPU fill on `stream` (uploads synchronise; the kernel does not).
+fn enqueue_cpu(
+    dev: &CudaDevice,
+    stream: &Arc<CudaStream>,
+    rec: &CpuRecords,
+    decode: &[u64],
+) -> Result<CudaTrace, CudaError> {
+    const OP: &str = "fill CPU";
+    let n = rec.len();
+    let log_h = check_height(OP, rec.height, n)?;
+    if rec.rs1.len() != n || rec.rs2.len() != n || rec.res.len() != n || n == 0 {
+        return Err(limit(OP, "record columns of different lengths".into()));
+    }
+    let dec_rows = decode.len() / DECODE_WORDS;
+    if !decode.len().is_multiple_of(DECODE_WORDS)
+        || rec.dec_row.iter().any(|&r| r as usize >= dec_rows)
+    {
+        return Err(limit(OP, format!("a DECODE row outside {dec_rows} rows")));
+    }
+    let dec = dev.upload(stream, decode, DECODE_TABLE)?;
+    // Layout: dec_row as u32 pairs, then rs1, rs2, res.
+    let half = n.div_ceil(2);
+    let words = half + 3 * n;
+    let packed = dev.upload_with(stream, words, PACKED, |off, dst| {
+        for (j, w) in dst.iter_mut().enumerate() {
+            let g = off + j;
+            *w = if g < half {
+                let lo = rec.dec_row[2 * g] as u64;
+                let hi = rec.dec_row.get(2 * g + 1).map_or(0, |&x| x as u64);
+                lo | hi << 32
+            } else if g < half + n {
+                rec.rs1[g - half]
+            } else if g < half + 2 * n {
+                rec.rs2[g - half - n]
+            } else {
+                rec.res[g - half - 2 * n]
+            };
+        }
+    })?;
+    let h = 1u64 << log_h;
+    let out = dev.alloc::<u64>(stream, cpu::WIDTH << log_h, "CPU trace")?;
+    dev.injected_fill_launch_failure("ks_fill_cpu")?;
+    launch!(
+        dev,
+        stream,
+        "ks_fill_cpu",
+        grid_for(h, 256),
+        [
+            &out.ptr(stream),
+            &h,
+            &packed.ptr(stream),
+            &(n as u64),
+            &dec.ptr(stream)
+        ]
+    );
+    // Frees are stream-ordered: the inputs are released after the kernel reads them.
+    drop((packed, dec));
+    dev.counters.fill("CPU");
+    Ok(CudaTrace {
+        cols: out,
+        width: cpu::WIDTH,
+        log_height: log_h,
+    })
+}
+
+/// Enqueues the MEMW_R fill on `stream`.
+fn enqueue_memw_r(
+    dev: &CudaDevice,
+    stream: &Arc<CudaStream>,
+    rec: &MemwRRecords,
+) -> Result<CudaTrace, CudaError> {
+    const OP: &str = "fill MEMW_R";
+    let n = rec.len();
+    let log_h = check_height(OP, rec.height, n)?;
+    if rec.old.len() != n || n == 0 || n != 3 * rec.new.len() {
+        return Err(limit(
+            OP,
+            format!(
+                "{n} accesses, {} old values, {} written values (3 accesses per step)",
+                rec.old.len(),
+                rec.new.len()
+            ),
+        ));
+    }
+    let words = 2 * n + rec.new.len();
+    let packed = dev.upload_with(stream, words, PACKED, |off, dst| {
+        for (j, w) in dst.iter_mut().enumerate() {
+            let g = off + j;
+            *w = if g < n {
+                rec.meta[g]
+            } else if g < 2 * n {
+                rec.old[g - n]
+            } else {
+                rec.new[g - 2 * n]
+            };
+        }
+    })?;
+    let h = 1u64 << log_h;
+    let out = dev.alloc::<u64>(stream, memw_r::WIDTH << log_h, "MEMW_R trace")?;
+    dev.injected_fill_launch_failure("ks_fill_memw_r")?;
+    launch!(
+        dev,
+        stream,
+        "ks_fill_memw_r",
+        grid_for(h, 256),
+        [&out.ptr(stream), &h, &packed.ptr(stream), &(n as u64)]
+    );
+    drop(packed);
+    dev.counters.fill("MEMW_R");
+    Ok(CudaTrace {
+        cols: out,
+        width: memw_r::WIDTH,
+        log_height: log_h,
+    })
+}
+
+impl CudaBackend {
+    /// The CPU table's main trace in device memory from its packed records and the
+    /// program's DECODE field table ([`decode_fields`]).
+    ///
+    /// # Errors
+    /// Malformed records, or any device failure.
+    pub fn fill_cpu(&self, rec: &CpuRecords, decode: &[u64]) -> Result<CudaTrace, ProverError> {
+        let dev = self.device();
+        let s = dev.stream();
+        let t = enqueue_cpu(dev, &s, rec, decode)?;
+        dev.sync(&s, "fill CPU")?;
+        Ok(t)
+    }
+
+    /// MEMW_R's main trace in device memory from its packed records.
+    ///
+    /// # Errors
+    /// Malformed records, or any device failure.
+    pub fn fill_memw_r(&self, rec: &MemwRRecords) -> Result<CudaTrace, ProverError> {
+        let dev = self.device();
+        let s = dev.stream();
+        let t = enqueue_memw_r(dev, &s, rec)?;
+        dev.sync(&s, "fill MEMW_R")?;
+        Ok(t)
+    }
+
+    /// A device trace's values on the host, counted as "device trace download".
+    ///
+    /// # Errors
+    /// A device failure.
+    pub fn trace_to_host(&self, t: &CudaTrace) -> Result<RowMajorMatrix, ProverError> {
+        let dev = self.device();
+        let s = dev.stream();
+        let rows = dev.alloc::<u64>(&s, t.cols.len(), "device trace download")?;
+        cols_to_rows(
+            dev,
+            &s,
+            rows.ptr(&s),
+            t.cols.ptr(&s),
+            t.height() as u64,
+            t.width,
+        )?;
+        let words = dev.download(&s, &rows, 0, t.cols.len(), "device trace download")?;
+        Ok(RowMajorMatrix::new(felts(&words)?, t.width))
+    }
+}
+
+impl RvFills for CudaBackend {
+    fn has_device_fills(&self) -> bool {
+        true
+    }
+
+    fn fill_rv(
+        &self,
+        image: &ProgramImage,
+        packed: &PackedTraces,
+    ) -> Result<(CudaTrace, CudaTrace), ProverError> {
+        let dev = self.device();
+        // Both fills enqueued on their own streams, then synchronised once each.
+        let (s1, s2) = (dev.stream(), dev.stream());
+        let cpu = enqueue_cpu(dev, &s1, &packed.cpu, &decode_fields(image))?;
+        let memw = enqueue_memw_r(dev, &s2, &packed.memw_r)?;
+        dev.sync(&s1, "fill CPU")?;
+        dev.sync(&s2, "fill MEMW_R")?;
+        Ok((cpu, memw))
+    }
+}

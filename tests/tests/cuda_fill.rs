@@ -1,0 +1,429 @@
+//! Device-resident trace fills (kernels/fill.cu): the CPU table first, then MEMW_R, each
+//! bit for bit against its Rust builder on real programs and on edge-case records; an
+//! integration test that the fills fire by default and the proof verifies and equals the
+//! CPU backend's byte for byte; fault injection showing an error and no proof file.
+//!
+//! The packing pass itself (every other table unchanged) is checked without a GPU; the GPU
+//! tests are `#[ignore]`d ("needs a CUDA device") and run with `--ignored` on the GPU
+//! machine, where a missing device fails them.
+
+use kestrel_core::rv::cpu::Step;
+use kestrel_core::rv::decode::ProgramImage;
+use kestrel_core::rv::machine::{build_traces, pack_traces, CPU_TABLE, MEMW_R_TABLE};
+use kestrel_prover_gpu::rv::{machine_for, program_image, steps};
+use kestrel_prover_gpu::vm::record::VecRecorder;
+use kestrel_prover_gpu::vm::{Program, Vm};
+use kestrel_tests::vm_support::asm::{self, addi, auipc, b, i, jal, jalr, lui, r};
+use kestrel_tests::vm_support::guest_bin_dir;
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+
+/// Register-only ISA tests and the register-only Fibonacci bench guest.
+const PROGRAMS: &[&str] = &[
+    "isa/add_sub",
+    "isa/branch",
+    "isa/div",
+    "isa/divw",
+    "isa/jump",
+    "isa/logic",
+    "isa/lui_auipc",
+    "isa/mul",
+    "isa/shift",
+    "isa/slt",
+    "isa/word",
+    "bench/fib_reg_16",
+];
+
+fn load(name: &str) -> (ProgramImage, Vec<Step>) {
+    let path = guest_bin_dir().join(format!("{name}.elf"));
+    let program = Program::from_elf(&std::fs::read(&path).unwrap()).unwrap();
+    let mut rec = VecRecorder::default();
+    Vm::new(&program, Vec::new()).run(&mut rec).unwrap();
+    (program_image(&program), steps(&rec.records))
+}
+
+/// A program covering every CPU class, with x0 destinations (results recomputed rather
+/// than written) and extreme immediates.
+fn edge_program() -> ProgramImage {
+    let mut code = vec![
+        r(0x33, 0, 0, 5, 6, 7),    // add
+        r(0x33, 0, 0x20, 8, 5, 6), // sub
+        r(0x33, 0, 0, 0, 5, 6),    // add to x0
+        r(0x33, 0, 0x20, 0, 5, 6), // sub to x0
+        r(0x3b, 0, 0, 9, 5, 6),    // addw
+        r(0x3b, 0, 0x20, 10, 5, 6),
+        r(0x3b, 0, 0, 0, 5, 6),    // addw to x0
+        r(0x3b, 0, 0x20, 0, 5, 6), // subw to x0
+        i(0x1b, 0, 11, 5, -1),     // addiw
+        r(0x33, 4, 0, 12, 5, 6),   // xor
+        r(0x33, 6, 0, 0, 5, 6),    // or to x0
+        r(0x33, 7, 0, 0, 5, 6),    // and to x0
+        i(0x13, 7, 13, 6, -2048),  // andi
+        i(0x13, 4, 0, 6, 2047),    // xori to x0
+        r(0x33, 2, 0, 14, 5, 6),   // slt
+        r(0x33, 3, 0, 0, 5, 6),    // sltu to x0
+        r(0x33, 1, 0, 15, 5, 6),   // sll
+        r(0x33, 5, 0x20, 0, 5, 6), // sra to x0
+        r(0x3b, 5, 0, 0, 5, 6),    // srlw to x0
+        r(0x33, 0, 1, 0, 5, 6),    // mul to x0
+        r(0x33, 1, 1, 0, 5, 6),    // mulh to x0
+        r(0x33, 4, 1, 0, 5, 6),    // div to x0
+        r(0x3b, 7, 1, 0, 5, 6),    // remuw to x0
+        b(0, 5, 6, 8),             // beq
+        b(1, 5, 6, -8),            // bne
+        b(4, 5, 6, 16),            // blt
+        b(5, 5, 6, 4),             // bge
+        b(6, 5, 6, -4096),         // bltu
+        b(7, 5, 6, 4094),          // bgeu
+        jal(1, 8),
+        jal(0, -16),
+        jalr(1, 5, -1),
+        jalr(0, 5, 2047),
+        lui(16, 0x80000),
+        lui(0, 0xfffff),
+        auipc(17, 0xfffff),
+        addi(0, 0, 0),
+        0x0ff0_000f, // fence
+    ];
+    code.extend(asm::exit(0));
+    ProgramImage {
+        entry: 0x1000,
+        code: code
+            .iter()
+            .enumerate()
+            .map(|(k, &w)| (0x1000 + 4 * k as u32, w))
+            .collect(),
+    }
+}
+
+const EDGE_VALUES: [u64; 10] = [
+    0,
+    1,
+    u64::MAX,
+    0x8000_0000_0000_0000,
+    0x7fff_ffff_ffff_ffff,
+    0xffff_ffff,
+    0x8000_0000,
+    0x7fff_ffff,
+    0xff,
+    0x1_0000_0000,
+];
+
+/// `n` steps through the edge program in random order with extreme and random register
+/// values (the trace builders take any values; the last step is the exit call).
+fn edge_steps(image: &ProgramImage, n: usize, seed: u64) -> Vec<Step> {
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    let ecall = image.code.last().unwrap().0;
+    let body = image.code.len() - 1;
+    let value = |rng: &mut ChaCha8Rng| {
+        if rng.gen_bool(0.5) {
+            EDGE_VALUES[rng.gen_range(0..EDGE_VALUES.len())]
+        } else {
+            rng.gen()
+        }
+    };
+    let mut out: Vec<Step> = (0..n.saturating_sub(1))
+        .map(|_| {
+            let (pc, word) = image.code[rng.gen_range(0..body)];
+            Step {
+                pc,
+                word,
+                rs1_val: value(&mut rng),
+                rs2_val: value(&mut rng),
+                rd_val: value(&mut rng),
+            }
+        })
+        .collect();
+    out.push(Step {
+        pc: ecall,
+        word: image.code.last().unwrap().1,
+        rs1_val: 93,
+        rs2_val: value(&mut rng),
+        rd_val: 0,
+    });
+    out
+}
+
+/// Without a GPU: the packing pass leaves every other table's trace and the public values
+/// exactly as the host builder makes them, and its records have the traces' heights.
+#[test]
+fn packing_keeps_every_other_trace() {
+    let mut cases: Vec<(String, ProgramImage, Vec<Step>)> = PROGRAMS
+        .iter()
+        .map(|n| {
+            let (im, st) = load(n);
+            (n.to_string(), im, st)
+        })
+        .collect();
+    let edge = edge_program();
+    for (k, n) in [1usize, 7, 8, 9, 64, 1000].into_iter().enumerate() {
+        cases.push((
+            format!("edge {n}"),
+            edge.clone(),
+            edge_steps(&edge, n, k as u64),
+        ));
+    }
+    for (name, image, steps) in &cases {
+        let machine = machine_for(image);
+        let (tr, public) = build_traces(&machine, image, steps).unwrap();
+        let packed = pack_traces(&machine, image, steps).unwrap();
+        assert_eq!(packed.public, public, "{name}: public values");
+        assert_eq!(packed.cpu.height, tr[CPU_TABLE].height(), "{name}");
+        assert_eq!(packed.memw_r.height, tr[MEMW_R_TABLE].height(), "{name}");
+        for (t, (p, m)) in packed.traces.iter().zip(&tr).enumerate() {
+            match p {
+                None => assert!(t == CPU_TABLE || t == MEMW_R_TABLE, "{name}: table {t}"),
+                Some(p) => assert!(p == m, "{name}: table {t} differs"),
+            }
+        }
+    }
+}
+
+#[cfg(feature = "cuda")]
+mod gpu {
+    use super::*;
+    use kestrel_core::matrix::RowMajorMatrix;
+    use kestrel_core::params::StarkParams;
+    use kestrel_core::rv::machine::decode_fields;
+    use kestrel_prover_gpu::backend::MainTrace;
+    use kestrel_prover_gpu::cli_prove::{decode_statement, prove_with, ProveArgs};
+    use kestrel_prover_gpu::cpu::CpuBackend;
+    use kestrel_prover_gpu::cuda::CudaBackend;
+    use kestrel_prover_gpu::prover::{prove, prove_main, setup};
+    use kestrel_prover_gpu::rv::{debug_check_main, main_traces, verifier_machine};
+    use kestrel_prover_gpu::select::BackendChoice;
+
+    fn gpu() -> CudaBackend {
+        CudaBackend::new().unwrap_or_else(|e| panic!("no CUDA device ({e}): this test needs one"))
+    }
+
+    fn first_diff(a: &RowMajorMatrix, b: &RowMajorMatrix) -> String {
+        for (k, (x, y)) in a.values.iter().zip(&b.values).enumerate() {
+            if x != y {
+                return format!(
+                    "row {} column {}: device {} host {}",
+                    k / a.width,
+                    k % a.width,
+                    x.as_u64(),
+                    y.as_u64()
+                );
+            }
+        }
+        format!(
+            "shapes {}x{} vs {}x{}",
+            a.height(),
+            a.width,
+            b.height(),
+            b.width
+        )
+    }
+
+    /// Fills CPU and MEMW_R on the device and compares each with the host builder.
+    fn check(g: &CudaBackend, name: &str, image: &ProgramImage, steps: &[Step]) {
+        let machine = machine_for(image);
+        let (tr, _) = build_traces(&machine, image, steps).unwrap();
+        let packed = pack_traces(&machine, image, steps).unwrap();
+        let cpu = g.fill_cpu(&packed.cpu, &decode_fields(image)).unwrap();
+        let host = g.trace_to_host(&cpu).unwrap();
+        assert!(
+            host == tr[CPU_TABLE],
+            "{name}: CPU fill differs at {}",
+            first_diff(&host, &tr[CPU_TABLE])
+        );
+        let memw = g.fill_memw_r(&packed.memw_r).unwrap();
+        let host = g.trace_to_host(&memw).unwrap();
+        assert!(
+            host == tr[MEMW_R_TABLE],
+            "{name}: MEMW_R fill differs at {}",
+            first_diff(&host, &tr[MEMW_R_TABLE])
+        );
+    }
+
+    #[test]
+    #[ignore = "needs a CUDA device: run with --ignored on the GPU machine"]
+    fn fills_match_the_host_builders_on_programs() {
+        let g = gpu();
+        for name in PROGRAMS {
+            let (image, steps) = load(name);
+            check(&g, name, &image, &steps);
+        }
+        let s = g.stats();
+        assert_eq!(s.fill("CPU"), PROGRAMS.len() as u64);
+        assert_eq!(s.fill("MEMW_R"), PROGRAMS.len() as u64);
+    }
+
+    #[test]
+    #[ignore = "needs a CUDA device: run with --ignored on the GPU machine"]
+    fn fills_match_the_host_builders_on_edge_records() {
+        let g = gpu();
+        let image = edge_program();
+        // Heights: the minimum (8), exactly full (no padding), one past, and larger.
+        for (k, n) in [1usize, 2, 8, 9, 16, 1000, 4096, 70_001]
+            .into_iter()
+            .enumerate()
+        {
+            let steps = edge_steps(&image, n, 100 + k as u64);
+            check(&g, &format!("edge {n}"), &image, &steps);
+        }
+    }
+
+    fn proofs_equal(g: &CudaBackend, name: &str) {
+        let (image, steps_) = load(name);
+        let path = guest_bin_dir().join(format!("{name}.elf"));
+        let program = Program::from_elf(&std::fs::read(&path).unwrap()).unwrap();
+        let mut rec = VecRecorder::default();
+        Vm::new(&program, Vec::new()).run(&mut rec).unwrap();
+        assert_eq!(steps(&rec.records), steps_);
+        let machine = machine_for(&image);
+        let params = StarkParams::BLOWUP_2;
+        let pk_cpu = setup(&CpuBackend, &machine, params).unwrap();
+        let pk_gpu = setup(g, &machine, params).unwrap();
+        let (tr, public) = build_traces(&machine, &image, &steps_).unwrap();
+        let cpu = prove(&CpuBackend, &pk_cpu, &machine, &tr, &public)
+            .unwrap()
+            .0
+            .to_bytes();
+        let (main, public2) = main_traces(g, &machine, &image, &rec.records, true).unwrap();
+        assert_eq!(public, public2);
+        assert!(main[CPU_TABLE].is_device() && main[MEMW_R_TABLE].is_device());
+        let before = g.stats();
+        let report = debug_check_main(g, &machine, &main, &public).unwrap();
+        assert!(report.is_ok(), "{name}: debug checker on device fills");
+        let downloaded = g.stats().d2h_bytes["device trace download"]
+            - before
+                .d2h_bytes
+                .get("device trace download")
+                .copied()
+                .unwrap_or(0);
+        assert!(downloaded > 0, "the debug checker's downloads are counted");
+        let gp = prove_main(g, &pk_gpu, &machine, main, &public)
+            .unwrap_or_else(|e| panic!("{name}: {e}"))
+            .0
+            .to_bytes();
+        assert!(
+            cpu == gp,
+            "{name}: device-fill proof differs from the CPU backend's"
+        );
+        kestrel_verifier::verify(&verifier_machine(), &pk_gpu.vk, &public, &gp).unwrap();
+    }
+
+    #[test]
+    #[ignore = "needs a CUDA device: run with --ignored on the GPU machine"]
+    fn device_fills_fire_and_proofs_are_byte_identical() {
+        let g = gpu();
+        for name in ["isa/branch", "isa/word", "bench/fib_reg_16"] {
+            proofs_equal(&g, name);
+        }
+        let s = g.stats();
+        for table in ["CPU", "MEMW_R"] {
+            assert!(s.fill(table) > 0, "the {table} fill did not run on the GPU");
+        }
+        assert!(s.op("commit_device_trace") >= 6, "device traces committed");
+        assert!(s.h2d_bytes.get("packed op records").copied().unwrap_or(0) > 0);
+    }
+
+    fn args(name: &str, out: &std::path::Path, host_fills: bool) -> ProveArgs {
+        ProveArgs {
+            elf: guest_bin_dir().join(format!("{name}.elf")),
+            output: out.to_path_buf(),
+            input: None,
+            max_cycles: 1 << 24,
+            blowup: 2,
+            stats: None,
+            backend: BackendChoice::Cuda,
+            host_fills,
+        }
+    }
+
+    /// The CLI path: device fills by default, `--host-fills` on the host; the two proof
+    /// files are identical, and the host path uploads whole traces where the device path
+    /// uploads packed records.
+    #[test]
+    #[ignore = "needs a CUDA device: run with --ignored on the GPU machine"]
+    fn cli_device_and_host_fills_give_the_same_proof() {
+        let dir = std::env::temp_dir();
+        let pid = std::process::id();
+        let mut files = Vec::new();
+        let mut uploads = Vec::new();
+        for host_fills in [false, true] {
+            let g = gpu();
+            let out = dir.join(format!("kestrel-fill-{pid}-{host_fills}.proof"));
+            prove_with(&g, &args("bench/fib_reg_16", &out, host_fills)).unwrap();
+            let s = g.stats();
+            assert_eq!(s.fill("CPU") > 0, !host_fills);
+            assert_eq!(s.fill("MEMW_R") > 0, !host_fills);
+            uploads.push((
+                s.h2d_bytes.get("trace upload").copied().unwrap_or(0),
+                s.h2d_bytes.get("packed op records").copied().unwrap_or(0),
+            ));
+            files.push(std::fs::read(&out).unwrap());
+            let _ = std::fs::remove_file(&out);
+        }
+        assert!(
+            files[0] == files[1],
+            "device and host fills prove differently"
+        );
+        assert!(decode_statement(&files[0]).is_ok());
+        let ((dev_trace, dev_packed), (host_trace, host_packed)) = (uploads[0], uploads[1]);
+        assert_eq!(host_packed, 0);
+        assert!(dev_trace + dev_packed < host_trace, "{uploads:?}");
+    }
+
+    /// A failed device allocation or fill launch is an error, before or after the traces
+    /// are device-resident; the CLI writes no proof file.
+    #[test]
+    #[ignore = "needs a CUDA device: run with --ignored on the GPU machine"]
+    fn faults_are_errors_and_write_no_proof() {
+        let name = "bench/fib_reg_16";
+        let (image, _) = load(name);
+        let path = guest_bin_dir().join(format!("{name}.elf"));
+        let program = Program::from_elf(&std::fs::read(&path).unwrap()).unwrap();
+        let mut rec = VecRecorder::default();
+        Vm::new(&program, Vec::new()).run(&mut rec).unwrap();
+        let machine = machine_for(&image);
+        let g = gpu();
+        let pk = setup(&g, &machine, StarkParams::BLOWUP_2).unwrap();
+        // Each allocation of the fills (decode table, CPU records, CPU trace, MEMW_R records,
+        // MEMW_R trace) failing in turn.
+        for nth in 1..=5 {
+            g.device().inject_alloc_failure(nth);
+            let r = main_traces(&g, &machine, &image, &rec.records, true);
+            g.device().inject_alloc_failure(0);
+            let e = r
+                .err()
+                .unwrap_or_else(|| panic!("allocation {nth} failed silently"));
+            assert!(e.to_string().contains("injected"), "{e}");
+        }
+        g.device().inject_fill_launch_failure();
+        let e = main_traces(&g, &machine, &image, &rec.records, true)
+            .err()
+            .expect("a failed fill launch is an error");
+        assert!(e.to_string().contains("injected launch failure"), "{e}");
+        // Once the traces are device-resident: allocations in the commit, LDE, LogUp build,
+        // quotient, … failing in turn.
+        for nth in [1, 2, 3, 4, 6, 9, 14, 25, 50, 100] {
+            let (main, public) = main_traces(&g, &machine, &image, &rec.records, true).unwrap();
+            assert!(main.iter().any(MainTrace::is_device));
+            g.device().inject_alloc_failure(nth);
+            let r = prove_main(&g, &pk, &machine, main, &public);
+            g.device().inject_alloc_failure(0);
+            let e = r
+                .err()
+                .unwrap_or_else(|| panic!("allocation {nth} failed silently"));
+            assert!(e.to_string().contains("injected"), "{e}");
+        }
+        // The CLI: an error exit and no proof file.
+        let out = std::env::temp_dir().join(format!("kestrel-fault-{}.proof", std::process::id()));
+        let _ = std::fs::remove_file(&out);
+        g.device().inject_fill_launch_failure();
+        assert_eq!(prove_with(&g, &args(name, &out, false)), Err(1));
+        assert!(
+            !out.exists(),
+            "a proof file was written after a fill failure"
+        );
+        // And the backend still proves afterwards.
+        prove_with(&g, &args(name, &out, false)).unwrap();
+        assert!(out.exists());
+        let _ = std::fs::remove_file(&out);
+    }
+}
