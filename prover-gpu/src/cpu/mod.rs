@@ -3,5 +3,6 @@
 mod backend;
 pub mod merkle;
 pub mod ntt;
+pub mod packed;
 
 pub use backend::{CpuBackend, CpuCommitted, CpuFriLayer};
