@@ -8,7 +8,7 @@ use alloc::vec::Vec;
 
 use super::bitwise::{BitwiseAir, ByteCounts};
 use super::cpu::{self, CpuAir, Step};
-use super::decode::{class, decode_for_air, DecodeAir, ProgramImage};
+use super::decode::{class, decode_for_air, DecodeAir, Decoded, ProgramImage};
 use super::memw_r::{self, MemwRAir, RegAccess};
 use super::register::{self, RegisterAir};
 use super::{AluOp, BUS_EXIT, BYTE_AND, BYTE_OR, BYTE_XOR};
@@ -215,33 +215,9 @@ pub fn build_traces(
             ts: ts + 3,
             is_write: true,
         });
-        if d.class[class::ALU] || d.class[class::BRANCH] {
-            alu_ops.push(AluOp {
-                op: d.alu_op,
-                a: s.rs1_val,
-                b,
-                c: res,
-            });
-        }
-        let lop = [
-            (class::AND, BYTE_AND),
-            (class::OR, BYTE_OR),
-            (class::XOR, BYTE_XOR),
-        ]
-        .into_iter()
-        .find(|(k, _)| d.class[*k]);
-        if let Some((_, op)) = lop {
-            for (x, y) in s.rs1_val.to_le_bytes().into_iter().zip(b.to_le_bytes()) {
-                bytes.add(op, x, y);
-            }
-        }
-        let byte = |col: usize| row_byte(cpu_trace.row(clk), col);
-        for j in 0..4 {
-            for base in [cpu::RES, cpu::SUM] {
-                bytes.range(byte(base + 2 * j), byte(base + 2 * j + 1));
-            }
-        }
-        bytes.range(2 * byte(cpu::L7), 2 * byte(cpu::H));
+        let row = cpu_trace.row(clk);
+        let sum = u64::from_le_bytes(core::array::from_fn(|i| row_byte(row, cpu::SUM + i)));
+        step_lookups(&d, s.rs1_val, b, res, sum, &mut alu_ops, &mut bytes);
         if d.class[class::ECALL] {
             public = s
                 .rs2_val
@@ -290,6 +266,48 @@ pub fn build_traces(
     ];
     traces.extend(alu_traces);
     Ok((traces, public))
+}
+
+/// What one CPU step asks of other tables besides registers: its ALU operation (ALU
+/// instructions and branch compares), its byte-logic lookups, and the range checks of its
+/// result and adder bytes and of the two split-off values (`2·L7`, `2·H`). Shared by
+/// [`build_traces`] and [`pack_traces`], so both count exactly the same lookups.
+fn step_lookups(
+    d: &Decoded,
+    a: u64,
+    b: u64,
+    res: u64,
+    sum: u64,
+    alu_ops: &mut Vec<AluOp>,
+    bytes: &mut ByteCounts,
+) {
+    if d.class[class::ALU] || d.class[class::BRANCH] {
+        alu_ops.push(AluOp {
+            op: d.alu_op,
+            a,
+            b,
+            c: res,
+        });
+    }
+    let lop = [
+        (class::AND, BYTE_AND),
+        (class::OR, BYTE_OR),
+        (class::XOR, BYTE_XOR),
+    ]
+    .into_iter()
+    .find(|(k, _)| d.class[*k]);
+    if let Some((_, op)) = lop {
+        for (x, y) in a.to_le_bytes().into_iter().zip(b.to_le_bytes()) {
+            bytes.add(op, x, y);
+        }
+    }
+    let (rb, sb) = (res.to_le_bytes(), sum.to_le_bytes());
+    for j in 0..4 {
+        bytes.range(rb[2 * j], rb[2 * j + 1]);
+        bytes.range(sb[2 * j], sb[2 * j + 1]);
+    }
+    let (l7, h) = cpu::extra_range_bytes(d, sum);
+    bytes.range(l7, h);
 }
 
 fn row_byte(row: &[Felt], col: usize) -> u8 {
@@ -464,33 +482,7 @@ pub fn pack_traces(
             file.values[i] = new;
             file.ts[i] = t;
         }
-        if d.class[class::ALU] || d.class[class::BRANCH] {
-            alu_ops.push(AluOp {
-                op: d.alu_op,
-                a: s.rs1_val,
-                b,
-                c: res,
-            });
-        }
-        let lop = [
-            (class::AND, BYTE_AND),
-            (class::OR, BYTE_OR),
-            (class::XOR, BYTE_XOR),
-        ]
-        .into_iter()
-        .find(|(k, _)| d.class[*k]);
-        if let Some((_, op)) = lop {
-            for (x, y) in s.rs1_val.to_le_bytes().into_iter().zip(b.to_le_bytes()) {
-                bytes.add(op, x, y);
-            }
-        }
-        let (rb, sb) = (res.to_le_bytes(), sum.to_le_bytes());
-        for j in 0..4 {
-            bytes.range(rb[2 * j], rb[2 * j + 1]);
-            bytes.range(sb[2 * j], sb[2 * j + 1]);
-        }
-        let (l7, h) = cpu::extra_range_bytes(&d, sum);
-        bytes.range(l7, h);
+        step_lookups(&d, s.rs1_val, b, res, sum, &mut alu_ops, &mut bytes);
         if d.class[class::ECALL] {
             public = s
                 .rs2_val
