@@ -341,7 +341,7 @@ pub fn verify_command(a: &VerifyArgs) -> i32 {
         let (public, proof) = match decode_statement(&file) {
             Ok(x) => x,
             Err(e) => {
-                eprintln!("invalid: {e}");
+                println!("invalid: {e}");
                 return Ok(EXIT_INVALID);
             }
         };
