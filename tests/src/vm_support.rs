@@ -5,9 +5,44 @@ pub mod asm;
 pub mod elf_writer;
 pub mod rvgen;
 
-use kestrel_prover_gpu::vm::{NoRecorder, Program, Vm, VmError};
+use kestrel_prover_gpu::vm::record::{Record, VecRecorder};
+use kestrel_prover_gpu::vm::{Exit, NoRecorder, Program, Vm, VmError};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
+
+/// The prebuilt guests the RV64IM tables prove (no memory instructions, no read/write
+/// calls), named relative to [`guest_bin_dir`]: the register-only ISA tests and the
+/// register-only Fibonacci bench guest.
+pub const REGISTER_ONLY_PROGRAMS: &[&str] = &[
+    "isa/add_sub",
+    "isa/branch",
+    "isa/div",
+    "isa/divw",
+    "isa/jump",
+    "isa/logic",
+    "isa/lui_auipc",
+    "isa/mul",
+    "isa/shift",
+    "isa/slt",
+    "isa/word",
+    "bench/fib_reg_16",
+];
+
+/// Loads the prebuilt guest `name` (relative to [`guest_bin_dir`], without `.elf`) and runs
+/// it with event recording and no input.
+///
+/// # Panics
+/// If the file cannot be read or loaded, or the guest faults.
+pub fn run_recorded(name: &str) -> (Program, Vec<Record>, Exit) {
+    let path = guest_bin_dir().join(format!("{name}.elf"));
+    let elf = std::fs::read(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    let program = Program::from_elf(&elf).unwrap_or_else(|e| panic!("{name}: {e}"));
+    let mut rec = VecRecorder::default();
+    let exit = Vm::new(&program, Vec::new())
+        .run(&mut rec)
+        .unwrap_or_else(|e| panic!("{name}: {e}"));
+    (program, rec.records, exit)
+}
 
 /// The directory of the prebuilt guest ELFs (`tests/guests/bin`).
 pub fn guest_bin_dir() -> PathBuf {

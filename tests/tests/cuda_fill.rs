@@ -11,35 +11,14 @@ use kestrel_core::rv::cpu::Step;
 use kestrel_core::rv::decode::ProgramImage;
 use kestrel_core::rv::machine::{build_traces, pack_traces, CPU_TABLE, MEMW_R_TABLE};
 use kestrel_prover_gpu::rv::{machine_for, program_image, steps};
-use kestrel_prover_gpu::vm::record::VecRecorder;
-use kestrel_prover_gpu::vm::{Program, Vm};
 use kestrel_tests::vm_support::asm::{self, addi, auipc, b, i, jal, jalr, lui, r};
-use kestrel_tests::vm_support::guest_bin_dir;
+use kestrel_tests::vm_support::{run_recorded, REGISTER_ONLY_PROGRAMS};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
-/// Register-only ISA tests and the register-only Fibonacci bench guest.
-const PROGRAMS: &[&str] = &[
-    "isa/add_sub",
-    "isa/branch",
-    "isa/div",
-    "isa/divw",
-    "isa/jump",
-    "isa/logic",
-    "isa/lui_auipc",
-    "isa/mul",
-    "isa/shift",
-    "isa/slt",
-    "isa/word",
-    "bench/fib_reg_16",
-];
-
 fn load(name: &str) -> (ProgramImage, Vec<Step>) {
-    let path = guest_bin_dir().join(format!("{name}.elf"));
-    let program = Program::from_elf(&std::fs::read(&path).unwrap()).unwrap();
-    let mut rec = VecRecorder::default();
-    Vm::new(&program, Vec::new()).run(&mut rec).unwrap();
-    (program_image(&program), steps(&rec.records))
+    let (program, records, _) = run_recorded(name);
+    (program_image(&program), steps(&records))
 }
 
 /// A program covering every CPU class, with x0 destinations (results recomputed rather
@@ -148,7 +127,7 @@ fn edge_steps(image: &ProgramImage, n: usize, seed: u64) -> Vec<Step> {
 /// exactly as the host builder makes them, and its records have the traces' heights.
 #[test]
 fn packing_keeps_every_other_trace() {
-    let mut cases: Vec<(String, ProgramImage, Vec<Step>)> = PROGRAMS
+    let mut cases: Vec<(String, ProgramImage, Vec<Step>)> = REGISTER_ONLY_PROGRAMS
         .iter()
         .map(|n| {
             let (im, st) = load(n);
@@ -192,6 +171,7 @@ mod gpu {
     use kestrel_prover_gpu::prover::{prove, prove_main, setup};
     use kestrel_prover_gpu::rv::{debug_check_main, main_traces, verifier_machine};
     use kestrel_prover_gpu::select::BackendChoice;
+    use kestrel_tests::vm_support::guest_bin_dir;
 
     fn gpu() -> CudaBackend {
         CudaBackend::new().unwrap_or_else(|e| panic!("no CUDA device ({e}): this test needs one"))
@@ -243,13 +223,13 @@ mod gpu {
     #[ignore = "needs a CUDA device: run with --ignored on the GPU machine"]
     fn fills_match_the_host_builders_on_programs() {
         let g = gpu();
-        for name in PROGRAMS {
+        for name in REGISTER_ONLY_PROGRAMS {
             let (image, steps) = load(name);
             check(&g, name, &image, &steps);
         }
         let s = g.stats();
-        assert_eq!(s.fill("CPU"), PROGRAMS.len() as u64);
-        assert_eq!(s.fill("MEMW_R"), PROGRAMS.len() as u64);
+        assert_eq!(s.fill("CPU"), REGISTER_ONLY_PROGRAMS.len() as u64);
+        assert_eq!(s.fill("MEMW_R"), REGISTER_ONLY_PROGRAMS.len() as u64);
     }
 
     #[test]
@@ -269,11 +249,8 @@ mod gpu {
 
     fn proofs_equal(g: &CudaBackend, name: &str) {
         let (image, steps_) = load(name);
-        let path = guest_bin_dir().join(format!("{name}.elf"));
-        let program = Program::from_elf(&std::fs::read(&path).unwrap()).unwrap();
-        let mut rec = VecRecorder::default();
-        Vm::new(&program, Vec::new()).run(&mut rec).unwrap();
-        assert_eq!(steps(&rec.records), steps_);
+        let (_, records, _) = run_recorded(name);
+        assert_eq!(steps(&records), steps_);
         let machine = machine_for(&image);
         let params = StarkParams::BLOWUP_2;
         let pk_cpu = setup(&CpuBackend, &machine, params).unwrap();
@@ -283,7 +260,7 @@ mod gpu {
             .unwrap()
             .0
             .to_bytes();
-        let (main, public2) = main_traces(g, &machine, &image, &rec.records, true).unwrap();
+        let (main, public2) = main_traces(g, &machine, &image, &records, true).unwrap();
         assert_eq!(public, public2);
         assert!(main[CPU_TABLE].is_device() && main[MEMW_R_TABLE].is_device());
         let before = g.stats();
@@ -376,10 +353,7 @@ mod gpu {
     fn faults_are_errors_and_write_no_proof() {
         let name = "bench/fib_reg_16";
         let (image, _) = load(name);
-        let path = guest_bin_dir().join(format!("{name}.elf"));
-        let program = Program::from_elf(&std::fs::read(&path).unwrap()).unwrap();
-        let mut rec = VecRecorder::default();
-        Vm::new(&program, Vec::new()).run(&mut rec).unwrap();
+        let (_, records, _) = run_recorded(name);
         let machine = machine_for(&image);
         let g = gpu();
         let pk = setup(&g, &machine, StarkParams::BLOWUP_2).unwrap();
@@ -387,7 +361,7 @@ mod gpu {
         // MEMW_R trace) failing in turn.
         for nth in 1..=5 {
             g.device().inject_alloc_failure(nth);
-            let r = main_traces(&g, &machine, &image, &rec.records, true);
+            let r = main_traces(&g, &machine, &image, &records, true);
             g.device().inject_alloc_failure(0);
             let e = r
                 .err()
@@ -395,14 +369,14 @@ mod gpu {
             assert!(e.to_string().contains("injected"), "{e}");
         }
         g.device().inject_fill_launch_failure();
-        let e = main_traces(&g, &machine, &image, &rec.records, true)
+        let e = main_traces(&g, &machine, &image, &records, true)
             .err()
             .expect("a failed fill launch is an error");
         assert!(e.to_string().contains("injected launch failure"), "{e}");
         // Once the traces are device-resident: allocations in the commit, LDE, LogUp build,
         // quotient, … failing in turn.
         for nth in [1, 2, 3, 4, 6, 9, 14, 25, 50, 100] {
-            let (main, public) = main_traces(&g, &machine, &image, &rec.records, true).unwrap();
+            let (main, public) = main_traces(&g, &machine, &image, &records, true).unwrap();
             assert!(main.iter().any(MainTrace::is_device));
             g.device().inject_alloc_failure(nth);
             let r = prove_main(&g, &pk, &machine, main, &public);

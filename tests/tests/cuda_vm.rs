@@ -9,37 +9,17 @@ use kestrel_prover_gpu::cpu::CpuBackend;
 use kestrel_prover_gpu::cuda::CudaBackend;
 use kestrel_prover_gpu::prover::{prove, setup};
 use kestrel_prover_gpu::rv::{machine_for, program_image, traces, verifier_machine};
-use kestrel_prover_gpu::vm::record::VecRecorder;
-use kestrel_prover_gpu::vm::{Program, Vm};
-use kestrel_tests::vm_support::guest_bin_dir;
-
-const PROGRAMS: &[&str] = &[
-    "isa/add_sub",
-    "isa/branch",
-    "isa/div",
-    "isa/divw",
-    "isa/jump",
-    "isa/logic",
-    "isa/lui_auipc",
-    "isa/mul",
-    "isa/shift",
-    "isa/slt",
-    "isa/word",
-    "bench/fib_reg_16",
-];
+use kestrel_tests::vm_support::{run_recorded, REGISTER_ONLY_PROGRAMS};
 
 #[test]
 #[ignore = "needs a CUDA device: run with --ignored on the GPU machine"]
 fn vm_proofs_are_byte_identical_on_the_gpu() {
     let gpu = CudaBackend::new().expect("no CUDA device: this test needs one");
-    for name in PROGRAMS {
-        let path = guest_bin_dir().join(format!("{name}.elf"));
-        let program = Program::from_elf(&std::fs::read(&path).unwrap()).unwrap();
-        let mut rec = VecRecorder::default();
-        Vm::new(&program, Vec::new()).run(&mut rec).unwrap();
+    for name in REGISTER_ONLY_PROGRAMS {
+        let (program, records, _) = run_recorded(name);
         let image = program_image(&program);
         let machine = machine_for(&image);
-        let (tr, public) = traces(&machine, &image, &rec.records).unwrap();
+        let (tr, public) = traces(&machine, &image, &records).unwrap();
         let params = StarkParams::BLOWUP_2;
         let pk_cpu = setup(&CpuBackend, &machine, params).unwrap();
         let pk_gpu = setup(&gpu, &machine, params).unwrap();
@@ -55,7 +35,7 @@ fn vm_proofs_are_byte_identical_on_the_gpu() {
             .to_bytes();
         println!(
             "{name}: {} cycles, gpu prove {:?}",
-            rec.records.len(),
+            records.len(),
             t.elapsed()
         );
         assert!(
