@@ -283,3 +283,39 @@ fn check_table(
         }
     }
 }
+
+/// One table checked on its own: the constraints that fail (row, name) and the net bus
+/// traffic it produces (Σ sends − Σ receives per `(bus, tuple)`, zero entries dropped).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct TableLedger {
+    pub failures: Vec<(usize, &'static str)>,
+    pub buses: BTreeMap<Tuple, Felt>,
+}
+
+/// [`TableLedger`] of `main` (with its preprocessed trace, if any).
+///
+/// Two traces of a table with equal ledgers are interchangeable in any machine: the rest of
+/// the machine cannot tell them apart. So a mutation of an honest trace is *detected* exactly
+/// when the mutated ledger has a failure or differs from the honest one — the mutation suites
+/// test each table this way, in isolation.
+pub fn table_ledger(
+    table: &dyn TableAir,
+    main: &RowMajorMatrix,
+    pre: Option<&RowMajorMatrix>,
+    public: &[Felt],
+) -> TableLedger {
+    let n = main.height();
+    let mut out = TableLedger::default();
+    let mut b = DebugRow::new(public);
+    for row in 0..n {
+        b.set_row(main, pre, row, n);
+        table.eval_debug(&mut b);
+        out.failures.extend(b.failures.iter().map(|&f| (row, f)));
+        for it in &b.interactions {
+            let key = (it.bus, b.interaction_values(it).to_vec());
+            *out.buses.entry(key).or_insert(Felt::ZERO) += signed(it.direction, it.multiplicity);
+        }
+    }
+    out.buses.retain(|_, v| *v != Felt::ZERO);
+    out
+}
