@@ -1,7 +1,9 @@
 //! `kestrel prove`, `kestrel vk` and `kestrel verify` for RV64IM programs.
 //!
-//! A proof file is a statement and its proof: `b"KSTLSTMT" ‖ n (u32 LE) ‖ n public values
-//! (u64 LE, canonical) ‖ proof bytes`. The public values are the exit code's 8 bytes.
+//! A proof file is a statement and its proof: `b"KSTLSTMT" ‖ exit code (u64 LE) ‖ n (u32 LE)
+//! ‖ n bytes of public output (what the guest wrote to fd 1) ‖ proof bytes`. The proof's
+//! public values are the exit code's 8 bytes followed by the output bytes
+//! ([`public_values`]).
 //!
 //! Exit codes: 0 success (verify: valid), 1 proving failed / proof invalid, 2 usage or
 //! unreadable input, 3 the ELF cannot be loaded or run, 4 output cannot be written.
@@ -19,6 +21,7 @@ use crate::cli_fib::{peak_rss_bytes, spinner};
 use crate::cpu::CpuBackend;
 use crate::prover::{prove_main, setup, ProvingKey};
 use crate::rv::{machine_for, main_traces, program_image, verifier_machine, RvFills};
+use kestrel_core::rv::machine::{public_values, MAX_OUTPUT, NUM_PUBLIC};
 use crate::select::{select, BackendChoice};
 use crate::vm::record::VecRecorder;
 use crate::vm::{Program, Vm, DEFAULT_MAX_CYCLES};
@@ -82,6 +85,9 @@ pub struct VerifyArgs {
     /// Blowup preset used to derive the key from an ELF.
     #[arg(long, default_value_t = 4)]
     pub blowup: usize,
+    /// Write the verified public output (the guest's fd 1) to this file.
+    #[arg(long)]
+    pub public_output: Option<PathBuf>,
 }
 
 fn read(path: &Path, what: &str) -> Result<Vec<u8>, i32> {
@@ -127,44 +133,70 @@ fn keys<B: Backend>(
     Ok((pk, crate::rv::RvMachine { machine, image }))
 }
 
-/// Encodes a statement file.
-pub fn encode_statement(public: &[Felt], proof: &[u8]) -> Vec<u8> {
-    let mut out = Vec::with_capacity(12 + 8 * public.len() + proof.len());
-    out.extend_from_slice(STATEMENT_MAGIC);
-    out.extend_from_slice(&(public.len() as u32).to_le_bytes());
-    for p in public {
-        out.extend_from_slice(&p.as_u64().to_le_bytes());
+/// A statement: what a proof claims about a run.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Statement {
+    pub exit_code: u64,
+    /// Public output (fd 1).
+    pub output: Vec<u8>,
+}
+
+impl Statement {
+    /// The proof's public values.
+    pub fn public(&self) -> Vec<Felt> {
+        public_values(self.exit_code, &self.output)
     }
+
+    /// The statement whose public values are `public` (as the prover produced them).
+    pub fn from_public(public: &[Felt]) -> Statement {
+        let exit_code = public
+            .iter()
+            .take(NUM_PUBLIC)
+            .enumerate()
+            .map(|(i, b)| (b.as_u64() & 0xff) << (8 * i))
+            .sum();
+        let output = public
+            .iter()
+            .skip(NUM_PUBLIC)
+            .map(|b| b.as_u64() as u8)
+            .collect();
+        Statement { exit_code, output }
+    }
+}
+
+/// Encodes a statement file.
+pub fn encode_statement(st: &Statement, proof: &[u8]) -> Vec<u8> {
+    let mut out = Vec::with_capacity(20 + st.output.len() + proof.len());
+    out.extend_from_slice(STATEMENT_MAGIC);
+    out.extend_from_slice(&st.exit_code.to_le_bytes());
+    out.extend_from_slice(&(st.output.len() as u32).to_le_bytes());
+    out.extend_from_slice(&st.output);
     out.extend_from_slice(proof);
     out
 }
 
-/// Decodes a statement file into public values and proof bytes.
-pub fn decode_statement(bytes: &[u8]) -> Result<(Vec<Felt>, &[u8]), &'static str> {
+/// Decodes a statement file into the statement and the proof bytes.
+pub fn decode_statement(bytes: &[u8]) -> Result<(Statement, &[u8]), &'static str> {
     let rest = bytes
         .strip_prefix(STATEMENT_MAGIC)
         .ok_or("not a Kestrel proof file (bad magic)")?;
+    let (code, rest) = rest.split_at_checked(8).ok_or("truncated proof file")?;
     let (n, rest) = rest.split_at_checked(4).ok_or("truncated proof file")?;
-    let n = u32::from_le_bytes([n[0], n[1], n[2], n[3]]) as usize;
-    let len = n
-        .checked_mul(8)
-        .filter(|&l| l <= rest.len())
-        .ok_or("truncated public values")?;
-    let (vals, proof) = rest.split_at(len);
-    let public = vals
-        .chunks_exact(8)
-        .map(|c| Felt::from_canonical(u64::from_le_bytes(c.try_into().unwrap_or([0xff; 8]))))
-        .collect::<Option<Vec<_>>>()
-        .ok_or("non-canonical public value")?;
-    Ok((public, proof))
-}
-
-fn exit_code_of(public: &[Felt]) -> u64 {
-    public
-        .iter()
-        .enumerate()
-        .map(|(i, b)| (b.as_u64() & 0xff) << (8 * i))
-        .sum()
+    let exit_code = u64::from_le_bytes(code.try_into().map_err(|_| "truncated proof file")?);
+    let n = u32::from_le_bytes(n.try_into().map_err(|_| "truncated proof file")?) as usize;
+    if n > MAX_OUTPUT {
+        return Err("public output longer than any statement may carry");
+    }
+    let (output, proof) = rest
+        .split_at_checked(n)
+        .ok_or("truncated public output")?;
+    Ok((
+        Statement {
+            exit_code,
+            output: output.to_vec(),
+        },
+        proof,
+    ))
 }
 
 /// `kestrel prove`.
@@ -202,7 +234,7 @@ pub fn prove_with<B: RvFills>(backend: &B, a: &ProveArgs) -> Result<(), i32> {
         phases.push((name.to_string(), clock.elapsed().as_secs_f64() * 1e3));
         *clock = Instant::now();
     };
-    let mut vm = Vm::new(&program, input).with_max_cycles(a.max_cycles);
+    let mut vm = Vm::new(&program, input.clone()).with_max_cycles(a.max_cycles);
     let mut rec = VecRecorder::default();
     let exit = vm.run(&mut rec).map_err(|e| {
         eprintln!("error: {e}");
@@ -212,7 +244,14 @@ pub fn prove_with<B: RvFills>(backend: &B, a: &ProveArgs) -> Result<(), i32> {
     let (pk, rv) = keys(backend, &program, a.blowup)?;
     lap("setup", &mut clock);
     let device_fills = backend.has_device_fills() && !a.host_fills;
-    let (tr, public) = main_traces(backend, &rv.machine, &rv.image, &rec.records, device_fills)
+    let (tr, public) = main_traces(
+        backend,
+        &rv.machine,
+        &rv.image,
+        &rec.records,
+        &input,
+        device_fills,
+    )
         .map_err(|e| {
             eprintln!("error: {e}");
             EXIT_INVALID
@@ -239,15 +278,17 @@ pub fn prove_with<B: RvFills>(backend: &B, a: &ProveArgs) -> Result<(), i32> {
         phases.push((name.to_string(), d.as_secs_f64() * 1e3));
     }
     let bytes = proof.to_bytes();
-    write(&a.output, "proof", &encode_statement(&public, &bytes))?;
+    let statement = Statement::from_public(&public);
+    write(&a.output, "proof", &encode_statement(&statement, &bytes))?;
     let total = start.elapsed().as_secs_f64();
     let cycles = exit.cycles;
     eprintln!(
-        "proved {} cycles in {:.3} s ({:.1} kHz), exit code {}, proof {} bytes",
+        "proved {} cycles in {:.3} s ({:.1} kHz), exit code {}, {} bytes of public output, proof {} bytes",
         cycles,
         total,
         cycles as f64 / total / 1e3,
         exit.exit_code,
+        statement.output.len(),
         bytes.len()
     );
     for (name, ms) in &phases {
@@ -338,16 +379,23 @@ pub fn verify_command(a: &VerifyArgs) -> i32 {
                 return Err(EXIT_USAGE);
             }
         };
-        let (public, proof) = match decode_statement(&file) {
+        let (statement, proof) = match decode_statement(&file) {
             Ok(x) => x,
             Err(e) => {
                 println!("invalid: {e}");
                 return Ok(EXIT_INVALID);
             }
         };
-        match kestrel_verifier::verify(&verifier_machine(), &vk, &public, proof) {
+        match kestrel_verifier::verify(&verifier_machine(), &vk, &statement.public(), proof) {
             Ok(()) => {
-                println!("valid: exit code {}", exit_code_of(&public));
+                println!(
+                    "valid: exit code {}, {} bytes of public output",
+                    statement.exit_code,
+                    statement.output.len()
+                );
+                if let Some(path) = &a.public_output {
+                    write(path, "public output", &statement.output)?;
+                }
                 Ok(0)
             }
             Err(e) => {

@@ -257,7 +257,7 @@ fn prove_core<B: Backend>(
             got: dims.len(),
         });
     }
-    if public.len() != machine.num_public_values() {
+    if !machine.public_len_ok(public.len()) {
         return Err(ProverError::PublicCount {
             expected: machine.num_public_values(),
             got: public.len(),

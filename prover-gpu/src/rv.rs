@@ -13,6 +13,9 @@ use crate::backend::{DeviceTraces, MainTrace};
 use crate::cpu::CpuBackend;
 use crate::prover::ProverError;
 
+use std::collections::BTreeMap;
+
+use crate::vm::map;
 use crate::vm::record::Record;
 use crate::vm::Program;
 
@@ -22,7 +25,8 @@ pub struct RvMachine {
     pub image: ProgramImage,
 }
 
-/// Every aligned instruction word of the program's executable segments.
+/// The program's image: every aligned instruction word of its executable segments, every
+/// 8-byte word of its segments (bss included) and its heap bounds, as the executor maps them.
 pub fn program_image(program: &Program) -> ProgramImage {
     let mut code = Vec::new();
     for seg in program.segments.iter().filter(|s| s.perm.exec) {
@@ -31,9 +35,24 @@ pub fn program_image(program: &Program) -> ProgramImage {
             code.push((pc as u32, u32::from_le_bytes([w[0], w[1], w[2], w[3]])));
         }
     }
+    let mut words: BTreeMap<u32, [u8; 8]> = BTreeMap::new();
+    for seg in &program.segments {
+        for (i, &b) in seg.data.iter().enumerate() {
+            let a = seg.vaddr + i as u64;
+            words.entry((a / 8) as u32).or_default()[(a % 8) as usize] = b;
+        }
+    }
+    let heap_start = program.heap_start();
+    let heap_limit = heap_start.saturating_add(map::MAX_HEAP).min(map::STACK_BOTTOM);
     ProgramImage {
         entry: program.entry as u32,
         code,
+        words: words
+            .into_iter()
+            .map(|(w, b)| (w, u64::from_le_bytes(b)))
+            .collect(),
+        heap_start: heap_start as u32,
+        heap_limit: heap_limit as u32,
     }
 }
 
@@ -47,6 +66,8 @@ pub fn steps(records: &[Record]) -> Vec<Step> {
             rs1_val: r.rs1_val,
             rs2_val: r.rs2_val,
             rd_val: r.rd_val,
+            mem_addr: r.mem_addr,
+            mem_val: r.mem_val,
         })
         .collect()
 }
@@ -61,7 +82,7 @@ pub fn verifier_machine() -> Rv64Machine {
     Rv64Machine::verifier()
 }
 
-/// Traces and public values of an execution.
+/// Traces and public values of an execution that read `input` (its private input).
 ///
 /// # Errors
 /// [`TraceError`] when the execution uses something this version cannot prove.
@@ -69,8 +90,9 @@ pub fn traces(
     machine: &Rv64Machine,
     image: &ProgramImage,
     records: &[Record],
+    input: &[u8],
 ) -> Result<(Vec<RowMajorMatrix>, Vec<Felt>), TraceError> {
-    build_traces(machine, image, &steps(records))
+    build_traces(machine, image, &steps(records), input)
 }
 
 /// Runs the debug checker over the traces.
@@ -138,10 +160,12 @@ pub fn main_traces<B: RvFills>(
     machine: &Rv64Machine,
     image: &ProgramImage,
     records: &[Record],
+    input: &[u8],
     device_fills: bool,
 ) -> Result<(Vec<MainTrace<B>>, Vec<Felt>), MainTracesError> {
     if !device_fills {
-        let (tr, public) = traces(machine, image, records).map_err(MainTracesError::Trace)?;
+        let (tr, public) =
+            traces(machine, image, records, input).map_err(MainTracesError::Trace)?;
         return Ok((tr.into_iter().map(MainTrace::Host).collect(), public));
     }
     if !backend.has_device_fills() {
@@ -149,7 +173,8 @@ pub fn main_traces<B: RvFills>(
             "device fills asked of a backend without them",
         )));
     }
-    let packed = pack_traces(machine, image, &steps(records)).map_err(MainTracesError::Trace)?;
+    let packed =
+        pack_traces(machine, image, &steps(records), input).map_err(MainTracesError::Trace)?;
     let (cpu, memw) = backend
         .fill_rv(image, &packed)
         .map_err(MainTracesError::Fill)?;

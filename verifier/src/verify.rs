@@ -55,7 +55,7 @@ pub fn verify(
             return Err(VerifyError::LogHeight { table: t, got: h });
         }
     }
-    if public.len() != machine.num_public_values() {
+    if !machine.public_len_ok(public.len()) {
         return Err(VerifyError::PublicCount {
             expected: machine.num_public_values(),
             got: public.len(),

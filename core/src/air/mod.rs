@@ -118,6 +118,12 @@ pub trait Machine: Sync {
     fn tables(&self) -> Vec<&dyn TableAir>;
     /// How many public values a statement carries; proofs with another count are rejected.
     fn num_public_values(&self) -> usize;
+    /// Whether a statement may carry `n` public values. Constraints read only the first
+    /// [`Machine::num_public_values`]; a machine may accept more (e.g. public output that
+    /// only [`Machine::public_interactions`] reads).
+    fn public_len_ok(&self, n: usize) -> bool {
+        n == self.num_public_values()
+    }
     /// Interactions the verifier adds to the buses from the public values.
     fn public_interactions(&self, _public: &[Felt]) -> Vec<PublicInteraction> {
         Vec::new()

@@ -3,15 +3,20 @@
 //! A row looks its instruction up in DECODE, reads `rs1` and `rs2` and writes `rd` through
 //! MEMW_R, computes its result — adds, subtracts (and their W forms), LUI/AUIPC (as adds of
 //! a DECODE constant to x0), byte logic through BITWISE, jumps — or dispatches it to an ALU
-//! table, follows the pc, and ends with the exit ECALL, whose argument becomes the public
-//! exit code. The W forms of add/sub are folded into this table (a sign-extension of the low
+//! table, to LOAD/STORE (with the address from its adder: `rs1 + imm`, below 2^32, memory
+//! timestamp `clk + 1`) or to ECALL, follows the pc, and ends with the exit call, whose
+//! argument becomes the public exit code. `outpos` counts the public output bytes written
+//! before the row (from 0; a write to fd 1 adds `outn`). The W forms of add/sub are folded into this table (a sign-extension of the low
 //! word needs two columns here, far less than a CPU32 table's copy of the dispatch); the
 //! other W forms live in the ALU tables that compute them.
 
 use alloc::vec::Vec;
 
 use super::decode::{class, Decoded, FIELDS};
-use super::{BUS_ALU, BUS_BYTE, BUS_DECODE, BUS_ENTRY, BUS_EXIT, BUS_REG_ACCESS, BYTE_RANGE};
+use super::{
+    BUS_ALU, BUS_BYTE, BUS_DECODE, BUS_ECALL, BUS_ENTRY, BUS_EXIT, BUS_MEMOP, BUS_REG_ACCESS,
+    BYTE_RANGE,
+};
 use crate::air::{Air, AirBuilder};
 use crate::field::Felt;
 
@@ -46,10 +51,13 @@ pub const BIT0: usize = TAKEN + 2;
 /// W forms: `sum_3 = 128·SGN + L7`.
 pub const SGN: usize = TAKEN + 3;
 pub const L7: usize = TAKEN + 4;
-pub const WIDTH: usize = TAKEN + 5;
-
-/// The exit system call number.
-pub const SYS_EXIT: u32 = 93;
+/// The row is the exit call (set by ECALL's answer).
+pub const EXIT: usize = TAKEN + 5;
+/// Public output bytes written before this row.
+pub const OUTPOS: usize = TAKEN + 6;
+/// Public output bytes this row writes (a write to fd 1).
+pub const OUTN: usize = TAKEN + 7;
+pub const WIDTH: usize = TAKEN + 8;
 
 /// The CPU table.
 pub struct CpuAir;
@@ -97,27 +105,28 @@ impl Air for CpuAir {
             );
         }
 
-        // Exit: only through the exit call, which ends the real rows.
+        // Exit: only through the exit call (ECALL proves which call a row is), which ends the
+        // real rows.
         let ecall = cls[class::ECALL].clone();
-        b.assert_transition("cpu nothing runs after exit", ecall.clone() * nx(IS_REAL));
+        let exit = m(EXIT);
+        b.assert_bool("cpu exit boolean", exit.clone());
+        b.assert_zero("cpu exit only on ecall", exit.clone() * (one() - ecall.clone()));
+        b.assert_transition("cpu nothing runs after exit", exit.clone() * nx(IS_REAL));
         b.assert_transition(
             "cpu real rows end with exit",
-            is_real.clone() * (one() - nx(IS_REAL)) * (one() - ecall.clone()),
+            is_real.clone() * (one() - nx(IS_REAL)) * (one() - exit.clone()),
         );
         b.assert_last(
             "cpu last real row exits",
-            is_real.clone() * (one() - ecall.clone()),
+            is_real.clone() * (one() - exit.clone()),
         );
-        b.assert_zero(
-            "cpu ecall is exit",
-            ecall.clone() * (m(RS1V) - Felt::new(SYS_EXIT as u64)),
+        // Output position: from 0, advanced by each write to fd 1.
+        b.assert_first("cpu output starts at 0", m(OUTPOS));
+        b.assert_transition(
+            "cpu output position",
+            nx(OUTPOS) - m(OUTPOS) - m(OUTN),
         );
-        for i in 1..8 {
-            b.assert_zero(
-                "cpu ecall is exit (high bytes)",
-                ecall.clone() * m(RS1V + i),
-            );
-        }
+        b.assert_zero("cpu output only on ecall", m(OUTN) * (one() - ecall.clone()));
 
         // Operand b.
         let use_imm = m(USE_IMM);
@@ -129,7 +138,11 @@ impl Air for CpuAir {
         }
 
         // Adder: sum = rs1 + b (add, addw, jalr) or rs1 = sum + b (sub, subw), mod 2^64.
-        let act_add = cls[class::ADD].clone() + cls[class::ADDW].clone() + cls[class::JALR].clone();
+        let mem = cls[class::LOAD].clone() + cls[class::STORE].clone();
+        let act_add = cls[class::ADD].clone()
+            + cls[class::ADDW].clone()
+            + cls[class::JALR].clone()
+            + mem.clone();
         let act_sub = cls[class::SUB].clone() + cls[class::SUBW].clone();
         for i in 0..8 {
             let carry_in = if i == 0 {
@@ -178,6 +191,7 @@ impl Air for CpuAir {
             } else {
                 b.assert_zero("cpu link high bytes", jump.clone() * m(RES + i));
                 b.assert_zero("cpu jalr target below 2^32", jalr.clone() * m(SUM + i));
+                b.assert_zero("cpu address below 2^32", mem.clone() * m(SUM + i));
             }
             if i > 0 {
                 b.assert_zero("cpu compare result is a bit", branch.clone() * m(RES + i));
@@ -260,7 +274,23 @@ impl Air for CpuAir {
             &[range, m(L7) * Felt::TWO, m(H) * Felt::TWO, c(0)],
         );
         let a0: Vec<B::Expr> = (0..8).map(|i| m(RS2V + i)).collect();
-        b.send(BUS_EXIT, ecall, &a0);
+        b.send(BUS_EXIT, exit.clone(), &a0);
+        // Loads (value: what rd receives) and stores (value: rs2) at memory time clk + 1.
+        for (sel, val) in [(class::LOAD, RES), (class::STORE, RS2V)] {
+            let mut t = Vec::with_capacity(14);
+            t.push(m(ALU_OP));
+            t.extend((0..4).map(|i| m(SUM + i)));
+            t.extend((0..8).map(|i| m(val + i)));
+            t.push(m(CLK) + Felt::ONE);
+            b.send(BUS_MEMOP, cls[sel].clone(), &t);
+        }
+        let mut call = Vec::with_capacity(28);
+        call.push(m(CLK));
+        call.extend((0..8).map(|i| m(RS1V + i)));
+        call.extend(a0);
+        call.extend((0..8).map(|i| m(RES + i)));
+        call.extend([exit, m(OUTPOS), m(OUTN)]);
+        b.send(BUS_ECALL, ecall, &call);
     }
 }
 
@@ -272,22 +302,35 @@ pub struct Step {
     pub rs1_val: u64,
     pub rs2_val: u64,
     pub rd_val: u64,
+    /// Loads/stores: the effective address (ECALL: a1).
+    pub mem_addr: u64,
+    /// Loads: the bytes read, zero-extended; stores: the bytes overwritten (ECALL: a2).
+    pub mem_val: u64,
 }
 
-/// Fills one real CPU row; returns the result bytes' value `res` (the ALU/compare result).
-pub fn fill_row(row: &mut [Felt], clk: usize, s: &Step, d: &Decoded, next_pc: u32) -> u64 {
+/// Fills one real CPU row, given its result bytes' value `res` ([`result`]), except
+/// [`EXIT`], [`OUTPOS`] and [`OUTN`] (the caller's, from the run's system calls).
+#[allow(clippy::too_many_arguments)]
+pub fn fill_row(
+    row: &mut [Felt],
+    clk: usize,
+    pc: u32,
+    d: &Decoded,
+    rs1: u64,
+    rs2: u64,
+    res: u64,
+    next_pc: u32,
+) {
     let f = |v: u64| Felt::new(v);
     row[IS_REAL] = Felt::ONE;
     row[FIRST] = Felt::from(clk == 0);
     row[CLK] = f(clk as u64);
-    row[PC] = Felt::from(s.pc);
+    row[PC] = Felt::from(pc);
     row[NEXT_PC] = Felt::from(next_pc);
     row[DEC..DEC + FIELDS].copy_from_slice(&d.fields());
-    let rs2 = s.rs2_val;
-    let b = operand_b(s, d);
-    let a = s.rs1_val;
+    let b = if d.use_imm { d.imm } else { rs2 };
+    let a = rs1;
     let (sum, carries) = sum_and_carries(a, b, d);
-    let res = result(s, d, b, sum);
     for i in 0..8 {
         row[RS1V + i] = f(a.to_le_bytes()[i] as u64);
         row[RS2V + i] = f(rs2.to_le_bytes()[i] as u64);
@@ -308,7 +351,6 @@ pub fn fill_row(row: &mut [Felt], clk: usize, s: &Step, d: &Decoded, next_pc: u3
         row[SGN] = f(s3 >> 7);
         row[L7] = f(s3 & 0x7f);
     }
-    res
 }
 
 /// Operand b of a row: the immediate or `rs2`'s value.
@@ -323,7 +365,11 @@ pub fn operand_b(s: &Step, d: &Decoded) -> u64 {
 /// The adder's output `sum` and its byte carries (zero unless the row adds or subtracts).
 pub fn sum_and_carries(a: u64, b: u64, d: &Decoded) -> (u64, [u8; 8]) {
     let sub = d.class[class::SUB] || d.class[class::SUBW];
-    let add = d.class[class::ADD] || d.class[class::ADDW] || d.class[class::JALR];
+    let add = d.class[class::ADD]
+        || d.class[class::ADDW]
+        || d.class[class::JALR]
+        || d.class[class::LOAD]
+        || d.class[class::STORE];
     if add {
         adder(a, b)
     } else if sub {
@@ -340,12 +386,29 @@ pub fn result(s: &Step, d: &Decoded, b: u64, sum: u64) -> u64 {
     if d.class[class::JAL] || d.class[class::JALR] {
         s.pc as u64 + 4
     } else if d.class[class::ECALL] {
+        s.rd_val
+    } else if d.class[class::LOAD] {
+        load_extend(d.alu_op - super::MEMOP_LOAD, s.mem_val)
+    } else if d.class[class::STORE] {
         0
     } else if d.wr {
         s.rd_val
     } else {
         // Results of writes to x0 and of compares: recompute.
         result_without_write(d, s.rs1_val, b, sum)
+    }
+}
+
+/// What a load of kind `funct3` writes to rd, from the bytes it read (zero-extended).
+pub fn load_extend(funct3: u32, raw: u64) -> u64 {
+    match funct3 {
+        0 => raw as u8 as i8 as i64 as u64,
+        1 => raw as u16 as i16 as i64 as u64,
+        2 => raw as u32 as i32 as i64 as u64,
+        4 => raw as u8 as u64,
+        5 => raw as u16 as u64,
+        6 => raw as u32 as u64,
+        _ => raw,
     }
 }
 

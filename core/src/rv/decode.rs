@@ -3,8 +3,8 @@
 //! selectors, the ALU operation, register indices, immediates — and a multiplicity column
 //! counts how often it ran. The entry point's row also answers [`super::BUS_ENTRY`].
 //!
-//! Instructions this version cannot prove (loads, stores; anything undecodable) get a row
-//! with no class selector set, so a CPU row executing them cannot satisfy
+//! Instructions this version cannot prove (anything undecodable, EBREAK, CSR instructions)
+//! get a row with no class selector set, so a CPU row executing them cannot satisfy
 //! "exactly one class" and the proof fails cleanly.
 
 use alloc::vec;
@@ -16,11 +16,19 @@ use crate::air::{Air, AirBuilder};
 use crate::field::Felt;
 use crate::isa::{decode, Opcode};
 
-/// A program's executable image: entry point and every (pc, word) of its code.
+/// A program's image: entry point, every (pc, word) of its code, its initial memory and
+/// its heap bounds (all bound to the verifying key).
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct ProgramImage {
     pub entry: u32,
     pub code: Vec<(u32, u32)>,
+    /// Initial memory: every word of the loadable segments (bss as zeros), strictly
+    /// increasing word index `w` (bytes `8w .. 8w + 8`).
+    pub words: Vec<(u32, u64)>,
+    /// The initial program break (a multiple of 8, above every image word).
+    pub heap_start: u32,
+    /// The highest break `brk` accepts.
+    pub heap_limit: u32,
 }
 
 /// Class selectors, in tuple order. Exactly one is set for every provable instruction.
@@ -37,7 +45,9 @@ pub mod class {
     pub const JAL: usize = 9;
     pub const JALR: usize = 10;
     pub const ECALL: usize = 11;
-    pub const COUNT: usize = 12;
+    pub const LOAD: usize = 12;
+    pub const STORE: usize = 13;
+    pub const COUNT: usize = 14;
 }
 
 /// The decoded fields of one instruction, as the CPU consumes them.
@@ -50,6 +60,8 @@ pub struct Decoded {
     pub use_imm: bool,
     /// The instruction writes `rd` and `rd ≠ 0`.
     pub wr: bool,
+    /// ALU instructions and branches: the ALU operation; loads and stores: the
+    /// [`super::BUS_MEMOP`] operation.
     pub alu_op: u32,
     pub rd: u8,
     pub rs1: u8,
@@ -144,23 +156,31 @@ pub fn decode_for_air(pc: u32, word: u32) -> Option<Decoded> {
         Jal => (class::JAL, 0, false),
         Jalr => (class::JALR, 0, true),
         Ecall => {
-            // The CPU reads a7 (call number) as rs1 and a0 (argument) as rs2.
+            // The CPU reads a7 (call number) as rs1 and a0 (argument) as rs2, and writes a0
+            // (the result; exit writes a0 back unchanged).
             d.rs1 = 17;
             d.rs2 = 10;
-            d.rd = 0;
+            d.rd = 10;
             (class::ECALL, 0, false)
         }
-        _ => return None,
+        Lb | Lh | Lw | Ld | Lbu | Lhu | Lwu => {
+            (class::LOAD, super::MEMOP_LOAD + funct3(word), true)
+        }
+        Sb | Sh | Sw | Sd => (class::STORE, super::MEMOP_STORE + funct3(word), true),
     };
     d.class[cls] = true;
     d.alu_op = alu_op;
     d.use_imm = use_imm;
-    let writes = !matches!(cls, class::BRANCH | class::ECALL);
+    let writes = !matches!(cls, class::BRANCH | class::STORE);
     d.wr = writes && d.rd != 0;
     if !writes {
         d.rd = 0;
     }
     Some(d)
+}
+
+fn funct3(word: u32) -> u32 {
+    (word >> 12) & 7
 }
 
 /// Values of the DECODE tuple after `pc`: selectors, br_neg, use_imm, wr, alu_op, rd, rs1,

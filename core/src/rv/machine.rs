@@ -9,9 +9,19 @@ use alloc::vec::Vec;
 use super::bitwise::{BitwiseAir, ByteCounts};
 use super::cpu::{self, CpuAir, Step};
 use super::decode::{class, decode_for_air, DecodeAir, Decoded, ProgramImage};
-use super::memw_r::{self, MemwRAir, RegAccess};
+use super::ecall::{self, EcallAir};
+use super::io::{self, IoAir};
+use super::load::{self, LoadAir};
+use super::memw::{self, MEMW, MEMW_A};
+use super::memw_r::{self, MemwRAir, RegAccess, RegRow};
+use super::page::{self, Page0Air, PageAir};
 use super::register::{self, RegisterAir};
-use super::{AluOp, BUS_EXIT, BYTE_AND, BYTE_OR, BYTE_XOR};
+use super::store::{self, StoreAir};
+use super::{
+    AluOp, EcallOp, IoWord, LoadOp, StoreOp, WordAccess, BUS_EXIT, BUS_OUTPUT, BYTE_AND,
+    BYTE_OR, BYTE_XOR, IO_IN, IO_OUT, MEMOP_LOAD, MEMOP_STORE, REG_BRK, REG_HEAP_LIMIT,
+    REG_HEAP_START, SYS_BRK, SYS_EXIT,
+};
 use crate::air::{Air, Direction, Machine, PublicInteraction, TableAir};
 use crate::field::Felt;
 use crate::matrix::RowMajorMatrix;
@@ -81,6 +91,11 @@ impl Rv64Machine {
     pub fn new(program: &ProgramImage) -> Rv64Machine {
         Rv64Machine {
             decode: DecodeAir::new(program),
+            register: RegisterAir::new(program),
+            page: PageAir::new(&page::MemoryImage {
+                words: program.words.clone(),
+                heap_start: program.heap_start,
+            }),
             alu: alu_tables(),
         }
     }
@@ -89,17 +104,25 @@ impl Rv64Machine {
     pub fn verifier() -> Rv64Machine {
         Rv64Machine {
             decode: DecodeAir::shape_only(),
+            register: RegisterAir::shape_only(),
+            page: PageAir::shape_only(),
             alu: alu_tables(),
         }
     }
 }
 
-/// Public values: the 8 bytes of `a0` at the exit call.
+/// Public values: the 8 bytes of `a0` at the exit call, then the public output bytes (fd 1),
+/// one value per byte.
 pub const NUM_PUBLIC: usize = 8;
+/// The most public output bytes a statement may carry (bounds the verifier's work).
+pub const MAX_OUTPUT: usize = 1 << 20;
 
-/// The machine: CPU, DECODE, MEMW_R, REGISTER, BITWISE, then the ALU tables.
+/// The machine: CPU, DECODE, MEMW_R, REGISTER, BITWISE, the ALU tables, then the memory
+/// tables LOAD, STORE, MEMW_A, MEMW, PAGE, PAGE0 and the system-call tables ECALL, IO.
 pub struct Rv64Machine {
     pub decode: DecodeAir,
+    pub register: RegisterAir,
+    pub page: PageAir,
     pub alu: Vec<Box<dyn AluTable>>,
 }
 
@@ -109,21 +132,56 @@ impl Machine for Rv64Machine {
     }
     fn tables(&self) -> Vec<&dyn TableAir> {
         let mut t: Vec<&dyn TableAir> =
-            vec![&CpuAir, &self.decode, &MemwRAir, &RegisterAir, &BitwiseAir];
+            vec![&CpuAir, &self.decode, &MemwRAir, &self.register, &BitwiseAir];
         t.extend(self.alu.iter().map(|a| a.air()));
+        t.extend([
+            &LoadAir as &dyn TableAir,
+            &StoreAir,
+            &MEMW_A,
+            &MEMW,
+            &self.page,
+            &Page0Air,
+            &EcallAir,
+            &IoAir,
+        ]);
         t
     }
     fn num_public_values(&self) -> usize {
         NUM_PUBLIC
     }
+    fn public_len_ok(&self, n: usize) -> bool {
+        n >= NUM_PUBLIC && n - NUM_PUBLIC <= MAX_OUTPUT
+    }
     fn public_interactions(&self, public: &[Felt]) -> Vec<PublicInteraction> {
-        vec![PublicInteraction {
+        let exit = public.get(..NUM_PUBLIC).unwrap_or(&[]);
+        let mut out = Vec::with_capacity(1 + public.len().saturating_sub(NUM_PUBLIC));
+        out.push(PublicInteraction {
             bus: BUS_EXIT,
             direction: Direction::Receive,
             multiplicity: Felt::ONE,
-            values: public.to_vec(),
-        }]
+            values: exit.to_vec(),
+        });
+        for (i, &byte) in public.iter().skip(NUM_PUBLIC).enumerate() {
+            out.push(PublicInteraction {
+                bus: BUS_OUTPUT,
+                direction: Direction::Receive,
+                multiplicity: Felt::ONE,
+                values: vec![Felt::new(i as u64), byte],
+            });
+        }
+        out
     }
+}
+
+/// The public values of a run: exit code and public output.
+pub fn public_values(exit_code: u64, output: &[u8]) -> Vec<Felt> {
+    let mut v: Vec<Felt> = exit_code
+        .to_le_bytes()
+        .iter()
+        .map(|&b| Felt::from(b as u32))
+        .collect();
+    v.extend(output.iter().map(|&b| Felt::from(b as u32)));
+    v
 }
 
 /// Why an execution cannot be turned into traces.
@@ -135,12 +193,24 @@ pub enum TraceError {
     Unsupported { pc: u32, word: u32 },
     /// The pc is not in the program's code.
     NotInProgram { pc: u32 },
-    /// The execution does not end with the exit call.
+    /// The execution does not end with exit.
     NoExit,
     /// An ALU operation no table accepts.
     NoAluTable { op: u32 },
     /// Too many steps for the largest table height.
     TooLong { steps: usize },
+    /// A system call the proof does not cover.
+    UnsupportedCall { pc: u32, number: u64, arg: u64 },
+    /// A memory access at an address the proof's memory does not cover (below the heap and
+    /// outside the program image, or above 2^32).
+    Unmapped { pc: u32, addr: u64 },
+    /// The recorded execution disagrees with memory as replayed from the image (e.g. a load
+    /// of bytes that were never stored there).
+    MemoryMismatch { pc: u32, addr: u64 },
+    /// A read consumed more input than was given.
+    InputExhausted { pc: u32 },
+    /// More public output than a statement may carry.
+    OutputTooLong { bytes: usize },
 }
 
 impl core::fmt::Display for TraceError {
@@ -149,129 +219,68 @@ impl core::fmt::Display for TraceError {
             TraceError::Empty => write!(f, "empty execution"),
             TraceError::Unsupported { pc, word } => write!(
                 f,
-                "instruction {word:#010x} at pc {pc:#x} cannot be proven yet (loads, stores and read/write calls need the memory tables)"
+                "instruction {word:#010x} at pc {pc:#x} cannot be proven (not RV64IM)"
             ),
             TraceError::NotInProgram { pc } => write!(f, "pc {pc:#x} is not in the program"),
             TraceError::NoExit => write!(f, "the execution does not end with exit"),
             TraceError::NoAluTable { op } => write!(f, "no table proves ALU operation {op}"),
             TraceError::TooLong { steps } => write!(f, "{steps} steps exceed the largest table"),
+            TraceError::UnsupportedCall { pc, number, arg } => write!(
+                f,
+                "system call {number} (a0 = {arg}) at pc {pc:#x} cannot be proven"
+            ),
+            TraceError::Unmapped { pc, addr } => write!(
+                f,
+                "memory access at {addr:#x} (pc {pc:#x}) is outside the provable memory"
+            ),
+            TraceError::MemoryMismatch { pc, addr } => write!(
+                f,
+                "the recorded access at {addr:#x} (pc {pc:#x}) disagrees with replayed memory"
+            ),
+            TraceError::InputExhausted { pc } => {
+                write!(f, "read at pc {pc:#x} consumed more input than was given")
+            }
+            TraceError::OutputTooLong { bytes } => write!(
+                f,
+                "{bytes} bytes of public output exceed the limit of {MAX_OUTPUT}"
+            ),
         }
     }
 }
 
-/// Every table's trace (in [`Machine::tables`] order) and the public values.
+/// Every table's trace (in [`Machine::tables`] order) and the public values: the packed
+/// records of [`pack_traces`] with the CPU and MEMW_R traces filled on the host (the same
+/// fills the device kernels make).
+///
+/// # Errors
+/// [`TraceError`] when the execution cannot be proven.
 pub fn build_traces(
     machine: &Rv64Machine,
     program: &ProgramImage,
     steps: &[Step],
+    input: &[u8],
 ) -> Result<(Vec<RowMajorMatrix>, Vec<Felt>), TraceError> {
-    let last = steps.last().ok_or(TraceError::Empty)?;
-    if steps.len() > 1 << 26 {
-        return Err(TraceError::TooLong { steps: steps.len() });
-    }
-    let rows: BTreeMap<u32, usize> = program
-        .code
-        .iter()
+    let p = pack_traces(machine, program, steps, input)?;
+    let decode = decode_fields(program);
+    let mut cpu = Some(fill_cpu_host(&p.cpu, &decode));
+    let mut memw = Some(fill_memw_r_host(&p.memw_r));
+    let traces = p
+        .traces
+        .into_iter()
         .enumerate()
-        .map(|(i, &(pc, _))| (pc, i))
-        .collect();
-    let decode_h = program.code.len().next_power_of_two().max(8);
-    let mut decode_mult = vec![0u64; decode_h];
-    let h = steps.len().next_power_of_two().max(8);
-    let mut cpu_trace = RowMajorMatrix::zeros(h, cpu::WIDTH);
-    let mut bytes = ByteCounts::default();
-    let mut accesses = Vec::with_capacity(3 * steps.len());
-    let mut alu_ops = Vec::new();
-    let mut public = vec![Felt::ZERO; NUM_PUBLIC];
-    for (clk, s) in steps.iter().enumerate() {
-        let d = decode_for_air(s.pc, s.word).ok_or(TraceError::Unsupported {
-            pc: s.pc,
-            word: s.word,
-        })?;
-        let r = *rows
-            .get(&s.pc)
-            .ok_or(TraceError::NotInProgram { pc: s.pc })?;
-        decode_mult[r] += 1;
-        let next_pc = steps.get(clk + 1).map_or(s.pc.wrapping_add(4), |n| n.pc);
-        let row = cpu_trace.row_mut(clk);
-        let res = cpu::fill_row(row, clk, s, &d, next_pc);
-        let b = if d.use_imm { d.imm } else { s.rs2_val };
-        let ts = 4 * clk as u64;
-        accesses.push(RegAccess {
-            reg: d.rs1,
-            value: s.rs1_val,
-            ts: ts + 1,
-            is_write: false,
-        });
-        accesses.push(RegAccess {
-            reg: d.rs2,
-            value: s.rs2_val,
-            ts: ts + 2,
-            is_write: false,
-        });
-        accesses.push(RegAccess {
-            reg: d.rd,
-            value: if d.wr { res } else { 0 },
-            ts: ts + 3,
-            is_write: true,
-        });
-        let row = cpu_trace.row(clk);
-        let sum = u64::from_le_bytes(core::array::from_fn(|i| row_byte(row, cpu::SUM + i)));
-        step_lookups(&d, s.rs1_val, b, res, sum, &mut alu_ops, &mut bytes);
-        if d.class[class::ECALL] {
-            public = s
-                .rs2_val
-                .to_le_bytes()
-                .map(|x| Felt::from(x as u32))
-                .to_vec();
-        }
-    }
-    let exit = decode_for_air(last.pc, last.word).is_some_and(|d| d.class[class::ECALL]);
-    if !exit {
-        return Err(TraceError::NoExit);
-    }
-    for (clk, row) in cpu_trace
-        .values
-        .chunks_exact_mut(cpu::WIDTH)
-        .enumerate()
-        .skip(steps.len())
-    {
-        // Padding: the clock runs on, nothing else happens (next_pc = pc + 4 = 4).
-        row[cpu::CLK] = Felt::new(clk as u64);
-        row[cpu::NEXT_PC] = Felt::new(4);
-    }
-    let (memw, file) = memw_r::build_trace(&accesses, &register::initial_registers(), &mut bytes);
-    let mut alu_traces = Vec::with_capacity(machine.alu.len());
-    for t in &machine.alu {
-        let ops: Vec<AluOp> = alu_ops
-            .iter()
-            .copied()
-            .filter(|o| t.accepts(o.op))
-            .collect();
-        alu_traces.push(t.build(&ops, &mut bytes));
-    }
-    if let Some(o) = alu_ops
-        .iter()
-        .find(|o| !machine.alu.iter().any(|t| t.accepts(o.op)))
-    {
-        return Err(TraceError::NoAluTable { op: o.op });
-    }
-    let decode = RowMajorMatrix::new(decode_mult.into_iter().map(Felt::new).collect(), 1);
-    let mut traces = vec![
-        cpu_trace,
-        decode,
-        memw,
-        register::build_trace(&file),
-        bytes.trace(),
-    ];
-    traces.extend(alu_traces);
-    Ok((traces, public))
+        .map(|(t, m)| match t {
+            CPU_TABLE => cpu.take(),
+            MEMW_R_TABLE => memw.take(),
+            _ => m,
+        })
+        .collect::<Option<Vec<_>>>()
+        .ok_or(TraceError::Empty)?;
+    Ok((traces, p.public))
 }
 
 /// What one CPU step asks of other tables besides registers: its ALU operation (ALU
 /// instructions and branch compares), its byte-logic lookups, and the range checks of its
-/// result and adder bytes and of the two split-off values (`2·L7`, `2·H`). Shared by
-/// [`build_traces`] and [`pack_traces`], so both count exactly the same lookups.
+/// result and adder bytes and of the two split-off values (`2·L7`, `2·H`).
 fn step_lookups(
     d: &Decoded,
     a: u64,
@@ -310,20 +319,27 @@ fn step_lookups(
     bytes.range(l7, h);
 }
 
-fn row_byte(row: &[Felt], col: usize) -> u8 {
-    row[col].as_u64() as u8
-}
-
 /// Index of the CPU table in [`Machine::tables`] order.
 pub const CPU_TABLE: usize = 0;
 /// Index of the MEMW_R table in [`Machine::tables`] order.
 pub const MEMW_R_TABLE: usize = 2;
 
+/// A system call as the CPU row sees it: its cycle, the output position before it, the
+/// output bytes it writes and whether it is the exit.
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
+pub struct CallMark {
+    pub clk: u64,
+    pub outpos: u64,
+    pub outn: u64,
+    pub exit: bool,
+}
+
 /// The CPU table as packed per-step records for a fill kernel. Row `clk` (the thread index)
 /// of the trace is [`cpu::fill_row`] of step `clk`; padding rows follow up to `height`.
 /// Everything else a row holds is derived: `pc` and the DECODE fields from the program's
 /// DECODE row (see [`decode_fields`]), `next_pc` from the next step's DECODE row, operand b,
-/// the adder and the flags from the fields and the values here.
+/// the adder and the flags from the fields and the values here, and the output columns from
+/// `calls` (sorted by cycle).
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct CpuRecords {
     /// The trace height (a power of two, at least 8).
@@ -332,8 +348,10 @@ pub struct CpuRecords {
     pub dec_row: Vec<u32>,
     pub rs1: Vec<u64>,
     pub rs2: Vec<u64>,
-    /// The result bytes' value (what [`cpu::fill_row`] returns).
+    /// The result bytes' value (what [`cpu::result`] gives).
     pub res: Vec<u64>,
+    /// Every system call, in execution order.
+    pub calls: Vec<CallMark>,
 }
 
 impl CpuRecords {
@@ -345,35 +363,38 @@ impl CpuRecords {
     }
 }
 
-/// MEMW_R as packed per-access records for a fill kernel, in the CPU's access order: access
-/// `r` belongs to step `r / 3`, has timestamp `4·(r/3) + r%3 + 1` and writes iff `r % 3 == 2`
-/// (rs1 read, rs2 read, rd write), so neither is stored.
+/// MEMW_R as packed per-access records for a fill kernel. The first `3·steps` rows are the
+/// CPU's accesses in order: access `r` belongs to step `r / 3`, has timestamp
+/// `4·(r/3) + r%3 + 1` and writes iff `r % 3 == 2` (rs1 read, rs2 read, rd write), so neither
+/// is stored. The system calls' own register accesses follow as whole rows (`extra`).
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct MemwRRecords {
     /// The trace height (a power of two, at least 8).
     pub height: usize,
-    /// `reg | old_ts << 8` per access.
+    /// `reg | old_ts << 8` per CPU access.
     pub meta: Vec<u64>,
-    /// The register's value before the access, per access.
+    /// The register's value before the access, per CPU access.
     pub old: Vec<u64>,
     /// The value written, per step (the access `3·step + 2`).
     pub new: Vec<u64>,
+    /// The system calls' register accesses (rows `3·steps ..`).
+    pub extra: Vec<RegRow>,
 }
 
 impl MemwRRecords {
     /// Number of accesses (real rows).
     pub fn len(&self) -> usize {
-        self.meta.len()
+        self.meta.len() + self.extra.len()
     }
     pub fn is_empty(&self) -> bool {
-        self.meta.is_empty()
+        self.len() == 0
     }
 }
 
 /// Words per row of [`decode_fields`]: `pc` then the DECODE tuple's fields.
 pub const DECODE_WORDS: usize = super::decode::TUPLE;
 
-/// The program's DECODE rows as the CPU fill kernel reads them: per code slot, `pc` then
+/// The program's DECODE rows as the CPU fill reads them: per code slot, `pc` then
 /// [`super::decode::Decoded::fields`] as canonical words (zeros for an instruction this
 /// version cannot prove; no executed step refers to one).
 pub fn decode_fields(program: &ProgramImage) -> Vec<u64> {
@@ -388,7 +409,91 @@ pub fn decode_fields(program: &ProgramImage) -> Vec<u64> {
     out
 }
 
-/// [`build_traces`] with the CPU and MEMW_R traces left as packed records for device fills.
+/// The CPU trace from its records, on the host (what `ks_fill_cpu` builds on a device).
+pub fn fill_cpu_host(rec: &CpuRecords, decode: &[u64]) -> RowMajorMatrix {
+    let n = rec.len();
+    let mut m = RowMajorMatrix::zeros(rec.height, cpu::WIDTH);
+    let dec = |i: usize| &decode[rec.dec_row[i] as usize * DECODE_WORDS..][..DECODE_WORDS];
+    let mut calls = rec.calls.iter().peekable();
+    let mut outpos = 0u64;
+    for (clk, row) in m.values.chunks_exact_mut(cpu::WIDTH).enumerate() {
+        if clk >= n {
+            // Padding: the clock runs on, nothing else happens (next_pc = pc + 4 = 4).
+            row[cpu::CLK] = Felt::new(clk as u64);
+            row[cpu::NEXT_PC] = Felt::new(4);
+            row[cpu::OUTPOS] = Felt::new(outpos);
+            continue;
+        }
+        let d = dec(clk);
+        let next_pc = if clk + 1 < n {
+            dec(clk + 1)[0] as u32
+        } else {
+            (d[0] as u32).wrapping_add(4)
+        };
+        let fields = decoded_from_fields(&d[1..]);
+        cpu::fill_row(
+            row,
+            clk,
+            d[0] as u32,
+            &fields,
+            rec.rs1[clk],
+            rec.rs2[clk],
+            rec.res[clk],
+            next_pc,
+        );
+        row[cpu::OUTPOS] = Felt::new(outpos);
+        if let Some(c) = calls.next_if(|c| c.clk == clk as u64) {
+            row[cpu::OUTN] = Felt::new(c.outn);
+            row[cpu::EXIT] = Felt::from(c.exit);
+            outpos += c.outn;
+        }
+    }
+    m
+}
+
+/// The [`Decoded`] a DECODE field row holds (the inverse of [`Decoded::fields`]).
+fn decoded_from_fields(f: &[u64]) -> Decoded {
+    let k = class::COUNT;
+    Decoded {
+        class: core::array::from_fn(|i| f[i] != 0),
+        br_neg: f[k] != 0,
+        use_imm: f[k + 1] != 0,
+        wr: f[k + 2] != 0,
+        alu_op: f[k + 3] as u32,
+        rd: f[k + 4] as u8,
+        rs1: f[k + 5] as u8,
+        rs2: f[k + 6] as u8,
+        imm_f: Felt::new(f[k + 7]),
+        imm: u64::from_le_bytes(core::array::from_fn(|j| f[k + 8 + j] as u8)),
+    }
+}
+
+/// MEMW_R's trace from its records, on the host (what `ks_fill_memw_r` builds on a device).
+pub fn fill_memw_r_host(rec: &MemwRRecords) -> RowMajorMatrix {
+    let mut m = RowMajorMatrix::zeros(rec.height, memw_r::WIDTH);
+    for (i, (&meta, &old)) in rec.meta.iter().zip(&rec.old).enumerate() {
+        let (step, k) = (i / 3, i % 3);
+        let is_write = k == 2;
+        let r = RegRow {
+            access: RegAccess {
+                reg: (meta & 0xff) as u8,
+                value: if is_write { rec.new[step] } else { old },
+                ts: 4 * step as u64 + k as u64 + 1,
+                is_write,
+            },
+            old,
+            old_ts: meta >> 8,
+        };
+        memw_r::fill_row(m.row_mut(i), &r);
+    }
+    let base = rec.meta.len();
+    for (i, r) in rec.extra.iter().enumerate() {
+        memw_r::fill_row(m.row_mut(base + i), r);
+    }
+    m
+}
+
+/// The packed CPU and MEMW_R records and every other table's trace.
 pub struct PackedTraces {
     pub cpu: CpuRecords,
     pub memw_r: MemwRRecords,
@@ -398,16 +503,274 @@ pub struct PackedTraces {
     pub public: Vec<Felt>,
 }
 
-/// One pass over the steps producing what [`build_traces`] does, except that the CPU and
-/// MEMW_R tables come as packed records (no rows built); their byte lookups are counted
-/// into BITWISE here, so every other trace equals [`build_traces`]'s.
+/// Memory as the memory argument sees it: each touched word's value and last timestamp.
+struct MemReplay<'a> {
+    image: &'a [(u32, u64)],
+    floor: u32,
+    words: BTreeMap<u32, (u64, u64)>,
+}
+
+impl MemReplay<'_> {
+    fn image_value(&self, w: u32) -> Option<u64> {
+        self.image
+            .binary_search_by_key(&w, |&(k, _)| k)
+            .ok()
+            .map(|i| self.image[i].1)
+    }
+
+    /// Accesses word `w` at `ts`, replacing its value by `f(old)`.
+    fn access(
+        &mut self,
+        pc: u32,
+        w: u32,
+        ts: u64,
+        f: impl FnOnce(u64) -> u64,
+    ) -> Result<WordAccess, TraceError> {
+        let (old, old_ts) = match self.words.get(&w) {
+            Some(&v) => v,
+            None => {
+                let init = match self.image_value(w) {
+                    Some(v) => v,
+                    None if w >= self.floor && w < 1 << 29 => 0,
+                    None => {
+                        return Err(TraceError::Unmapped {
+                            pc,
+                            addr: 8 * w as u64,
+                        })
+                    }
+                };
+                (init, 0)
+            }
+        };
+        let new = f(old);
+        self.words.insert(w, (new, ts));
+        Ok(WordAccess {
+            w,
+            old,
+            new,
+            old_ts,
+            ts,
+        })
+    }
+}
+
+/// Records of one run, gathered step by step.
+struct Run<'a> {
+    mem: MemReplay<'a>,
+    file: memw_r::RegFile,
+    memw: MemwRRecords,
+    loads: Vec<LoadOp>,
+    stores: Vec<StoreOp>,
+    mem_a: Vec<WordAccess>,
+    mem_s: Vec<(WordAccess, WordAccess)>,
+    ecalls: Vec<EcallOp>,
+    io: Vec<IoWord>,
+    input: &'a [u8],
+    input_pos: usize,
+    output: Vec<u8>,
+    alu_ops: Vec<AluOp>,
+    bytes: ByteCounts,
+}
+
+impl Run<'_> {
+    fn reg(&mut self, reg: u8, value: u64, ts: u64, is_write: bool) -> RegRow {
+        let access = RegAccess {
+            reg,
+            value,
+            ts,
+            is_write,
+        };
+        let (old, old_ts) = self.file.access(&access);
+        let r = RegRow {
+            access,
+            old,
+            old_ts,
+        };
+        memw_r::row_lookups(&r, &mut self.bytes);
+        r
+    }
+
+    /// One of the CPU's three register accesses (packed).
+    fn cpu_reg(&mut self, reg: u8, value: u64, ts: u64, is_write: bool) {
+        let r = self.reg(reg, value, ts, is_write);
+        self.memw.meta.push(reg as u64 | r.old_ts << 8);
+        self.memw.old.push(r.old);
+        if is_write {
+            self.memw.new.push(value);
+        }
+    }
+
+    fn extra_reg(&mut self, reg: u32, value: u64, ts: u64, is_write: bool) -> u64 {
+        let r = self.reg(reg as u8, value, ts, is_write);
+        self.memw.extra.push(r);
+        r.old
+    }
+
+    fn load_store(&mut self, pc: u32, d: &Decoded, s: &Step, clk: u64) -> Result<(), TraceError> {
+        let addr = s.mem_addr;
+        let unmapped = TraceError::Unmapped { pc, addr };
+        let addr32 = u32::try_from(addr).map_err(|_| unmapped.clone())?;
+        let ts = clk + 1;
+        let w = addr32 / 8;
+        let load = d.class[class::LOAD];
+        let funct3 = (d.alu_op - if load { MEMOP_LOAD } else { MEMOP_STORE }) as u8;
+        let split = load::is_split(funct3, addr32);
+        if split && w + 1 >= 1 << 29 {
+            return Err(unmapped);
+        }
+        if load {
+            let a0 = self.mem.access(pc, w, ts, |v| v)?;
+            let a1 = if split {
+                Some(self.mem.access(pc, w + 1, ts, |v| v)?)
+            } else {
+                None
+            };
+            let op = LoadOp {
+                ts,
+                funct3,
+                addr: addr32,
+                word0: a0.old,
+                word1: a1.map_or(0, |a| a.old),
+            };
+            if load::load_value(&op) != cpu::load_extend(funct3 as u32, s.mem_val) {
+                return Err(TraceError::MemoryMismatch { pc, addr });
+            }
+            self.loads.push(op);
+            self.route(a0, a1);
+        } else {
+            let mut a0 = self.mem.access(pc, w, ts, |v| v)?;
+            let mut a1 = if split {
+                Some(self.mem.access(pc, w + 1, ts, |v| v)?)
+            } else {
+                None
+            };
+            let op = StoreOp {
+                ts,
+                funct3,
+                addr: addr32,
+                value: s.rs2_val,
+                old0: a0.old,
+                old1: a1.map_or(0, |a| a.old),
+            };
+            // The bytes the store overwrites, as the executor recorded them.
+            let width_funct3 = if funct3 == 3 { 3 } else { 4 + funct3 };
+            let overwritten = load::load_value(&LoadOp {
+                ts,
+                funct3: width_funct3,
+                addr: addr32,
+                word0: op.old0,
+                word1: op.old1,
+            });
+            if overwritten != s.mem_val {
+                return Err(TraceError::MemoryMismatch { pc, addr });
+            }
+            let (n0, n1) = store::store_words(&op);
+            a0.new = n0;
+            self.mem.words.insert(w, (n0, ts));
+            if let Some(a) = a1.as_mut() {
+                a.new = n1;
+                self.mem.words.insert(w + 1, (n1, ts));
+            }
+            self.stores.push(op);
+            self.route(a0, a1);
+        }
+        Ok(())
+    }
+
+    fn route(&mut self, a0: WordAccess, a1: Option<WordAccess>) {
+        match a1 {
+            Some(a1) => self.mem_s.push((a0, a1)),
+            None => self.mem_a.push(a0),
+        }
+    }
+
+    /// A system call's register accesses, transfer and ECALL record.
+    fn ecall(&mut self, pc: u32, s: &Step, clk: u64, outpos: u64) -> Result<EcallOp, TraceError> {
+        let (a7, a0) = (s.rs1_val, s.rs2_val);
+        let io = matches!((a7, a0), (64, 1) | (64, 2) | (63, 0));
+        let brk = a7 == SYS_BRK as u64;
+        if !io && !brk && a7 != SYS_EXIT as u64 {
+            return Err(TraceError::UnsupportedCall {
+                pc,
+                number: a7,
+                arg: a0,
+            });
+        }
+        let ts = 4 * clk + 1;
+        let mut op = EcallOp {
+            clk,
+            a7,
+            a0,
+            a1: s.mem_addr,
+            a2: s.mem_val,
+            res: s.rd_val,
+            outpos,
+            brk: [0; 3],
+        };
+        if io {
+            self.extra_reg(11, 0, ts, false);
+            self.extra_reg(12, 0, ts, false);
+        }
+        if brk {
+            op.brk = [REG_BRK, REG_HEAP_LIMIT, REG_HEAP_START].map(|r| self.extra_reg(r, 0, ts, false));
+            self.extra_reg(REG_BRK, s.rd_val, ts + 1, true);
+        }
+        if let Some((kind, buf, cnt)) = ecall::transfer(&op) {
+            let mts = clk + 1;
+            let mut pos = outpos;
+            for (w, lo, c) in io::words_of(buf, cnt) {
+                let mut bytes_in = [0u8; 8];
+                if kind == IO_IN {
+                    let rest = self.input.get(self.input_pos..).unwrap_or(&[]);
+                    let take = rest.get(..c as usize).ok_or(TraceError::InputExhausted { pc })?;
+                    bytes_in[lo as usize..(lo + c) as usize].copy_from_slice(take);
+                    self.input_pos += c as usize;
+                }
+                let a = self.mem.access(pc, w, mts, |v| {
+                    if kind == IO_IN {
+                        let mut b = v.to_le_bytes();
+                        b[lo as usize..(lo + c) as usize]
+                            .copy_from_slice(&bytes_in[lo as usize..(lo + c) as usize]);
+                        u64::from_le_bytes(b)
+                    } else {
+                        v
+                    }
+                })?;
+                if kind == IO_OUT {
+                    let b = a.old.to_le_bytes();
+                    self.output.extend_from_slice(&b[lo as usize..(lo + c) as usize]);
+                }
+                self.io.push(IoWord {
+                    kind,
+                    ts: mts,
+                    pos,
+                    w,
+                    lo,
+                    cnt: c,
+                    old: a.old,
+                    new: a.new,
+                });
+                self.mem_a.push(a);
+                pos += c as u64;
+            }
+        }
+        self.alu_ops.extend(ecall::alu_lookups(&op));
+        self.ecalls.push(op);
+        Ok(op)
+    }
+}
+
+/// One pass over the steps: the CPU and MEMW_R tables as packed records (no rows built),
+/// every other table's trace, and the public values. Memory is replayed from the program
+/// image; the recorded loads must agree with it, and `input` feeds the reads.
 ///
 /// # Errors
-/// As [`build_traces`].
+/// [`TraceError`] when the execution cannot be proven.
 pub fn pack_traces(
     machine: &Rv64Machine,
     program: &ProgramImage,
     steps: &[Step],
+    input: &[u8],
 ) -> Result<PackedTraces, TraceError> {
     let last = steps.last().ok_or(TraceError::Empty)?;
     if steps.len() > 1 << 26 {
@@ -428,20 +791,36 @@ pub fn pack_traces(
         rs1: Vec::with_capacity(n),
         rs2: Vec::with_capacity(n),
         res: Vec::with_capacity(n),
+        calls: Vec::new(),
     };
-    let mut memw = MemwRRecords {
-        height: (3 * n).next_power_of_two().max(8),
-        meta: Vec::with_capacity(3 * n),
-        old: Vec::with_capacity(3 * n),
-        new: Vec::with_capacity(n),
+    let mut run = Run {
+        mem: MemReplay {
+            image: &program.words,
+            floor: program.heap_start / 8,
+            words: BTreeMap::new(),
+        },
+        file: memw_r::RegFile::new(register::initial_registers(program)),
+        memw: MemwRRecords {
+            height: 0,
+            meta: Vec::with_capacity(3 * n),
+            old: Vec::with_capacity(3 * n),
+            new: Vec::with_capacity(n),
+            extra: Vec::new(),
+        },
+        loads: Vec::new(),
+        stores: Vec::new(),
+        mem_a: Vec::new(),
+        mem_s: Vec::new(),
+        ecalls: Vec::new(),
+        io: Vec::new(),
+        input,
+        input_pos: 0,
+        output: Vec::new(),
+        alu_ops: Vec::new(),
+        bytes: ByteCounts::default(),
     };
-    let mut file = memw_r::RegFile {
-        values: register::initial_registers(),
-        ts: [0; 32],
-    };
-    let mut bytes = ByteCounts::default();
-    let mut alu_ops = Vec::new();
-    let mut public = vec![Felt::ZERO; NUM_PUBLIC];
+    let mut exit_code = None;
+    let mut outpos = 0u64;
     for (clk, s) in steps.iter().enumerate() {
         let d = decode_for_air(s.pc, s.word).ok_or(TraceError::Unsupported {
             pc: s.pc,
@@ -459,42 +838,57 @@ pub fn pack_traces(
         rec.rs2.push(s.rs2_val);
         rec.res.push(res);
         let ts = 4 * clk as u64;
-        let written = if d.wr { res } else { 0 };
-        for (k, reg, value, is_write) in [
-            (1, d.rs1, s.rs1_val, false),
-            (2, d.rs2, s.rs2_val, false),
-            (3, d.rd, written, true),
-        ] {
-            let i = reg as usize & 31;
-            let (old, old_ts) = (file.values[i], file.ts[i]);
-            let t = ts + k;
-            memw.meta.push(reg as u64 | old_ts << 8);
-            memw.old.push(old);
-            let new = if is_write {
-                memw.new.push(value);
-                value
-            } else {
-                old
-            };
-            let dd = (t - old_ts - 1).to_le_bytes();
-            bytes.range(dd[0], dd[1]);
-            bytes.range(dd[2], dd[3]);
-            file.values[i] = new;
-            file.ts[i] = t;
+        run.cpu_reg(d.rs1, s.rs1_val, ts + 1, false);
+        run.cpu_reg(d.rs2, s.rs2_val, ts + 2, false);
+        if d.class[class::LOAD] || d.class[class::STORE] {
+            run.load_store(s.pc, &d, s, clk as u64)?;
         }
-        step_lookups(&d, s.rs1_val, b, res, sum, &mut alu_ops, &mut bytes);
         if d.class[class::ECALL] {
-            public = s
-                .rs2_val
-                .to_le_bytes()
-                .map(|x| Felt::from(x as u32))
-                .to_vec();
+            let op = run.ecall(s.pc, s, clk as u64, outpos)?;
+            let outn = ecall::outn(&op);
+            let exit = ecall::is_exit(&op);
+            rec.calls.push(CallMark {
+                clk: clk as u64,
+                outpos,
+                outn,
+                exit,
+            });
+            outpos += outn;
+            if exit {
+                exit_code = Some(s.rs2_val);
+            }
         }
+        let written = if d.wr { res } else { 0 };
+        run.cpu_reg(d.rd, written, ts + 3, true);
+        step_lookups(&d, s.rs1_val, b, res, sum, &mut run.alu_ops, &mut run.bytes);
     }
     let exit = decode_for_air(last.pc, last.word).is_some_and(|d| d.class[class::ECALL]);
-    if !exit {
-        return Err(TraceError::NoExit);
+    let exit_code = match exit_code {
+        Some(c) if exit && rec.calls.last().is_some_and(|c| c.exit) => c,
+        _ => return Err(TraceError::NoExit),
+    };
+    if run.output.len() > MAX_OUTPUT {
+        return Err(TraceError::OutputTooLong {
+            bytes: run.output.len(),
+        });
     }
+    run.memw.height = run.memw.len().next_power_of_two().max(8);
+    let Run {
+        mem,
+        file,
+        memw,
+        loads,
+        stores,
+        mem_a,
+        mem_s,
+        ecalls,
+        io: io_rows,
+        output,
+        mut alu_ops,
+        mut bytes,
+        ..
+    } = run;
+    let _ = &mut alu_ops;
     let mut alu_traces = Vec::with_capacity(machine.alu.len());
     for t in &machine.alu {
         let ops: Vec<AluOp> = alu_ops
@@ -510,19 +904,48 @@ pub fn pack_traces(
     {
         return Err(TraceError::NoAluTable { op: o.op });
     }
+    // Final memory: image words (untouched ones keep their initial token) and touched
+    // zero-initialised words, sorted.
+    let finals: Vec<(u64, u64)> = program
+        .words
+        .iter()
+        .map(|&(w, init)| mem.words.get(&w).copied().unwrap_or((init, 0)))
+        .collect();
+    let zero: Vec<(u32, u64, u64)> = mem
+        .words
+        .iter()
+        .filter(|(w, _)| mem.image_value(**w).is_none())
+        .map(|(&w, &(v, ts))| (w, v, ts))
+        .collect();
+    let image = page::MemoryImage {
+        words: program.words.clone(),
+        heap_start: program.heap_start,
+    };
+    let mem_traces = [
+        load::build_trace(&loads, &mut bytes),
+        store::build_trace(&stores, &mut bytes),
+        memw::build_trace_a(&mem_a, &mut bytes),
+        memw::build_trace_s(&mem_s, &mut bytes),
+        page::build_trace(&image, &finals),
+        page::build_trace0(mem.floor, &zero, &mut bytes),
+        ecall::build_trace(&ecalls, &mut bytes),
+        io::build_trace(&io_rows, &mut bytes),
+    ];
     let decode = RowMajorMatrix::new(decode_mult.into_iter().map(Felt::new).collect(), 1);
     let mut traces = vec![
         None,
         Some(decode),
         None,
         Some(register::build_trace(&file)),
-        Some(bytes.trace()),
+        None,
     ];
     traces.extend(alu_traces);
+    traces.extend(mem_traces.into_iter().map(Some));
+    traces[4] = Some(bytes.trace());
     Ok(PackedTraces {
         cpu: rec,
         memw_r: memw,
         traces,
-        public,
+        public: public_values(exit_code, &output),
     })
 }

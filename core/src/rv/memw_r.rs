@@ -8,7 +8,7 @@
 use alloc::vec::Vec;
 
 use super::bitwise::ByteCounts;
-use super::{BUS_BYTE, BUS_REG, BUS_REG_ACCESS, BYTE_RANGE};
+use super::{BUS_BYTE, BUS_REG, BUS_REG_ACCESS, BYTE_RANGE, NUM_REGS};
 use crate::air::{Air, AirBuilder};
 use crate::field::Felt;
 use crate::matrix::RowMajorMatrix;
@@ -86,48 +86,87 @@ pub struct RegAccess {
     pub is_write: bool,
 }
 
-/// The state of the 32 registers: value and timestamp of the last access.
+/// The state of the registers of the memory argument ([`NUM_REGS`]): value and timestamp
+/// of the last access.
 #[derive(Clone, Debug)]
 pub struct RegFile {
-    pub values: [u64; 32],
-    pub ts: [u64; 32],
+    pub values: [u64; NUM_REGS],
+    pub ts: [u64; NUM_REGS],
 }
 
-/// MEMW_R's trace for `accesses` starting from `init` (initial values, timestamp 0);
-/// returns it and the final register state.
+impl RegFile {
+    /// Registers holding `init`, all at timestamp 0.
+    pub fn new(init: [u64; NUM_REGS]) -> RegFile {
+        RegFile {
+            values: init,
+            ts: [0; NUM_REGS],
+        }
+    }
+
+    /// Performs an access: returns `(old value, old timestamp)` and records the new state.
+    pub fn access(&mut self, a: &RegAccess) -> (u64, u64) {
+        let i = a.reg as usize % NUM_REGS;
+        let old = (self.values[i], self.ts[i]);
+        if a.is_write {
+            self.values[i] = a.value;
+        }
+        self.ts[i] = a.ts;
+        old
+    }
+}
+
+/// One MEMW_R row: the access and the register's state before it.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct RegRow {
+    pub access: RegAccess,
+    pub old: u64,
+    pub old_ts: u64,
+}
+
+/// Fills one real MEMW_R row.
+pub fn fill_row(row: &mut [Felt], r: &RegRow) {
+    let a = &r.access;
+    row[REG] = Felt::from(a.reg as u32);
+    row[OLD_TS] = Felt::new(r.old_ts);
+    row[TS] = Felt::new(a.ts);
+    row[IS_WRITE] = Felt::from(a.is_write);
+    row[IS_REAL] = Felt::ONE;
+    let new = if a.is_write { a.value } else { r.old };
+    for i in 0..8 {
+        row[OLD + i] = Felt::from(r.old.to_le_bytes()[i] as u32);
+        row[NEW + i] = Felt::from(new.to_le_bytes()[i] as u32);
+    }
+    let d = (a.ts - r.old_ts - 1).to_le_bytes();
+    for i in 0..4 {
+        row[DIFF + i] = Felt::from(d[i] as u32);
+    }
+}
+
+/// The byte lookups of a row (`ts − old_ts − 1` as two range pairs).
+pub fn row_lookups(r: &RegRow, bytes: &mut ByteCounts) {
+    let d = (r.access.ts - r.old_ts - 1).to_le_bytes();
+    bytes.range(d[0], d[1]);
+    bytes.range(d[2], d[3]);
+}
+
+/// MEMW_R's trace for `accesses` (in time order) starting from `file`; returns it and the
+/// final register state.
 pub fn build_trace(
     accesses: &[RegAccess],
-    init: &[u64; 32],
+    mut file: RegFile,
     bytes: &mut ByteCounts,
 ) -> (RowMajorMatrix, RegFile) {
     let h = accesses.len().next_power_of_two().max(8);
     let mut m = RowMajorMatrix::zeros(h, WIDTH);
-    let mut file = RegFile {
-        values: *init,
-        ts: [0; 32],
-    };
     for (r, a) in accesses.iter().enumerate() {
-        let reg = a.reg as usize & 31;
-        let (old, old_ts) = (file.values[reg], file.ts[reg]);
-        let row = m.row_mut(r);
-        row[REG] = Felt::from(a.reg as u32);
-        row[OLD_TS] = Felt::new(old_ts);
-        row[TS] = Felt::new(a.ts);
-        row[IS_WRITE] = Felt::from(a.is_write);
-        row[IS_REAL] = Felt::ONE;
-        let new = if a.is_write { a.value } else { old };
-        for i in 0..8 {
-            row[OLD + i] = Felt::from(old.to_le_bytes()[i] as u32);
-            row[NEW + i] = Felt::from(new.to_le_bytes()[i] as u32);
-        }
-        let d = (a.ts - old_ts - 1).to_le_bytes();
-        for i in 0..4 {
-            row[DIFF + i] = Felt::from(d[i] as u32);
-        }
-        bytes.range(d[0], d[1]);
-        bytes.range(d[2], d[3]);
-        file.values[reg] = new;
-        file.ts[reg] = a.ts;
+        let (old, old_ts) = file.access(a);
+        let rr = RegRow {
+            access: *a,
+            old,
+            old_ts,
+        };
+        fill_row(m.row_mut(r), &rr);
+        row_lookups(&rr, bytes);
     }
     (m, file)
 }

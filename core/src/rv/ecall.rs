@@ -1,0 +1,384 @@
+//! ECALL: one row per system call, received from the CPU on [`BUS_ECALL`]
+//! `(clk, a7[8], a0[8], res[8], exit, outpos, outn)`.
+//!
+//! # Calls
+//!
+//! One boolean selector per supported call; their sum `is_real` is boolean and is the
+//! receive multiplicity, so a padding row (no selector) receives nothing and a CPU ECALL row
+//! with any other `a7` or fd finds no row to receive it: the statement is unprovable.
+//!
+//! | selector | a7 | a0 | effect |
+//! | --- | --- | --- | --- |
+//! | `exit` | 93 | code | `res = a0`, `exit = 1` |
+//! | `wout` | 64 | 1 | reads a1 (buf), a2 (len), both `< 2^32`; `res = len`, `outn = len`; IO chain [`IO_OUT`], `cnt = len` |
+//! | `wdbg` | 64 | 2 | reads a1, a2; `res = a2` (the debug text is not proven) |
+//! | `read` | 63 | 0 | reads a1 (buf `< 2^32`), a2 (len); `n = res < 2^32`, `n ≤ len`; IO chain [`IO_IN`], `cnt = n` |
+//! | `brk` | 214 | addr | reads [`REG_BRK`], [`REG_HEAP_LIMIT`], [`REG_HEAP_START`]; `res = a0` if `start ≤ a0 ≤ limit`, else the old break; writes [`REG_BRK`] := `res` |
+//!
+//! `exit` (the bus value) is the `exit` selector itself; `outn = wout · len` (a column).
+//!
+//! # Columns
+//!
+//! | columns | meaning |
+//! | --- | --- |
+//! | [`SEL_EXIT`], [`SEL_WOUT`], [`SEL_WDBG`], [`SEL_READ`], [`SEL_BRK`] | call selectors |
+//! | [`CLK`] | the CPU cycle |
+//! | [`A7`], [`A0`], [`RES`] `[8]` | a7, a0 before the call, a0 after |
+//! | [`OUTPOS`], [`OUTN`] | output bytes written before the call, and by it |
+//! | [`A1`], [`A2`] `[8]` | a1, a2 (zero unless `wout + wdbg + read`) |
+//! | [`BRK_OLD`], [`LIMIT`], [`HSTART`] `[8]` | registers 32..35 before the call (zero unless `brk`) |
+//! | [`LT_LO`], [`LT_HI`] | `a0 <u heap_start`, `limit <u a0` (zero unless `brk`) |
+//! | [`OUT`] | `lt_lo ∨ lt_hi` = `lt_lo + lt_hi − lt_lo·lt_hi`: `a0` out of range |
+//!
+//! # Constraints (every row)
+//!
+//! With `rw = wout + wdbg + read`, `io = wout + read`, `N = Σᵢ₌₀³ resᵢ·256^i`:
+//!
+//! - selectors boolean, their sum boolean;
+//! - `a7₀ = 93·exit + 64·(wout + wdbg) + 63·read + 214·brk`, `a7₁..₇ = 0`;
+//! - `rw·(a0₀ − wout − 2·wdbg) = 0`, `rw·a0₁..₇ = 0` (the fd);
+//! - `exit·(res − a0) = 0`, `(wout + wdbg)·(res − a2) = 0` bytewise;
+//! - `io·a1ᵢ = 0`, `io·resᵢ = 0` for `i ≥ 4` (buf, len, n below 2^32; for `wout`, `res = a2`);
+//! - `outn = wout·N`;
+//! - `(1 − rw)·a1 = (1 − rw)·a2 = 0`, `(1 − brk)·{brk_old, limit, hstart} = 0` bytewise;
+//! - `lt_lo`, `lt_hi` boolean, zero unless `brk`; `out = lt_lo + lt_hi − lt_lo·lt_hi`;
+//! - `brk·(resᵢ − a0ᵢ − out·(brk_oldᵢ − a0ᵢ)) = 0` (degree 3).
+//!
+//! # Interactions
+//!
+//! - receive [`BUS_ECALL`] `(clk, a7, a0, res, exit, outpos, outn)`, multiplicity `is_real`;
+//! - send [`BUS_REG_ACCESS`] `(11, a1, 4clk+1, 0)`, `(12, a2, 4clk+1, 0)`, multiplicity `rw`;
+//! - send [`BUS_REG_ACCESS`] `(REG_BRK, brk_old, 4clk+1, 0)`, `(REG_HEAP_LIMIT, limit,
+//!   4clk+1, 0)`, `(REG_HEAP_START, hstart, 4clk+1, 0)`, `(REG_BRK, res, 4clk+2, 1)`,
+//!   multiplicity `brk`;
+//! - send [`BUS_ALU`] `(SLTU, a2, res, 0)` (`len < n` is false), multiplicity `read`;
+//! - send [`BUS_ALU`] `(SLTU, a0, hstart, lt_lo)` and `(SLTU, limit, a0, lt_hi)`,
+//!   multiplicity `brk`;
+//! - send [`BUS_IO`] `(wout, buf, clk+1, outpos)` and receive [`BUS_IO`]
+//!   `(wout, buf + N, clk+1, outpos + N)`, multiplicity `io` (`kind = wout` since
+//!   [`IO_OUT`] = 1, [`IO_IN`] = 0; `buf = Σᵢ₌₀³ a1ᵢ·256^i`; for `wout`, `N = len`). A
+//!   zero-length transfer's two tokens cancel; otherwise IO rows must carry the start token
+//!   to the end token (see `io.rs`).
+//!
+//! All bytes here are canonical without lookups of this table's own: the bus values come
+//! from the CPU (which range-checks `res`), register values from the memory argument, and
+//! the comparison flags from LT. A padding row is all zeros.
+
+use alloc::vec;
+use alloc::vec::Vec;
+
+use super::bitwise::ByteCounts;
+use super::{
+    AluOp, EcallOp, ALU_SLTU, BUS_ALU, BUS_ECALL, BUS_IO, BUS_REG_ACCESS, IO_IN, IO_OUT, REG_BRK,
+    REG_HEAP_LIMIT, REG_HEAP_START, SYS_BRK, SYS_EXIT, SYS_READ, SYS_WRITE,
+};
+use crate::air::{Air, AirBuilder};
+use crate::field::Felt;
+use crate::matrix::RowMajorMatrix;
+
+/// `exit(a0)`.
+pub const SEL_EXIT: usize = 0;
+/// `write(1, buf, len)`: public output.
+pub const SEL_WOUT: usize = 1;
+/// `write(2, buf, len)`: debug text.
+pub const SEL_WDBG: usize = 2;
+/// `read(0, buf, len)`: private input.
+pub const SEL_READ: usize = 3;
+/// `brk(addr)`.
+pub const SEL_BRK: usize = 4;
+/// The CPU cycle of the call.
+pub const CLK: usize = 5;
+/// `a7[8]` (the call number).
+pub const A7: usize = 6;
+/// `a0[8]` before the call.
+pub const A0: usize = 14;
+/// `a0[8]` after the call.
+pub const RES: usize = 22;
+/// Public output bytes written before the call.
+pub const OUTPOS: usize = 30;
+/// Public output bytes this call writes.
+pub const OUTN: usize = 31;
+/// `a1[8]` (buf).
+pub const A1: usize = 32;
+/// `a2[8]` (len).
+pub const A2: usize = 40;
+/// The program break before the call.
+pub const BRK_OLD: usize = 48;
+/// The heap limit.
+pub const LIMIT: usize = 56;
+/// The heap start.
+pub const HSTART: usize = 64;
+/// `a0 <u heap_start`.
+pub const LT_LO: usize = 72;
+/// `limit <u a0`.
+pub const LT_HI: usize = 73;
+/// `lt_lo ∨ lt_hi`.
+pub const OUT: usize = 74;
+/// Main columns.
+pub const WIDTH: usize = 75;
+
+/// The register number of a1.
+const REG_A1: u64 = 11;
+/// The register number of a2.
+const REG_A2: u64 = 12;
+
+/// The ECALL table.
+pub struct EcallAir;
+
+impl Air for EcallAir {
+    fn name(&self) -> &str {
+        "ECALL"
+    }
+    fn width(&self) -> usize {
+        WIDTH
+    }
+    fn eval<B: AirBuilder>(&self, b: &mut B) {
+        let row: Vec<B::Expr> = (0..WIDTH).map(|i| b.main(i)).collect();
+        let m = |i: usize| row[i].clone();
+        let k = |v: u64| B::Expr::from(Felt::new(v));
+        let (exit, wout, wdbg, read, brk) = (
+            m(SEL_EXIT),
+            m(SEL_WOUT),
+            m(SEL_WDBG),
+            m(SEL_READ),
+            m(SEL_BRK),
+        );
+        for s in [&exit, &wout, &wdbg, &read, &brk] {
+            b.assert_bool("ecall selector boolean", s.clone());
+        }
+        let is_real = exit.clone() + wout.clone() + wdbg.clone() + read.clone() + brk.clone();
+        b.assert_bool("ecall one call per row", is_real.clone());
+        let rw = wout.clone() + wdbg.clone() + read.clone();
+        let io = wout.clone() + read.clone();
+        let write = wout.clone() + wdbg.clone();
+
+        // The call number and the fd.
+        let number = exit.clone() * Felt::from(SYS_EXIT)
+            + write.clone() * Felt::from(SYS_WRITE)
+            + read.clone() * Felt::from(SYS_READ)
+            + brk.clone() * Felt::from(SYS_BRK);
+        b.assert_zero("ecall a7 is the selected call", m(A7) - number);
+        for i in 1..8 {
+            b.assert_zero("ecall a7 high bytes", m(A7 + i));
+        }
+        b.assert_zero(
+            "ecall fd",
+            rw.clone() * (m(A0) - wout.clone() - wdbg.clone() * Felt::TWO),
+        );
+        for i in 1..8 {
+            b.assert_zero("ecall fd high bytes", rw.clone() * m(A0 + i));
+        }
+
+        // Results and bounds.
+        for i in 0..8 {
+            b.assert_zero(
+                "ecall exit res = a0",
+                exit.clone() * (m(RES + i) - m(A0 + i)),
+            );
+            b.assert_zero(
+                "ecall write res = a2",
+                write.clone() * (m(RES + i) - m(A2 + i)),
+            );
+            if i >= 4 {
+                b.assert_zero("ecall buf below 2^32", io.clone() * m(A1 + i));
+                b.assert_zero("ecall len, n below 2^32", io.clone() * m(RES + i));
+            }
+        }
+        let lin4 = |col: usize| (0..4).fold(k(0), |a, i| a + m(col + i) * Felt::new(1 << (8 * i)));
+        let n = lin4(RES);
+        let buf = lin4(A1);
+        b.assert_zero("ecall outn", m(OUTN) - wout.clone() * n.clone());
+
+        // Unused register columns are zero.
+        for i in 0..8 {
+            for col in [A1, A2] {
+                b.assert_zero("ecall a1, a2 unused", (k(1) - rw.clone()) * m(col + i));
+            }
+            for col in [BRK_OLD, LIMIT, HSTART] {
+                b.assert_zero(
+                    "ecall brk registers unused",
+                    (k(1) - brk.clone()) * m(col + i),
+                );
+            }
+        }
+
+        // brk.
+        let (lt_lo, lt_hi) = (m(LT_LO), m(LT_HI));
+        b.assert_bool("ecall lt_lo boolean", lt_lo.clone());
+        b.assert_bool("ecall lt_hi boolean", lt_hi.clone());
+        b.assert_zero("ecall lt_lo unused", (k(1) - brk.clone()) * lt_lo.clone());
+        b.assert_zero("ecall lt_hi unused", (k(1) - brk.clone()) * lt_hi.clone());
+        b.assert_zero(
+            "ecall out = lt_lo or lt_hi",
+            m(OUT) - lt_lo.clone() - lt_hi.clone() + lt_lo.clone() * lt_hi.clone(),
+        );
+        for i in 0..8 {
+            b.assert_zero(
+                "ecall brk result",
+                brk.clone() * (m(RES + i) - m(A0 + i) - m(OUT) * (m(BRK_OLD + i) - m(A0 + i))),
+            );
+        }
+
+        // Interactions.
+        let r = &row;
+        let bytes = |col: usize| (0..8).map(move |i| r[col + i].clone());
+        let mut call = vec![m(CLK)];
+        call.extend(bytes(A7));
+        call.extend(bytes(A0));
+        call.extend(bytes(RES));
+        call.extend([exit, m(OUTPOS), m(OUTN)]);
+        b.receive(BUS_ECALL, is_real, &call);
+
+        let ts = |j: u64| m(CLK) * Felt::new(4) + Felt::new(j);
+        let access = |reg: u64, col: usize, j: u64, w: u64| {
+            let mut t = vec![k(reg)];
+            t.extend(bytes(col));
+            t.extend([ts(j), k(w)]);
+            t
+        };
+        b.send(BUS_REG_ACCESS, rw.clone(), &access(REG_A1, A1, 1, 0));
+        b.send(BUS_REG_ACCESS, rw, &access(REG_A2, A2, 1, 0));
+        for (reg, col, j, w) in [
+            (REG_BRK, BRK_OLD, 1, 0),
+            (REG_HEAP_LIMIT, LIMIT, 1, 0),
+            (REG_HEAP_START, HSTART, 1, 0),
+            (REG_BRK, RES, 2, 1),
+        ] {
+            b.send(BUS_REG_ACCESS, brk.clone(), &access(reg as u64, col, j, w));
+        }
+
+        let alu = |a: usize, bb: usize, c: B::Expr| {
+            let mut t = vec![k(ALU_SLTU as u64)];
+            t.extend(bytes(a));
+            t.extend(bytes(bb));
+            t.push(c);
+            t.extend((1..8).map(|_| k(0)));
+            t
+        };
+        b.send(BUS_ALU, read, &alu(A2, RES, k(0)));
+        b.send(BUS_ALU, brk.clone(), &alu(A0, HSTART, lt_lo));
+        b.send(BUS_ALU, brk, &alu(LIMIT, A0, lt_hi));
+
+        let kind = wout.clone() * Felt::from(IO_OUT);
+        let start = [kind.clone(), buf.clone(), m(CLK) + Felt::ONE, m(OUTPOS)];
+        let end = [kind, buf + n.clone(), m(CLK) + Felt::ONE, m(OUTPOS) + n];
+        b.send(BUS_IO, io.clone(), &start);
+        b.receive(BUS_IO, io, &end);
+    }
+}
+
+/// The call kinds, by selector column.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+enum Call {
+    Exit,
+    WriteOut,
+    WriteDebug,
+    Read,
+    Brk,
+}
+
+fn call_of(op: &EcallOp) -> Option<Call> {
+    let a7 = op.a7;
+    Some(match (a7, op.a0) {
+        (a, _) if a == SYS_EXIT as u64 => Call::Exit,
+        (a, 1) if a == SYS_WRITE as u64 => Call::WriteOut,
+        (a, 2) if a == SYS_WRITE as u64 => Call::WriteDebug,
+        (a, 0) if a == SYS_READ as u64 => Call::Read,
+        (a, _) if a == SYS_BRK as u64 => Call::Brk,
+        _ => return None,
+    })
+}
+
+/// Whether `op` is the exit call.
+pub fn is_exit(op: &EcallOp) -> bool {
+    call_of(op) == Some(Call::Exit)
+}
+
+/// Public output bytes `op` writes (`len` for `write(1, …)`, else 0).
+pub fn outn(op: &EcallOp) -> u64 {
+    match call_of(op) {
+        Some(Call::WriteOut) => op.a2,
+        _ => 0,
+    }
+}
+
+/// The IO chain `op` runs: `(kind, buf, cnt)` for `write(1, …)` and `read(0, …)`.
+pub fn transfer(op: &EcallOp) -> Option<(u32, u32, u32)> {
+    match call_of(op)? {
+        Call::WriteOut => Some((IO_OUT, op.a1 as u32, op.a2 as u32)),
+        Call::Read => Some((IO_IN, op.a1 as u32, op.res as u32)),
+        _ => None,
+    }
+}
+
+/// The operations `op`'s row sends on [`BUS_ALU`] (for LT's trace builder).
+pub fn alu_lookups(op: &EcallOp) -> Vec<AluOp> {
+    let sltu = |a: u64, b: u64| AluOp {
+        op: ALU_SLTU,
+        a,
+        b,
+        c: (a < b) as u64,
+    };
+    match call_of(op) {
+        Some(Call::Read) => vec![AluOp {
+            op: ALU_SLTU,
+            a: op.a2,
+            b: op.res,
+            c: 0,
+        }],
+        Some(Call::Brk) => vec![sltu(op.a0, op.brk[2]), sltu(op.brk[1], op.a0)],
+        _ => Vec::new(),
+    }
+}
+
+/// ECALL's trace for `ops`, one row each. ECALL makes no byte lookups of its own (`bytes` is
+/// untouched). A call that no selector covers (another `a7` or fd) gets an all-zero row,
+/// which receives nothing: the CPU's send stays unbalanced. Height: the next power of two
+/// ≥ 8.
+pub fn build_trace(ops: &[EcallOp], _bytes: &mut ByteCounts) -> RowMajorMatrix {
+    let h = ops.len().next_power_of_two().max(8);
+    let mut t = RowMajorMatrix::zeros(h, WIDTH);
+    for (r, op) in ops.iter().enumerate() {
+        let Some(call) = call_of(op) else {
+            continue;
+        };
+        let row = t.row_mut(r);
+        let put = |row: &mut [Felt], col: usize, v: u64| {
+            for (i, byte) in v.to_le_bytes().into_iter().enumerate() {
+                row[col + i] = Felt::from(byte as u32);
+            }
+        };
+        let sel = match call {
+            Call::Exit => SEL_EXIT,
+            Call::WriteOut => SEL_WOUT,
+            Call::WriteDebug => SEL_WDBG,
+            Call::Read => SEL_READ,
+            Call::Brk => SEL_BRK,
+        };
+        row[sel] = Felt::ONE;
+        row[CLK] = Felt::new(op.clk);
+        put(row, A7, op.a7);
+        put(row, A0, op.a0);
+        put(row, RES, op.res);
+        row[OUTPOS] = Felt::new(op.outpos);
+        row[OUTN] = Felt::new(outn(op));
+        match call {
+            Call::WriteOut | Call::WriteDebug | Call::Read => {
+                put(row, A1, op.a1);
+                put(row, A2, op.a2);
+            }
+            Call::Brk => {
+                put(row, BRK_OLD, op.brk[0]);
+                put(row, LIMIT, op.brk[1]);
+                put(row, HSTART, op.brk[2]);
+                let lt_lo = op.a0 < op.brk[2];
+                let lt_hi = op.brk[1] < op.a0;
+                row[LT_LO] = Felt::from(lt_lo);
+                row[LT_HI] = Felt::from(lt_hi);
+                row[OUT] = Felt::from(lt_lo || lt_hi);
+            }
+            Call::Exit => {}
+        }
+    }
+    t
+}

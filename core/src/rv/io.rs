@@ -1,0 +1,222 @@
+//! IO: the read/write transfer chains, one row per memory word a transfer touches.
+//!
+//! A row covers bytes `lo .. lo + cnt` of word `w` (`cnt ≥ 1`, `lo + cnt ≤ 8`) for the call
+//! whose memory timestamp is `ts` (`clk + 1`): it takes the chain token `(kind, 8w + lo, ts,
+//! pos)` on [`BUS_IO`] and hands on `(kind, 8w + lo + cnt, ts, pos + cnt)`, accesses the word
+//! through the memory argument ([`BUS_MEM_A`]) and, for output, publishes its bytes on
+//! [`BUS_OUTPUT`] at positions `pos ..`. ECALL starts a chain with `(kind, buf, clk+1,
+//! outpos)` and ends it by taking `(kind, buf + cnt, clk+1, outpos + cnt)`.
+//!
+//! # Columns
+//!
+//! | columns | meaning |
+//! | --- | --- |
+//! | [`REAL`] | 1 on real rows |
+//! | [`KIND`] | [`IO_IN`] (0, read) or [`IO_OUT`] (1, write to fd 1) |
+//! | [`TS`], [`POS`] | the call's memory timestamp; the transfer position of byte `lo` |
+//! | [`WB`] `[4]` | the word index `w = Σ wbᵢ·256^i`, `w < 2^29` |
+//! | [`LO`] | the first byte covered |
+//! | [`M`] `[8]` | the bytes covered: one contiguous run; `cnt = Σ mⱼ` |
+//! | [`OLD`], [`NEW`] `[8]` | the word before and after |
+//! | [`OM`] `[8]` | `kind·mⱼ`: the multiplicity of output byte `j` |
+//!
+//! # Constraints (every row)
+//!
+//! - `real`, `kind`, `mⱼ` boolean;
+//! - `real = Σⱼ mⱼ·(1 − mⱼ₋₁)` (`m₋₁ = 0`): the number of runs of ones in `m` is `real`, so a
+//!   real row has exactly one non-empty contiguous run and a padding row has none;
+//! - `lo = Σⱼ j·mⱼ·(1 − mⱼ₋₁)`: the run's first byte;
+//! - `kind·(newⱼ − oldⱼ) = 0`: output leaves the word unchanged;
+//! - `(1 − kind)·(1 − mⱼ)·(newⱼ − oldⱼ) = 0`: input changes only the covered bytes (the
+//!   input bytes themselves are free witnesses);
+//! - `omⱼ = kind·mⱼ`.
+//!
+//! # Interactions
+//!
+//! - receive [`BUS_IO`] `(kind, 8w + lo, ts, pos)`, send [`BUS_IO`] `(kind, 8w + lo + cnt, ts,
+//!   pos + cnt)`, send [`BUS_MEM_A`] `(w, old, new, ts)`, multiplicity `real`;
+//! - send [`BUS_OUTPUT`] `(pos + j − lo, oldⱼ)` for each `j`, multiplicity `omⱼ`;
+//! - [`BUS_BYTE`] range checks `(wb₀, wb₁)`, `(wb₂, wb₃)`, `(8·wb₃, 0)` (so `w < 2^29`) and
+//!   `(new₀, new₁) … (new₆, new₇)`, multiplicity `real`. `old` comes from a memory token and
+//!   is canonical; for output it equals `new`.
+//!
+//! # Soundness
+//!
+//! Every address is an integer below `2^32 + 1` (`w < 2^29`, `lo + cnt ≤ 8`), so `8w + lo`
+//! decomposes uniquely and no field wrap occurs. Along a chain the token's address strictly
+//! increases (`cnt ≥ 1`), so the IO rows form a graph without cycles. The token timestamp is
+//! `clk + 1` of the call, unique per call (one ECALL per CPU cycle), and every row's token
+//! pair carries one `(kind, ts)`; tokens of different calls never meet. The only source of a
+//! call's tokens is ECALL's start token and the only sink its end token, each of multiplicity
+//! one, so balancing the bus forces the call's rows to form exactly one path from `buf` to
+//! `buf + cnt` (no row off the path: any such row's smallest received address would need a
+//! sender), covering each byte in between exactly once. Two rows on the same word would
+//! be two accesses of that word at the same `ts`, which the memory argument's freshness
+//! check (MEMW_A: `ts − old_ts − 1` is range-checked) rejects, so each word appears once.
+//! `pos − address` is invariant along a chain, so the byte at address `a` is published at
+//! position `outpos + (a − buf)`: the output is exactly the buffer's bytes, in order.
+
+use alloc::vec::Vec;
+
+use super::bitwise::ByteCounts;
+use super::{IoWord, BUS_BYTE, BUS_IO, BUS_MEM_A, BUS_OUTPUT, BYTE_RANGE};
+use crate::air::{Air, AirBuilder};
+use crate::field::Felt;
+use crate::matrix::RowMajorMatrix;
+
+#[cfg(doc)]
+use super::{IO_IN, IO_OUT};
+
+/// 1 on real rows.
+pub const REAL: usize = 0;
+/// The transfer kind.
+pub const KIND: usize = 1;
+/// The call's memory timestamp.
+pub const TS: usize = 2;
+/// Transfer position of byte `lo`.
+pub const POS: usize = 3;
+/// Word index bytes `wb[4]`.
+pub const WB: usize = 4;
+/// First covered byte.
+pub const LO: usize = 8;
+/// Coverage mask `m[8]`.
+pub const M: usize = 9;
+/// The word before, `old[8]`.
+pub const OLD: usize = 17;
+/// The word after, `new[8]`.
+pub const NEW: usize = 25;
+/// Output multiplicities `kind·m[8]`.
+pub const OM: usize = 33;
+/// Main columns.
+pub const WIDTH: usize = 41;
+
+/// The IO table.
+pub struct IoAir;
+
+impl Air for IoAir {
+    fn name(&self) -> &str {
+        "IO"
+    }
+    fn width(&self) -> usize {
+        WIDTH
+    }
+    fn eval<B: AirBuilder>(&self, b: &mut B) {
+        let row: Vec<B::Expr> = (0..WIDTH).map(|i| b.main(i)).collect();
+        let m = |i: usize| row[i].clone();
+        let k = |v: u64| B::Expr::from(Felt::new(v));
+        let (real, kind) = (m(REAL), m(KIND));
+        b.assert_bool("io real boolean", real.clone());
+        b.assert_bool("io kind boolean", kind.clone());
+        let mut runs = k(0);
+        let mut first = k(0);
+        let mut cnt = k(0);
+        for j in 0..8 {
+            let mj = m(M + j);
+            b.assert_bool("io mask boolean", mj.clone());
+            let rising = if j == 0 {
+                mj.clone()
+            } else {
+                mj.clone() * (k(1) - m(M + j - 1))
+            };
+            runs = runs + rising.clone();
+            first = first + rising * Felt::new(j as u64);
+            cnt = cnt + mj.clone();
+            let delta = m(NEW + j) - m(OLD + j);
+            b.assert_zero("io output keeps the word", kind.clone() * delta.clone());
+            b.assert_zero(
+                "io input keeps uncovered bytes",
+                (k(1) - kind.clone()) * (k(1) - mj.clone()) * delta,
+            );
+            b.assert_zero("io output multiplicity", m(OM + j) - kind.clone() * mj);
+        }
+        b.assert_zero("io one run on real rows", real.clone() - runs);
+        b.assert_zero("io lo is the first covered byte", m(LO) - first);
+
+        let w = (0..4).fold(k(0), |a, i| a + m(WB + i) * Felt::new(1 << (8 * i)));
+        let addr = w.clone() * Felt::new(8) + m(LO);
+        b.receive(
+            BUS_IO,
+            real.clone(),
+            &[kind.clone(), addr.clone(), m(TS), m(POS)],
+        );
+        b.send(
+            BUS_IO,
+            real.clone(),
+            &[kind, addr + cnt.clone(), m(TS), m(POS) + cnt],
+        );
+        let mut access = Vec::with_capacity(18);
+        access.push(w);
+        access.extend((0..8).map(|i| m(OLD + i)));
+        access.extend((0..8).map(|i| m(NEW + i)));
+        access.push(m(TS));
+        b.send(BUS_MEM_A, real.clone(), &access);
+        for j in 0..8 {
+            b.send(
+                BUS_OUTPUT,
+                m(OM + j),
+                &[m(POS) + Felt::new(j as u64) - m(LO), m(OLD + j)],
+            );
+        }
+
+        let range = k(BYTE_RANGE as u64);
+        let mut pairs = alloc::vec![
+            (m(WB), m(WB + 1)),
+            (m(WB + 2), m(WB + 3)),
+            (m(WB + 3) * Felt::new(8), k(0)),
+        ];
+        pairs.extend((0..8).step_by(2).map(|i| (m(NEW + i), m(NEW + i + 1))));
+        for (x, y) in pairs {
+            b.send(BUS_BYTE, real.clone(), &[range.clone(), x, y, k(0)]);
+        }
+    }
+}
+
+/// Splits the buffer `[buf, buf + cnt)` into `(w, lo, cnt)` per word, in address order.
+pub fn words_of(buf: u32, cnt: u32) -> Vec<(u32, u8, u8)> {
+    let (mut a, end) = (buf as u64, buf as u64 + cnt as u64);
+    let mut out = Vec::with_capacity(cnt as usize / 8 + 2);
+    while a < end {
+        let lo = a % 8;
+        let c = (8 - lo).min(end - a);
+        out.push(((a / 8) as u32, lo as u8, c as u8));
+        a += c;
+    }
+    out
+}
+
+/// IO's trace for `rows` (one per word of every transfer, any order), recording its byte
+/// lookups in `bytes`. Height: the next power of two ≥ 8; padding rows are all zero.
+pub fn build_trace(rows: &[IoWord], bytes: &mut ByteCounts) -> RowMajorMatrix {
+    let h = rows.len().next_power_of_two().max(8);
+    let mut t = RowMajorMatrix::zeros(h, WIDTH);
+    let byte = |v: u8| Felt::from(v as u32);
+    for (r, io) in rows.iter().enumerate() {
+        debug_assert!(io.cnt >= 1 && io.lo as u32 + io.cnt as u32 <= 8);
+        debug_assert!(io.w < 1 << 29);
+        let row = t.row_mut(r);
+        row[REAL] = Felt::ONE;
+        row[KIND] = Felt::from(io.kind);
+        row[TS] = Felt::new(io.ts);
+        row[POS] = Felt::new(io.pos);
+        let wb = io.w.to_le_bytes();
+        for i in 0..4 {
+            row[WB + i] = byte(wb[i]);
+        }
+        row[LO] = byte(io.lo);
+        let (old, new) = (io.old.to_le_bytes(), io.new.to_le_bytes());
+        for j in 0..8 {
+            let covered = j >= io.lo as usize && j < io.lo as usize + io.cnt as usize;
+            row[M + j] = Felt::from(covered);
+            row[OM + j] = Felt::from(covered && io.kind != 0);
+            row[OLD + j] = byte(old[j]);
+            row[NEW + j] = byte(new[j]);
+        }
+        bytes.range(wb[0], wb[1]);
+        bytes.range(wb[2], wb[3]);
+        bytes.range(wb[3].wrapping_mul(8), 0);
+        for i in (0..8).step_by(2) {
+            bytes.range(new[i], new[i + 1]);
+        }
+    }
+    t
+}

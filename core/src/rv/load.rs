@@ -1,0 +1,271 @@
+//! LOAD: one row per load (LB, LH, LW, LD, LBU, LHU, LWU), received from the CPU on
+//! [`super::BUS_MEMOP`]; it reads the word(s) holding the loaded bytes through the memory
+//! argument and proves the value written to `rd`.
+//!
+//! # Columns
+//!
+//! | column | meaning |
+//! | --- | --- |
+//! | `sz[4]` ([`SZ`]) | width one-hot: 1, 2, 4, 8 bytes (all zero on padding rows) |
+//! | [`U`] | unsigned (LBU, LHU, LWU) |
+//! | `off[8]` ([`OFF`]) | one-hot `addr mod 8` |
+//! | [`Q`] | `addr₀ / 8` (`addr₀ = 8·q + off`) |
+//! | `addr_hi[3]` ([`ADDR_HI`]) | address bytes 1..4 |
+//! | `value[8]` ([`VALUE`]) | the value written to `rd` |
+//! | `mem[16]` ([`MEM`]) | word `w` (bytes 0..8) and word `w + 1` (bytes 8..16, zero unless split) |
+//! | [`TS`] | memory timestamp |
+//! | [`SPLIT`] | the access crosses into word `w + 1` |
+//! | [`SIGN`], [`LOW7`] | top loaded byte `= 128·sign + low7` |
+//!
+//! Derived (linear) expressions: `is_real = Σ sz`, `funct3 = sz₂ + 2·sz₄ + 3·sz₈ + 4·u`,
+//! `off = Σ k·off_k`, `addr₀ = 8·q + off`, `w = q + 32·(addr₁ + 256·addr₂ + 65536·addr₃)`,
+//! `in_j = [j < width]` (`in₁ = sz₂ + sz₄ + sz₈`, `in₂ = in₃ = sz₄ + sz₈`, `in₄..₇ = sz₈`).
+//!
+//! # Constraints
+//!
+//! - `sz_i`, `u`, `is_real`, `off_k`, `sign` boolean; `Σ off_k = is_real`;
+//! - `u·(1 − is_real + sz₈) = 0`: unsigned only for widths 1, 2, 4 of a real row (so the
+//!   op on the bus is one of `MEMOP_LOAD + 0..=6`; funct3 7 and "LDU" are unprovable);
+//! - `split = sz₂·off₇ + sz₄·(off₅ + off₆ + off₇) + sz₈·(is_real − off₀)` (`= [off + width > 8]`);
+//! - `(1 − split)·mem_{8+j} = 0`: word `w + 1` is zero when not split;
+//! - with `v_j = Σ_k off_k·mem_{k+j}` (the `j`-th loaded byte):
+//!   `value₀ = v₀` and, for `j ≥ 1`, `value_j = in_j·v_j + 255·(is_real − in_j)·sign·(1 − u)`
+//!   (degree 3): loaded bytes, then the sign fill (signed) or zeros (unsigned);
+//! - `sz₁·value₀ + sz₂·value₁ + sz₄·value₃ + sz₈·value₇ = 128·sign + low7` (the top loaded
+//!   byte; `low7 < 128` by the lookup below, so `sign` is its top bit).
+//!
+//! # Interactions
+//!
+//! - receive [`super::BUS_MEMOP`] `(MEMOP_LOAD + funct3, addr₀, addr_hi[3], value[8], ts)`, mult `is_real`;
+//! - send [`super::BUS_MEM_A`] `(w, mem[0..8], mem[0..8], ts)`, mult `is_real − split`;
+//! - send [`super::BUS_MEM_S`] `(w, mem[0..16], mem[0..16], ts)`, mult `split`;
+//! - send [`super::BUS_BYTE`] `(RANGE, q, 2·low7, 0)`, mult `is_real`.
+//!
+//! `q` is a byte and `addr₀ = 8·q + off` is a canonical byte (the CPU range-checks the
+//! address bytes it sends), so `8·q + off < 2048` equals `addr₀` over the integers: `q` is
+//! `addr₀ >> 3 < 32` and `off = addr₀ & 7`. Memory bytes come from memory tokens and are
+//! canonical, so `value` is a function of memory alone. An all-zero row satisfies every
+//! constraint and touches no bus.
+
+use alloc::vec::Vec;
+
+use super::bitwise::ByteCounts;
+use super::{LoadOp, BUS_BYTE, BUS_MEMOP, BUS_MEM_A, BUS_MEM_S, BYTE_RANGE, MEMOP_LOAD};
+use crate::air::{Air, AirBuilder};
+use crate::field::Felt;
+use crate::matrix::RowMajorMatrix;
+
+/// Width one-hot, 4 columns: 1, 2, 4, 8 bytes.
+pub const SZ: usize = 0;
+/// Unsigned load (LBU, LHU, LWU).
+pub const U: usize = 4;
+/// One-hot `addr mod 8`, 8 columns.
+pub const OFF: usize = 5;
+/// `addr₀ / 8`.
+pub const Q: usize = 13;
+/// Address bytes 1, 2, 3.
+pub const ADDR_HI: usize = 14;
+/// `value[8]`: rd's new value.
+pub const VALUE: usize = 17;
+/// `mem[16]`: word `w`, then word `w + 1` (zero unless split).
+pub const MEM: usize = 25;
+/// Memory timestamp.
+pub const TS: usize = 41;
+/// The access spans words `w` and `w + 1`.
+pub const SPLIT: usize = 42;
+/// Sign bit of the top loaded byte.
+pub const SIGN: usize = 43;
+/// The top loaded byte's low 7 bits.
+pub const LOW7: usize = 44;
+/// Main columns.
+pub const WIDTH: usize = 45;
+
+/// The LOAD table.
+pub struct LoadAir;
+
+/// `[j < width]` as the sum of the width selectors wider than `j`.
+pub(crate) fn in_width<E: Clone + core::ops::Add<Output = E>>(sz: &[E], zero: E, j: usize) -> E {
+    [1usize, 2, 4, 8]
+        .iter()
+        .zip(sz)
+        .filter(|(w, _)| j < **w)
+        .fold(zero, |a, (_, s)| a + s.clone())
+}
+
+impl Air for LoadAir {
+    fn name(&self) -> &str {
+        "LOAD"
+    }
+    fn width(&self) -> usize {
+        WIDTH
+    }
+    fn eval<B: AirBuilder>(&self, b: &mut B) {
+        let k = |v: u64| B::Expr::from(Felt::new(v));
+        let row: Vec<B::Expr> = (0..WIDTH).map(|i| b.main(i)).collect();
+        let m = |i: usize| row[i].clone();
+        let sz: [B::Expr; 4] = core::array::from_fn(|i| m(SZ + i));
+        let off: [B::Expr; 8] = core::array::from_fn(|i| m(OFF + i));
+        let mem: [B::Expr; 16] = core::array::from_fn(|i| m(MEM + i));
+        let value: [B::Expr; 8] = core::array::from_fn(|i| m(VALUE + i));
+        let (u, q, ts, split, sign, low7) = (m(U), m(Q), m(TS), m(SPLIT), m(SIGN), m(LOW7));
+        let real = sz.iter().fold(k(0), |a, s| a + s.clone());
+
+        for s in &sz {
+            b.assert_bool("load width selector boolean", s.clone());
+        }
+        b.assert_bool("load is_real boolean", real.clone());
+        b.assert_bool("load unsigned boolean", u.clone());
+        b.assert_zero(
+            "load unsigned only for widths 1, 2, 4",
+            u.clone() * (k(1) - real.clone() + sz[3].clone()),
+        );
+        for o in &off {
+            b.assert_bool("load offset boolean", o.clone());
+        }
+        let off_sum = off.iter().fold(k(0), |a, o| a + o.clone());
+        b.assert_zero("load offset one-hot", off_sum - real.clone());
+
+        let split_expr = sz[1].clone() * off[7].clone()
+            + sz[2].clone() * (off[5].clone() + off[6].clone() + off[7].clone())
+            + sz[3].clone() * (real.clone() - off[0].clone());
+        b.assert_zero("load split = [off + width > 8]", split.clone() - split_expr);
+        for j in 0..8 {
+            b.assert_zero(
+                "load word w+1 zero unless split",
+                (k(1) - split.clone()) * mem[8 + j].clone(),
+            );
+        }
+
+        // Loaded bytes and the extension.
+        let fill = sign.clone() * (k(1) - u.clone()) * Felt::new(255);
+        for j in 0..8 {
+            let v = (0..8).fold(k(0), |a, o| a + off[o].clone() * mem[o + j].clone());
+            let e = if j == 0 {
+                value[0].clone() - v
+            } else {
+                let inj = in_width(&sz, k(0), j);
+                value[j].clone() - inj.clone() * v - (real.clone() - inj) * fill.clone()
+            };
+            b.assert_zero("load value bytes", e);
+        }
+        b.assert_bool("load sign boolean", sign.clone());
+        let top = sz[0].clone() * value[0].clone()
+            + sz[1].clone() * value[1].clone()
+            + sz[2].clone() * value[3].clone()
+            + sz[3].clone() * value[7].clone();
+        b.assert_zero(
+            "load top byte = 128 sign + low7",
+            top - sign * Felt::new(128) - low7.clone(),
+        );
+
+        // Interactions.
+        let funct3 = sz[1].clone()
+            + sz[2].clone() * Felt::new(2)
+            + sz[3].clone() * Felt::new(3)
+            + u * Felt::new(4);
+        let off_val = (1..8).fold(k(0), |a, o| a + off[o].clone() * Felt::new(o as u64));
+        let addr0 = q.clone() * Felt::new(8) + off_val;
+        let mut op = alloc::vec![k(MEMOP_LOAD as u64) + funct3, addr0];
+        op.extend((0..3).map(|i| m(ADDR_HI + i)));
+        op.extend(value.iter().cloned());
+        op.push(ts.clone());
+        b.receive(BUS_MEMOP, real.clone(), &op);
+
+        let w = q.clone()
+            + m(ADDR_HI) * Felt::new(32)
+            + m(ADDR_HI + 1) * Felt::new(32 << 8)
+            + m(ADDR_HI + 2) * Felt::new(32 << 16);
+        let access = |n: usize| {
+            let mut t = alloc::vec![w.clone()];
+            t.extend(mem[..n].iter().cloned());
+            t.extend(mem[..n].iter().cloned());
+            t.push(ts.clone());
+            t
+        };
+        b.send(BUS_MEM_A, real.clone() - split.clone(), &access(8));
+        b.send(BUS_MEM_S, split, &access(16));
+        b.send(
+            BUS_BYTE,
+            real,
+            &[k(BYTE_RANGE as u64), q, low7 * Felt::TWO, k(0)],
+        );
+    }
+}
+
+/// Bytes accessed by a load or store with this funct3: `1 << (funct3 & 3)` (defined for
+/// every input; funct3 7 reads as 8 bytes).
+pub fn width_of(funct3: u8) -> u32 {
+    1 << (funct3 & 3)
+}
+
+/// Whether an access of `width_of(funct3)` bytes at `addr` crosses a word boundary.
+pub fn is_split(funct3: u8, addr: u32) -> bool {
+    addr % 8 + width_of(funct3) > 8
+}
+
+/// The 16 bytes a load or store sees: word 0, then word 1 when split (else zeros).
+pub(crate) fn window(funct3: u8, addr: u32, word0: u64, word1: u64) -> [u8; 16] {
+    let mut buf = [0u8; 16];
+    buf[..8].copy_from_slice(&word0.to_le_bytes());
+    if is_split(funct3, addr) {
+        buf[8..].copy_from_slice(&word1.to_le_bytes());
+    }
+    buf
+}
+
+/// The value the load writes to `rd`: `width` bytes at `addr`, sign-extended for funct3
+/// 0..=2, zero-extended for 4..=6 (funct3 3 and 7 load 8 bytes).
+pub fn load_value(op: &LoadOp) -> u64 {
+    let buf = window(op.funct3, op.addr, op.word0, op.word1);
+    let (off, width) = ((op.addr % 8) as usize, width_of(op.funct3) as usize);
+    let mut v = [0u8; 8];
+    v[..width].copy_from_slice(&buf[off..off + width]);
+    let raw = u64::from_le_bytes(v);
+    if op.funct3 < 4 && width < 8 {
+        let sh = 64 - 8 * width as u32;
+        (((raw << sh) as i64) >> sh) as u64
+    } else {
+        raw
+    }
+}
+
+/// LOAD's trace: one row per op, in order, padded with zero rows to a power of two ≥ 8;
+/// byte lookups go to `bytes`.
+///
+/// Records are assumed valid (funct3 in `0..=6`, `word1` the word after `word0` when the
+/// access is split). The builder does not panic on funct3 7: it writes a row with
+/// `u = sz₈ = 1`, which fails "load unsigned only for widths 1, 2, 4".
+pub fn build_trace(ops: &[LoadOp], bytes: &mut ByteCounts) -> RowMajorMatrix {
+    let h = ops.len().next_power_of_two().max(8);
+    let mut t = RowMajorMatrix::zeros(h, WIDTH);
+    let b = |v: u8| Felt::from(v as u32);
+    for (r, op) in ops.iter().enumerate() {
+        let row = t.row_mut(r);
+        let width = width_of(op.funct3) as usize;
+        let off = (op.addr % 8) as usize;
+        let a = op.addr.to_le_bytes();
+        let q = a[0] >> 3;
+        row[SZ + (op.funct3 & 3) as usize] = Felt::ONE;
+        row[U] = Felt::from(op.funct3 >= 4);
+        row[OFF + off] = Felt::ONE;
+        row[Q] = b(q);
+        for i in 0..3 {
+            row[ADDR_HI + i] = b(a[i + 1]);
+        }
+        let value = load_value(op).to_le_bytes();
+        for (i, &v) in value.iter().enumerate() {
+            row[VALUE + i] = b(v);
+        }
+        let buf = window(op.funct3, op.addr, op.word0, op.word1);
+        for (i, &v) in buf.iter().enumerate() {
+            row[MEM + i] = b(v);
+        }
+        row[TS] = Felt::new(op.ts);
+        row[SPLIT] = Felt::from(is_split(op.funct3, op.addr));
+        let top = value[width - 1];
+        row[SIGN] = b(top >> 7);
+        row[LOW7] = b(top & 0x7f);
+        bytes.range(q, 2 * (top & 0x7f));
+    }
+    t
+}

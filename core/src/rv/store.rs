@@ -1,0 +1,218 @@
+//! STORE: one row per store (SB, SH, SW, SD), received from the CPU on
+//! [`super::BUS_MEMOP`]; it rewrites the word(s) holding the stored bytes through the memory
+//! argument.
+//!
+//! # Columns
+//!
+//! | column | meaning |
+//! | --- | --- |
+//! | `sz[4]` ([`SZ`]) | width one-hot: 1, 2, 4, 8 bytes (all zero on padding rows) |
+//! | `off[8]` ([`OFF`]) | one-hot `addr mod 8` |
+//! | [`Q`] | `addr₀ / 8` (`addr₀ = 8·q + off`) |
+//! | `addr_hi[3]` ([`ADDR_HI`]) | address bytes 1..4 |
+//! | `value[8]` ([`VALUE`]) | rs2's value |
+//! | `old[16]` ([`OLD`]) | words `w`, `w + 1` before (bytes 8..16 zero unless split) |
+//! | `new[16]` ([`NEW`]) | words `w`, `w + 1` after (bytes 8..16 zero unless split) |
+//! | [`TS`] | memory timestamp |
+//! | [`SPLIT`] | the access crosses into word `w + 1` |
+//!
+//! Derived (linear) expressions: `is_real = Σ sz`, `funct3 = sz₂ + 2·sz₄ + 3·sz₈`,
+//! `off = Σ k·off_k`, `addr₀ = 8·q + off`, `w = q + 32·(addr₁ + 256·addr₂ + 65536·addr₃)`,
+//! `in_j = [j < width]` (`in₁ = sz₂ + sz₄ + sz₈`, `in₂ = in₃ = sz₄ + sz₈`, `in₄..₇ = sz₈`).
+//!
+//! # Constraints
+//!
+//! - `sz_i`, `is_real`, `off_k` boolean; `Σ off_k = is_real` (so funct3 is `0..=3`: SB..SD);
+//! - `split = sz₂·off₇ + sz₄·(off₅ + off₆ + off₇) + sz₈·(is_real − off₀)` (`= [off + width > 8]`);
+//! - `(1 − split)·old_{8+j} = 0`: word `w + 1` is zero when not split;
+//! - for every position `i ∈ 0..16` (degree 3):
+//!   `new_i − old_i = Σ_{k ≤ i < k+8} off_k·c_{i−k}·(value_{i−k} − old_i)` with `c₀ = 1`,
+//!   `c_j = in_j`: the byte at `i` becomes `value_{i−off}` when `0 ≤ i − off < width` and is
+//!   unchanged otherwise (so `new[8..16]` is zero when not split).
+//!
+//! # Interactions
+//!
+//! - receive [`super::BUS_MEMOP`] `(MEMOP_STORE + funct3, addr₀, addr_hi[3], value[8], ts)`, mult `is_real`;
+//! - send [`super::BUS_MEM_A`] `(w, old[0..8], new[0..8], ts)`, mult `is_real − split`;
+//! - send [`super::BUS_MEM_S`] `(w, old[0..16], new[0..16], ts)`, mult `split`;
+//! - send [`super::BUS_BYTE`] `(RANGE, q, 8·q, 0)`, mult `is_real`: `q` is an integer below 32.
+//!
+//! `value` is canonical (the CPU range-checks rs2), `old` comes from memory tokens, so `new`
+//! is canonical. An all-zero row satisfies every constraint and touches no bus.
+
+use alloc::vec::Vec;
+
+use super::bitwise::ByteCounts;
+use super::load::{in_width, is_split, width_of, window};
+use super::{StoreOp, BUS_BYTE, BUS_MEMOP, BUS_MEM_A, BUS_MEM_S, BYTE_RANGE, MEMOP_STORE};
+use crate::air::{Air, AirBuilder};
+use crate::field::Felt;
+use crate::matrix::RowMajorMatrix;
+
+/// Width one-hot, 4 columns: 1, 2, 4, 8 bytes.
+pub const SZ: usize = 0;
+/// One-hot `addr mod 8`, 8 columns.
+pub const OFF: usize = 4;
+/// `addr₀ / 8`.
+pub const Q: usize = 12;
+/// Address bytes 1, 2, 3.
+pub const ADDR_HI: usize = 13;
+/// `value[8]`: rs2's value.
+pub const VALUE: usize = 16;
+/// `old[16]`: words `w`, `w + 1` before the store.
+pub const OLD: usize = 24;
+/// `new[16]`: words `w`, `w + 1` after the store.
+pub const NEW: usize = 40;
+/// Memory timestamp.
+pub const TS: usize = 56;
+/// The access spans words `w` and `w + 1`.
+pub const SPLIT: usize = 57;
+/// Main columns.
+pub const WIDTH: usize = 58;
+
+/// The STORE table.
+pub struct StoreAir;
+
+impl Air for StoreAir {
+    fn name(&self) -> &str {
+        "STORE"
+    }
+    fn width(&self) -> usize {
+        WIDTH
+    }
+    fn eval<B: AirBuilder>(&self, b: &mut B) {
+        let k = |v: u64| B::Expr::from(Felt::new(v));
+        let row: Vec<B::Expr> = (0..WIDTH).map(|i| b.main(i)).collect();
+        let m = |i: usize| row[i].clone();
+        let sz: [B::Expr; 4] = core::array::from_fn(|i| m(SZ + i));
+        let off: [B::Expr; 8] = core::array::from_fn(|i| m(OFF + i));
+        let old: [B::Expr; 16] = core::array::from_fn(|i| m(OLD + i));
+        let new: [B::Expr; 16] = core::array::from_fn(|i| m(NEW + i));
+        let value: [B::Expr; 8] = core::array::from_fn(|i| m(VALUE + i));
+        let (q, ts, split) = (m(Q), m(TS), m(SPLIT));
+        let real = sz.iter().fold(k(0), |a, s| a + s.clone());
+
+        for s in &sz {
+            b.assert_bool("store width selector boolean", s.clone());
+        }
+        b.assert_bool("store is_real boolean", real.clone());
+        for o in &off {
+            b.assert_bool("store offset boolean", o.clone());
+        }
+        let off_sum = off.iter().fold(k(0), |a, o| a + o.clone());
+        b.assert_zero("store offset one-hot", off_sum - real.clone());
+
+        let split_expr = sz[1].clone() * off[7].clone()
+            + sz[2].clone() * (off[5].clone() + off[6].clone() + off[7].clone())
+            + sz[3].clone() * (real.clone() - off[0].clone());
+        b.assert_zero(
+            "store split = [off + width > 8]",
+            split.clone() - split_expr,
+        );
+        for j in 0..8 {
+            b.assert_zero(
+                "store old word w+1 zero unless split",
+                (k(1) - split.clone()) * old[8 + j].clone(),
+            );
+        }
+
+        // Written bytes take the value's bytes; the others keep theirs.
+        let c: [B::Expr; 8] = core::array::from_fn(|j| in_width(&sz, k(0), j));
+        for i in 0..16 {
+            let mut e = new[i].clone() - old[i].clone();
+            for (kk, o) in off.iter().enumerate() {
+                if kk > i || i - kk >= 8 {
+                    continue;
+                }
+                let j = i - kk;
+                let diff = value[j].clone() - old[i].clone();
+                e = if j == 0 {
+                    e - o.clone() * diff
+                } else {
+                    e - o.clone() * c[j].clone() * diff
+                };
+            }
+            b.assert_zero("store new bytes", e);
+        }
+
+        // Interactions.
+        let funct3 = sz[1].clone() + sz[2].clone() * Felt::new(2) + sz[3].clone() * Felt::new(3);
+        let off_val = (1..8).fold(k(0), |a, o| a + off[o].clone() * Felt::new(o as u64));
+        let addr0 = q.clone() * Felt::new(8) + off_val;
+        let mut op = alloc::vec![k(MEMOP_STORE as u64) + funct3, addr0];
+        op.extend((0..3).map(|i| m(ADDR_HI + i)));
+        op.extend(value.iter().cloned());
+        op.push(ts.clone());
+        b.receive(BUS_MEMOP, real.clone(), &op);
+
+        let w = q.clone()
+            + m(ADDR_HI) * Felt::new(32)
+            + m(ADDR_HI + 1) * Felt::new(32 << 8)
+            + m(ADDR_HI + 2) * Felt::new(32 << 16);
+        let access = |n: usize| {
+            let mut t = alloc::vec![w.clone()];
+            t.extend(old[..n].iter().cloned());
+            t.extend(new[..n].iter().cloned());
+            t.push(ts.clone());
+            t
+        };
+        b.send(BUS_MEM_A, real.clone() - split.clone(), &access(8));
+        b.send(BUS_MEM_S, split, &access(16));
+        b.send(
+            BUS_BYTE,
+            real,
+            &[k(BYTE_RANGE as u64), q.clone(), q * Felt::new(8), k(0)],
+        );
+    }
+}
+
+/// The words after the store: (new word `w`, new word `w + 1`); the second is 0 when the
+/// access is not split.
+pub fn store_words(op: &StoreOp) -> (u64, u64) {
+    let mut buf = window(op.funct3, op.addr, op.old0, op.old1);
+    let (off, width) = ((op.addr % 8) as usize, width_of(op.funct3) as usize);
+    buf[off..off + width].copy_from_slice(&op.value.to_le_bytes()[..width]);
+    let word = |i: usize| u64::from_le_bytes(buf[8 * i..8 * i + 8].try_into().unwrap());
+    (word(0), word(1))
+}
+
+/// STORE's trace: one row per op, in order, padded with zero rows to a power of two ≥ 8;
+/// byte lookups go to `bytes`.
+///
+/// Records are assumed valid (funct3 in `0..=3`, `old1` the word after `old0` when the
+/// access is split). The builder does not panic on funct3 `4..=7`: it writes a row with no
+/// width selector, which fails "store offset one-hot".
+pub fn build_trace(ops: &[StoreOp], bytes: &mut ByteCounts) -> RowMajorMatrix {
+    let h = ops.len().next_power_of_two().max(8);
+    let mut t = RowMajorMatrix::zeros(h, WIDTH);
+    let b = |v: u8| Felt::from(v as u32);
+    for (r, op) in ops.iter().enumerate() {
+        let row = t.row_mut(r);
+        let a = op.addr.to_le_bytes();
+        let q = a[0] >> 3;
+        if op.funct3 < 4 {
+            row[SZ + op.funct3 as usize] = Felt::ONE;
+        }
+        row[OFF + (op.addr % 8) as usize] = Felt::ONE;
+        row[Q] = b(q);
+        for i in 0..3 {
+            row[ADDR_HI + i] = b(a[i + 1]);
+        }
+        for (i, &v) in op.value.to_le_bytes().iter().enumerate() {
+            row[VALUE + i] = b(v);
+        }
+        let old = window(op.funct3, op.addr, op.old0, op.old1);
+        let (n0, n1) = store_words(op);
+        let mut new = [0u8; 16];
+        new[..8].copy_from_slice(&n0.to_le_bytes());
+        new[8..].copy_from_slice(&n1.to_le_bytes());
+        for i in 0..16 {
+            row[OLD + i] = b(old[i]);
+            row[NEW + i] = b(new[i]);
+        }
+        row[TS] = Felt::new(op.ts);
+        row[SPLIT] = Felt::from(is_split(op.funct3, op.addr));
+        bytes.range(q, q << 3);
+    }
+    t
+}
