@@ -12,7 +12,7 @@
 #define CPU_PC 3
 #define CPU_NEXT_PC 4
 #define CPU_DEC 5
-#define CPU_FIELDS 28
+#define CPU_FIELDS 30
 #define CPU_RS1V (CPU_DEC + CPU_FIELDS)
 #define CPU_RS2V (CPU_RS1V + 8)
 #define CPU_OPB (CPU_RS2V + 8)
@@ -25,7 +25,10 @@
 #define CPU_BIT0 (CPU_TAKEN + 2)
 #define CPU_SGN (CPU_TAKEN + 3)
 #define CPU_L7 (CPU_TAKEN + 4)
-#define CPU_WIDTH (CPU_TAKEN + 5)
+#define CPU_EXIT (CPU_TAKEN + 5)
+#define CPU_OUTPOS (CPU_TAKEN + 6)
+#define CPU_OUTN (CPU_TAKEN + 7)
+#define CPU_WIDTH (CPU_TAKEN + 8)
 // DECODE field offsets (core/src/rv/decode.rs: class selectors, then these).
 #define CLS_ADD 0
 #define CLS_SUB 1
@@ -33,10 +36,12 @@
 #define CLS_SUBW 3
 #define CLS_BRANCH 8
 #define CLS_JALR 10
-#define F_BR_NEG 12
-#define F_USE_IMM 13
-#define F_WR 14
-#define F_IMM 20
+#define CLS_LOAD 12
+#define CLS_STORE 13
+#define F_BR_NEG 14
+#define F_USE_IMM 15
+#define F_WR 16
+#define F_IMM 22
 // Words per DECODE row of the uploaded table: pc, then the fields.
 #define DEC_WORDS (1 + CPU_FIELDS)
 
@@ -54,24 +59,50 @@
 __device__ __forceinline__ uint64_t byte_of(uint64_t v, int i) { return (v >> (8 * i)) & 0xff; }
 
 // The CPU trace (h rows) from n steps. `rec` holds dec_row (u32, n of them, padded to a
-// whole number of words), then rs1[n], rs2[n], res[n]; `dec` the DECODE rows (DEC_WORDS
-// canonical words each).
+// whole number of words), then rs1[n], rs2[n], res[n], then the system calls: ncalls
+// triples (clk, outpos before, outn | exit << 63), sorted by clk; `dec` the DECODE rows
+// (DEC_WORDS canonical words each).
 extern "C" __global__ void ks_fill_cpu(uint64_t *out, uint64_t h, const uint64_t *rec, uint64_t n,
-                                       const uint64_t *dec) {
+                                       const uint64_t *dec, uint64_t ncalls) {
     const uint32_t *dec_row = (const uint32_t *)rec;
     const uint64_t *rs1 = rec + (n + 1) / 2;
     const uint64_t *rs2 = rs1 + n;
     const uint64_t *res = rs2 + n;
+    const uint64_t *calls = res + n;
     for (uint64_t i = ks_tid(); i < h; i += ks_nthreads()) {
         uint64_t *o = out + i;
 #define PUT(c, v) o[(uint64_t)(c) * h] = (v)
+        // The output columns: the last call at or before this row (binary search).
+        uint64_t outpos = 0, outn = 0, exit = 0;
+        {
+            uint64_t lo = 0, hi = ncalls;  // first call with clk > i
+            while (lo < hi) {
+                const uint64_t mid = (lo + hi) / 2;
+                if (calls[3 * mid] <= i) lo = mid + 1; else hi = mid;
+            }
+            if (lo > 0) {
+                const uint64_t *c = calls + 3 * (lo - 1);
+                const uint64_t n_out = c[2] & ~(1ull << 63);
+                if (c[0] == i && i < n) {
+                    outpos = c[1];
+                    outn = n_out;
+                    exit = c[2] >> 63;
+                } else {
+                    outpos = c[1] + n_out;
+                }
+            }
+        }
         if (i >= n) {
             // Padding: the clock runs on, nothing else happens (next_pc = 4).
             for (int c = 0; c < CPU_WIDTH; c++) PUT(c, 0);
             PUT(CPU_CLK, i);
             PUT(CPU_NEXT_PC, 4);
+            PUT(CPU_OUTPOS, outpos);
             continue;
         }
+        PUT(CPU_OUTPOS, outpos);
+        PUT(CPU_OUTN, outn);
+        PUT(CPU_EXIT, exit);
         const uint64_t *d = dec + (uint64_t)dec_row[i] * DEC_WORDS;
         const uint64_t pc = d[0];
         const uint64_t *f = d + 1;
@@ -83,7 +114,7 @@ extern "C" __global__ void ks_fill_cpu(uint64_t *out, uint64_t h, const uint64_t
         PUT(CPU_PC, pc);
         PUT(CPU_NEXT_PC, next_pc);
         for (int k = 0; k < CPU_FIELDS; k++) PUT(CPU_DEC + k, f[k]);
-        const bool add = f[CLS_ADD] | f[CLS_ADDW] | f[CLS_JALR];
+        const bool add = f[CLS_ADD] | f[CLS_ADDW] | f[CLS_JALR] | f[CLS_LOAD] | f[CLS_STORE];
         const bool sub = f[CLS_SUB] | f[CLS_SUBW];
         const bool wr = f[F_WR] != 0;
         uint64_t imm = 0;
@@ -125,26 +156,39 @@ extern "C" __global__ void ks_fill_cpu(uint64_t *out, uint64_t h, const uint64_t
 }
 
 // MEMW_R (h rows) from n accesses in the CPU's order (n = 3 * steps): access r has timestamp
-// 4*(r/3) + r%3 + 1 and writes iff r%3 == 2. `rec` holds meta[n] (reg | old_ts << 8),
-// old[n], then new[n/3] (the value each step's write stores).
-extern "C" __global__ void ks_fill_memw_r(uint64_t *out, uint64_t h, const uint64_t *rec, uint64_t n) {
+// 4*(r/3) + r%3 + 1 and writes iff r%3 == 2; then x whole extra rows (the system calls'
+// accesses). `rec` holds meta[n + x] (reg | old_ts << 8), old[n + x], new[n/3] (the value
+// each step's write stores), then per extra row its new value and ts | is_write << 63.
+extern "C" __global__ void ks_fill_memw_r(uint64_t *out, uint64_t h, const uint64_t *rec, uint64_t n,
+                                          uint64_t x) {
     const uint64_t *meta = rec;
-    const uint64_t *old = rec + n;
-    const uint64_t *nw = old + n;
+    const uint64_t *old = rec + n + x;
+    const uint64_t *nw = old + n + x;
+    const uint64_t *xnew = nw + n / 3;
+    const uint64_t *xts = xnew + x;
     for (uint64_t i = ks_tid(); i < h; i += ks_nthreads()) {
         uint64_t *o = out + i;
 #define PUT(c, v) o[(uint64_t)(c) * h] = (v)
-        if (i >= n) {
+        if (i >= n + x) {
             for (int c = 0; c < MW_WIDTH; c++) PUT(c, 0);
             continue;
         }
-        const uint64_t step = i / 3, k = i % 3;
-        const uint64_t ts = 4 * step + k + 1;
-        const bool w = k == 2;
+        uint64_t ts, nv;
+        bool w;
         const uint64_t m = meta[i];
         const uint64_t old_ts = m >> 8;
         const uint64_t ov = old[i];
-        const uint64_t nv = w ? nw[step] : ov;
+        if (i < n) {
+            const uint64_t step = i / 3, k = i % 3;
+            ts = 4 * step + k + 1;
+            w = k == 2;
+            nv = w ? nw[step] : ov;
+        } else {
+            const uint64_t e = i - n;
+            ts = xts[e] & ~(1ull << 63);
+            w = (xts[e] >> 63) != 0;
+            nv = w ? xnew[e] : ov;
+        }
         const uint64_t diff = ts - old_ts - 1;
         PUT(MW_REG, m & 0xff);
         PUT(MW_OLD_TS, gl_canon(old_ts));

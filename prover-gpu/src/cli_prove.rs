@@ -21,10 +21,10 @@ use crate::cli_fib::{peak_rss_bytes, spinner};
 use crate::cpu::CpuBackend;
 use crate::prover::{prove_main, setup, ProvingKey};
 use crate::rv::{machine_for, main_traces, program_image, verifier_machine, RvFills};
-use kestrel_core::rv::machine::{public_values, MAX_OUTPUT, NUM_PUBLIC};
 use crate::select::{select, BackendChoice};
 use crate::vm::record::VecRecorder;
 use crate::vm::{Program, Vm, DEFAULT_MAX_CYCLES};
+use kestrel_core::rv::machine::{public_values, MAX_OUTPUT, NUM_PUBLIC};
 
 const STATEMENT_MAGIC: &[u8; 8] = b"KSTLSTMT";
 const EXIT_INVALID: i32 = 1;
@@ -187,9 +187,7 @@ pub fn decode_statement(bytes: &[u8]) -> Result<(Statement, &[u8]), &'static str
     if n > MAX_OUTPUT {
         return Err("public output longer than any statement may carry");
     }
-    let (output, proof) = rest
-        .split_at_checked(n)
-        .ok_or("truncated public output")?;
+    let (output, proof) = rest.split_at_checked(n).ok_or("truncated public output")?;
     Ok((
         Statement {
             exit_code,
@@ -252,10 +250,10 @@ pub fn prove_with<B: RvFills>(backend: &B, a: &ProveArgs) -> Result<(), i32> {
         &input,
         device_fills,
     )
-        .map_err(|e| {
-            eprintln!("error: {e}");
-            EXIT_INVALID
-        })?;
+    .map_err(|e| {
+        eprintln!("error: {e}");
+        EXIT_INVALID
+    })?;
     lap("trace", &mut clock);
     let dims: Vec<(usize, usize)> = tr.iter().map(|t| t.dims(backend)).collect();
     let built_on: Vec<&str> = tr

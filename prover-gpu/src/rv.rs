@@ -43,7 +43,9 @@ pub fn program_image(program: &Program) -> ProgramImage {
         }
     }
     let heap_start = program.heap_start();
-    let heap_limit = heap_start.saturating_add(map::MAX_HEAP).min(map::STACK_BOTTOM);
+    let heap_limit = heap_start
+        .saturating_add(map::MAX_HEAP)
+        .min(map::STACK_BOTTOM);
     ProgramImage {
         entry: program.entry as u32,
         code,

@@ -10,35 +10,42 @@ use kestrel_prover_gpu::vm::{Exit, NoRecorder, Program, Vm, VmError};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
-/// The prebuilt guests the RV64IM tables prove (no memory instructions, no read/write
-/// calls), named relative to [`guest_bin_dir`]: the register-only ISA tests and the
-/// register-only Fibonacci bench guest.
-pub const REGISTER_ONLY_PROGRAMS: &[&str] = &[
-    "isa/add_sub",
-    "isa/branch",
-    "isa/div",
-    "isa/divw",
-    "isa/jump",
-    "isa/logic",
-    "isa/lui_auipc",
-    "isa/mul",
-    "isa/shift",
-    "isa/slt",
-    "isa/word",
-    "bench/fib_reg_16",
+/// Programs every test of the RV64IM prover covers, with their private input: every ISA
+/// test, the register-only Fibonacci bench guest and the small example guests. (The larger
+/// example guests are proven by `rv_guests_prove`.)
+pub const PROVABLE_PROGRAMS: &[(&str, &[u8])] = &[
+    ("isa/add_sub", b""),
+    ("isa/branch", b""),
+    ("isa/div", b""),
+    ("isa/divw", b""),
+    ("isa/jump", b""),
+    ("isa/load", b""),
+    ("isa/logic", b""),
+    ("isa/lui_auipc", b""),
+    ("isa/mul", b""),
+    ("isa/shift", b""),
+    ("isa/slt", b""),
+    ("isa/store", b""),
+    ("isa/syscall", b""),
+    ("isa/word", b""),
+    ("bench/fib_reg_16", b""),
+    ("fibonacci", b"20"),
+    ("bignum", b""),
+    ("interp", b""),
+    ("sort", b"20"),
 ];
 
 /// Loads the prebuilt guest `name` (relative to [`guest_bin_dir`], without `.elf`) and runs
-/// it with event recording and no input.
+/// it with event recording on private input `input`.
 ///
 /// # Panics
 /// If the file cannot be read or loaded, or the guest faults.
-pub fn run_recorded(name: &str) -> (Program, Vec<Record>, Exit) {
+pub fn run_recorded(name: &str, input: &[u8]) -> (Program, Vec<Record>, Exit) {
     let path = guest_bin_dir().join(format!("{name}.elf"));
     let elf = std::fs::read(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
     let program = Program::from_elf(&elf).unwrap_or_else(|e| panic!("{name}: {e}"));
     let mut rec = VecRecorder::default();
-    let exit = Vm::new(&program, Vec::new())
+    let exit = Vm::new(&program, input.to_vec())
         .run(&mut rec)
         .unwrap_or_else(|e| panic!("{name}: {e}"));
     (program, rec.records, exit)
@@ -185,4 +192,12 @@ impl Drop for TempFile {
     fn drop(&mut self) {
         let _ = std::fs::remove_file(&self.0);
     }
+}
+
+/// The private input [`PROVABLE_PROGRAMS`] lists for `name` (empty for anything else).
+pub fn input_of(name: &str) -> &'static [u8] {
+    PROVABLE_PROGRAMS
+        .iter()
+        .find(|(n, _)| *n == name)
+        .map_or(b"", |(_, i)| *i)
 }

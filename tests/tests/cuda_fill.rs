@@ -12,12 +12,12 @@ use kestrel_core::rv::decode::ProgramImage;
 use kestrel_core::rv::machine::{build_traces, pack_traces, CPU_TABLE, MEMW_R_TABLE};
 use kestrel_prover_gpu::rv::{machine_for, program_image, steps};
 use kestrel_tests::vm_support::asm::{self, addi, auipc, b, i, jal, jalr, lui, r};
-use kestrel_tests::vm_support::{run_recorded, REGISTER_ONLY_PROGRAMS};
+use kestrel_tests::vm_support::{input_of, run_recorded, PROVABLE_PROGRAMS};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
 fn load(name: &str) -> (ProgramImage, Vec<Step>) {
-    let (program, records, _) = run_recorded(name);
+    let (program, records, _) = run_recorded(name, input_of(name));
     (program_image(&program), steps(&records))
 }
 
@@ -72,6 +72,9 @@ fn edge_program() -> ProgramImage {
             .enumerate()
             .map(|(k, &w)| (0x1000 + 4 * k as u32, w))
             .collect(),
+        heap_start: 0x10_0000,
+        heap_limit: 0x20_0000,
+        ..ProgramImage::default()
     }
 }
 
@@ -110,15 +113,18 @@ fn edge_steps(image: &ProgramImage, n: usize, seed: u64) -> Vec<Step> {
                 rs1_val: value(&mut rng),
                 rs2_val: value(&mut rng),
                 rd_val: value(&mut rng),
+                ..Step::default()
             }
         })
         .collect();
+    let a0 = value(&mut rng);
     out.push(Step {
         pc: ecall,
         word: image.code.last().unwrap().1,
         rs1_val: 93,
-        rs2_val: value(&mut rng),
-        rd_val: 0,
+        rs2_val: a0,
+        rd_val: a0,
+        ..Step::default()
     });
     out
 }
@@ -127,9 +133,9 @@ fn edge_steps(image: &ProgramImage, n: usize, seed: u64) -> Vec<Step> {
 /// exactly as the host builder makes them, and its records have the traces' heights.
 #[test]
 fn packing_keeps_every_other_trace() {
-    let mut cases: Vec<(String, ProgramImage, Vec<Step>)> = REGISTER_ONLY_PROGRAMS
+    let mut cases: Vec<(String, ProgramImage, Vec<Step>)> = PROVABLE_PROGRAMS
         .iter()
-        .map(|n| {
+        .map(|(n, _)| {
             let (im, st) = load(n);
             (n.to_string(), im, st)
         })
@@ -144,8 +150,8 @@ fn packing_keeps_every_other_trace() {
     }
     for (name, image, steps) in &cases {
         let machine = machine_for(image);
-        let (tr, public) = build_traces(&machine, image, steps).unwrap();
-        let packed = pack_traces(&machine, image, steps).unwrap();
+        let (tr, public) = build_traces(&machine, image, steps, input_of(name)).unwrap();
+        let packed = pack_traces(&machine, image, steps, input_of(name)).unwrap();
         assert_eq!(packed.public, public, "{name}: public values");
         assert_eq!(packed.cpu.height, tr[CPU_TABLE].height(), "{name}");
         assert_eq!(packed.memw_r.height, tr[MEMW_R_TABLE].height(), "{name}");
@@ -201,8 +207,8 @@ mod gpu {
     /// Fills CPU and MEMW_R on the device and compares each with the host builder.
     fn check(g: &CudaBackend, name: &str, image: &ProgramImage, steps: &[Step]) {
         let machine = machine_for(image);
-        let (tr, _) = build_traces(&machine, image, steps).unwrap();
-        let packed = pack_traces(&machine, image, steps).unwrap();
+        let (tr, _) = build_traces(&machine, image, steps, input_of(name)).unwrap();
+        let packed = pack_traces(&machine, image, steps, input_of(name)).unwrap();
         let cpu = g.fill_cpu(&packed.cpu, &decode_fields(image)).unwrap();
         let host = g.trace_to_host(&cpu).unwrap();
         assert!(
@@ -223,13 +229,13 @@ mod gpu {
     #[ignore = "needs a CUDA device: run with --ignored on the GPU machine"]
     fn fills_match_the_host_builders_on_programs() {
         let g = gpu();
-        for name in REGISTER_ONLY_PROGRAMS {
+        for &(name, _) in PROVABLE_PROGRAMS {
             let (image, steps) = load(name);
             check(&g, name, &image, &steps);
         }
         let s = g.stats();
-        assert_eq!(s.fill("CPU"), REGISTER_ONLY_PROGRAMS.len() as u64);
-        assert_eq!(s.fill("MEMW_R"), REGISTER_ONLY_PROGRAMS.len() as u64);
+        assert_eq!(s.fill("CPU"), PROVABLE_PROGRAMS.len() as u64);
+        assert_eq!(s.fill("MEMW_R"), PROVABLE_PROGRAMS.len() as u64);
     }
 
     #[test]
@@ -249,18 +255,19 @@ mod gpu {
 
     fn proofs_equal(g: &CudaBackend, name: &str) {
         let (image, steps_) = load(name);
-        let (_, records, _) = run_recorded(name);
+        let (_, records, _) = run_recorded(name, input_of(name));
         assert_eq!(steps(&records), steps_);
         let machine = machine_for(&image);
         let params = StarkParams::BLOWUP_2;
         let pk_cpu = setup(&CpuBackend, &machine, params).unwrap();
         let pk_gpu = setup(g, &machine, params).unwrap();
-        let (tr, public) = build_traces(&machine, &image, &steps_).unwrap();
+        let (tr, public) = build_traces(&machine, &image, &steps_, input_of(name)).unwrap();
         let cpu = prove(&CpuBackend, &pk_cpu, &machine, &tr, &public)
             .unwrap()
             .0
             .to_bytes();
-        let (main, public2) = main_traces(g, &machine, &image, &records, true).unwrap();
+        let (main, public2) =
+            main_traces(g, &machine, &image, &records, input_of(name), true).unwrap();
         assert_eq!(public, public2);
         assert!(main[CPU_TABLE].is_device() && main[MEMW_R_TABLE].is_device());
         let before = g.stats();
@@ -353,7 +360,7 @@ mod gpu {
     fn faults_are_errors_and_write_no_proof() {
         let name = "bench/fib_reg_16";
         let (image, _) = load(name);
-        let (_, records, _) = run_recorded(name);
+        let (_, records, _) = run_recorded(name, input_of(name));
         let machine = machine_for(&image);
         let g = gpu();
         let pk = setup(&g, &machine, StarkParams::BLOWUP_2).unwrap();
@@ -361,7 +368,7 @@ mod gpu {
         // MEMW_R trace) failing in turn.
         for nth in 1..=5 {
             g.device().inject_alloc_failure(nth);
-            let r = main_traces(&g, &machine, &image, &records, true);
+            let r = main_traces(&g, &machine, &image, &records, input_of(name), true);
             g.device().inject_alloc_failure(0);
             let e = r
                 .err()
@@ -369,14 +376,15 @@ mod gpu {
             assert!(e.to_string().contains("injected"), "{e}");
         }
         g.device().inject_fill_launch_failure();
-        let e = main_traces(&g, &machine, &image, &records, true)
+        let e = main_traces(&g, &machine, &image, &records, input_of(name), true)
             .err()
             .expect("a failed fill launch is an error");
         assert!(e.to_string().contains("injected launch failure"), "{e}");
         // Once the traces are device-resident: allocations in the commit, LDE, LogUp build,
         // quotient, … failing in turn.
         for nth in [1, 2, 3, 4, 6, 9, 14, 25, 50, 100] {
-            let (main, public) = main_traces(&g, &machine, &image, &records, true).unwrap();
+            let (main, public) =
+                main_traces(&g, &machine, &image, &records, input_of(name), true).unwrap();
             assert!(main.iter().any(MainTrace::is_device));
             g.device().inject_alloc_failure(nth);
             let r = prove_main(&g, &pk, &machine, main, &public);

@@ -9,17 +9,17 @@ use kestrel_prover_gpu::cpu::CpuBackend;
 use kestrel_prover_gpu::cuda::CudaBackend;
 use kestrel_prover_gpu::prover::{prove, setup};
 use kestrel_prover_gpu::rv::{machine_for, program_image, traces, verifier_machine};
-use kestrel_tests::vm_support::{run_recorded, REGISTER_ONLY_PROGRAMS};
+use kestrel_tests::vm_support::{run_recorded, PROVABLE_PROGRAMS};
 
 #[test]
 #[ignore = "needs a CUDA device: run with --ignored on the GPU machine"]
 fn vm_proofs_are_byte_identical_on_the_gpu() {
     let gpu = CudaBackend::new().expect("no CUDA device: this test needs one");
-    for name in REGISTER_ONLY_PROGRAMS {
-        let (program, records, _) = run_recorded(name);
+    for &(name, input) in PROVABLE_PROGRAMS {
+        let (program, records, _) = run_recorded(name, input);
         let image = program_image(&program);
         let machine = machine_for(&image);
-        let (tr, public) = traces(&machine, &image, &records).unwrap();
+        let (tr, public) = traces(&machine, &image, &records, input).unwrap();
         let params = StarkParams::BLOWUP_2;
         let pk_cpu = setup(&CpuBackend, &machine, params).unwrap();
         let pk_gpu = setup(&gpu, &machine, params).unwrap();

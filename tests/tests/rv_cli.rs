@@ -18,6 +18,7 @@ fn verify(proof: &Path, vk: Option<&Path>, elf: Option<&Path>) -> i32 {
         vk: vk.map(PathBuf::from),
         elf: elf.map(PathBuf::from),
         blowup: 8,
+        public_output: None,
     })
 }
 
@@ -66,9 +67,9 @@ fn vk_prove_verify_round_trip() {
     assert_eq!(verify(&proof, None, Some(other.path())), 1);
     // A different exit code in the statement.
     let file = std::fs::read(&proof).unwrap();
-    let (mut public, body) = decode_statement(&file).unwrap();
-    public[0] = kestrel_core::field::Felt::new(8);
-    let forged = TempFile::new("rv-cli-forged", &encode_statement(&public, body));
+    let (mut statement, body) = decode_statement(&file).unwrap();
+    statement.exit_code = 8;
+    let forged = TempFile::new("rv-cli-forged", &encode_statement(&statement, body));
     assert_eq!(verify(forged.path(), Some(&vk), None), 1);
     // A flipped proof byte, a truncated file, a foreign file.
     let mut bad = file.clone();
@@ -84,6 +85,69 @@ fn vk_prove_verify_round_trip() {
     assert_eq!(verify(&proof, Some(badkey.path()), None), 2);
     assert_eq!(verify(Path::new("/nonexistent/proof"), Some(&vk), None), 2);
     for p in [vk, proof, stats] {
+        let _ = std::fs::remove_file(p);
+    }
+}
+
+/// A C guest with private input and public output: the verified output is exactly what
+/// `kestrel run` prints; altered, extra or missing output bytes are rejected.
+#[test]
+fn guest_output_is_bound_by_the_proof() {
+    let guest = kestrel_tests::vm_support::guest_path("bignum");
+    let dir = std::env::temp_dir();
+    let pid = std::process::id();
+    let input = TempFile::new("rv-cli-input", b"12345678901234567890");
+    let proof = dir.join(format!("kestrel-rv-cli-out-{pid}.proof"));
+    let out = dir.join(format!("kestrel-rv-cli-out-{pid}.out"));
+    let args = ProveArgs {
+        elf: guest.clone(),
+        output: proof.clone(),
+        input: Some(input.path().into()),
+        max_cycles: 10_000_000,
+        blowup: 8,
+        stats: None,
+        backend: BackendChoice::Cpu,
+        host_fills: false,
+    };
+    assert_eq!(prove_command(&args), 0);
+    let check = |file: &Path, public_output: Option<PathBuf>| {
+        verify_command(&VerifyArgs {
+            proof: file.into(),
+            vk: None,
+            elf: Some(guest.clone()),
+            blowup: 8,
+            public_output,
+        })
+    };
+    assert_eq!(check(&proof, Some(out.clone())), 0);
+    let run = kestrel_tests::vm_support::run_guest("bignum", b"12345678901234567890");
+    let printed = std::fs::read(&out).unwrap();
+    assert!(!printed.is_empty());
+    assert_eq!(
+        printed, run.outcome.stdout,
+        "verified output = kestrel run's stdout"
+    );
+
+    let file = std::fs::read(&proof).unwrap();
+    let (statement, body) = decode_statement(&file).unwrap();
+    let mut forgeries = Vec::new();
+    let mut flipped = statement.clone();
+    flipped.output[0] ^= 1;
+    forgeries.push(("flipped byte", flipped));
+    let mut extra = statement.clone();
+    extra.output.push(b'!');
+    forgeries.push(("extra byte", extra));
+    let mut missing = statement.clone();
+    missing.output.pop();
+    forgeries.push(("missing byte", missing));
+    let mut swapped = statement.clone();
+    swapped.output.swap(0, 1);
+    forgeries.push(("swapped bytes", swapped));
+    for (what, st) in forgeries {
+        let f = TempFile::new("rv-cli-out-forged", &encode_statement(&st, body));
+        assert_eq!(check(f.path(), None), 1, "{what}");
+    }
+    for p in [proof, out] {
         let _ = std::fs::remove_file(p);
     }
 }

@@ -58,7 +58,7 @@ fn honest_traces_pass_the_debug_checker_and_prove() {
     let (program, records) = run(&program());
     let image = program_image(&program);
     let machine = machine_for(&image);
-    let (tr, public) = traces(&machine, &image, &records).unwrap();
+    let (tr, public) = traces(&machine, &image, &records, &[]).unwrap();
     let report = debug_check(&machine, &tr, &public);
     assert!(report.is_ok(), "{report}");
     assert_eq!(public[0], Felt::new(42));
@@ -76,7 +76,7 @@ fn every_real_cell_mutation_is_caught() {
     let (program, records) = run(&program());
     let image = program_image(&program);
     let machine = machine_for(&image);
-    let (tr, public) = traces(&machine, &image, &records).unwrap();
+    let (tr, public) = traces(&machine, &image, &records, &[]).unwrap();
     let names = ["CPU", "DECODE", "MEMW_R", "REGISTER", "BITWISE"];
     let real_rows = [
         records.len(),
@@ -131,7 +131,7 @@ fn forged_alu_results_are_caught() {
     let (program, records) = run(&code);
     let image = program_image(&program);
     let machine = machine_for(&image);
-    let (tr, public) = traces(&machine, &image, &records).unwrap();
+    let (tr, public) = traces(&machine, &image, &records, &[]).unwrap();
     assert!(debug_check(&machine, &tr, &public).is_ok());
     for i in 2..records.len() - 4 {
         let d = kestrel_core::rv::decode::decode_for_air(records[i].pc, records[i].word).unwrap();
@@ -142,7 +142,7 @@ fn forged_alu_results_are_caught() {
         }
         let mut forged = records.clone();
         forged[i].rd_val ^= 1;
-        let built = traces(&machine, &image, &forged);
+        let built = traces(&machine, &image, &forged, &[]);
         let Ok((tr, public)) = built else { continue };
         let report = debug_check(&machine, &tr, &public);
         assert!(

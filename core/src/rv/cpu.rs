@@ -110,7 +110,10 @@ impl Air for CpuAir {
         let ecall = cls[class::ECALL].clone();
         let exit = m(EXIT);
         b.assert_bool("cpu exit boolean", exit.clone());
-        b.assert_zero("cpu exit only on ecall", exit.clone() * (one() - ecall.clone()));
+        b.assert_zero(
+            "cpu exit only on ecall",
+            exit.clone() * (one() - ecall.clone()),
+        );
         b.assert_transition("cpu nothing runs after exit", exit.clone() * nx(IS_REAL));
         b.assert_transition(
             "cpu real rows end with exit",
@@ -122,11 +125,11 @@ impl Air for CpuAir {
         );
         // Output position: from 0, advanced by each write to fd 1.
         b.assert_first("cpu output starts at 0", m(OUTPOS));
-        b.assert_transition(
-            "cpu output position",
-            nx(OUTPOS) - m(OUTPOS) - m(OUTN),
+        b.assert_transition("cpu output position", nx(OUTPOS) - m(OUTPOS) - m(OUTN));
+        b.assert_zero(
+            "cpu output only on ecall",
+            m(OUTN) * (one() - ecall.clone()),
         );
-        b.assert_zero("cpu output only on ecall", m(OUTN) * (one() - ecall.clone()));
 
         // Operand b.
         let use_imm = m(USE_IMM);

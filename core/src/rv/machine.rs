@@ -18,9 +18,9 @@ use super::page::{self, Page0Air, PageAir};
 use super::register::{self, RegisterAir};
 use super::store::{self, StoreAir};
 use super::{
-    AluOp, EcallOp, IoWord, LoadOp, StoreOp, WordAccess, BUS_EXIT, BUS_OUTPUT, BYTE_AND,
-    BYTE_OR, BYTE_XOR, IO_IN, IO_OUT, MEMOP_LOAD, MEMOP_STORE, REG_BRK, REG_HEAP_LIMIT,
-    REG_HEAP_START, SYS_BRK, SYS_EXIT,
+    AluOp, EcallOp, IoWord, LoadOp, StoreOp, WordAccess, BUS_EXIT, BUS_OUTPUT, BYTE_AND, BYTE_OR,
+    BYTE_XOR, IO_IN, IO_OUT, MEMOP_LOAD, MEMOP_STORE, REG_BRK, REG_HEAP_LIMIT, REG_HEAP_START,
+    SYS_BRK, SYS_EXIT,
 };
 use crate::air::{Air, Direction, Machine, PublicInteraction, TableAir};
 use crate::field::Felt;
@@ -131,8 +131,13 @@ impl Machine for Rv64Machine {
         "kestrel-rv64im"
     }
     fn tables(&self) -> Vec<&dyn TableAir> {
-        let mut t: Vec<&dyn TableAir> =
-            vec![&CpuAir, &self.decode, &MemwRAir, &self.register, &BitwiseAir];
+        let mut t: Vec<&dyn TableAir> = vec![
+            &CpuAir,
+            &self.decode,
+            &MemwRAir,
+            &self.register,
+            &BitwiseAir,
+        ];
         t.extend(self.alu.iter().map(|a| a.air()));
         t.extend([
             &LoadAir as &dyn TableAir,
@@ -712,7 +717,8 @@ impl Run<'_> {
             self.extra_reg(12, 0, ts, false);
         }
         if brk {
-            op.brk = [REG_BRK, REG_HEAP_LIMIT, REG_HEAP_START].map(|r| self.extra_reg(r, 0, ts, false));
+            op.brk =
+                [REG_BRK, REG_HEAP_LIMIT, REG_HEAP_START].map(|r| self.extra_reg(r, 0, ts, false));
             self.extra_reg(REG_BRK, s.rd_val, ts + 1, true);
         }
         if let Some((kind, buf, cnt)) = ecall::transfer(&op) {
@@ -722,7 +728,9 @@ impl Run<'_> {
                 let mut bytes_in = [0u8; 8];
                 if kind == IO_IN {
                     let rest = self.input.get(self.input_pos..).unwrap_or(&[]);
-                    let take = rest.get(..c as usize).ok_or(TraceError::InputExhausted { pc })?;
+                    let take = rest
+                        .get(..c as usize)
+                        .ok_or(TraceError::InputExhausted { pc })?;
                     bytes_in[lo as usize..(lo + c) as usize].copy_from_slice(take);
                     self.input_pos += c as usize;
                 }
@@ -738,7 +746,8 @@ impl Run<'_> {
                 })?;
                 if kind == IO_OUT {
                     let b = a.old.to_le_bytes();
-                    self.output.extend_from_slice(&b[lo as usize..(lo + c) as usize]);
+                    self.output
+                        .extend_from_slice(&b[lo as usize..(lo + c) as usize]);
                 }
                 self.io.push(IoWord {
                     kind,

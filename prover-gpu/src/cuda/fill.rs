@@ -80,9 +80,13 @@ fn enqueue_cpu(
         return Err(limit(OP, format!("a DECODE row outside {dec_rows} rows")));
     }
     let dec = dev.upload(stream, decode, DECODE_TABLE)?;
-    // Layout: dec_row as u32 pairs, then rs1, rs2, res.
+    if rec.calls.windows(2).any(|w| w[0].clk >= w[1].clk) {
+        return Err(limit(OP, "system calls out of order".into()));
+    }
+    // Layout: dec_row as u32 pairs, then rs1, rs2, res, then the calls as triples.
     let half = n.div_ceil(2);
-    let words = half + 3 * n;
+    let nc = rec.calls.len();
+    let words = half + 3 * n + 3 * nc;
     let packed = dev.upload_with(stream, words, PACKED, |off, dst| {
         for (j, w) in dst.iter_mut().enumerate() {
             let g = off + j;
@@ -94,8 +98,16 @@ fn enqueue_cpu(
                 rec.rs1[g - half]
             } else if g < half + 2 * n {
                 rec.rs2[g - half - n]
-            } else {
+            } else if g < half + 3 * n {
                 rec.res[g - half - 2 * n]
+            } else {
+                let k = g - half - 3 * n;
+                let c = &rec.calls[k / 3];
+                match k % 3 {
+                    0 => c.clk,
+                    1 => c.outpos,
+                    _ => c.outn | (c.exit as u64) << 63,
+                }
             };
         }
     })?;
@@ -112,7 +124,8 @@ fn enqueue_cpu(
             &h,
             &packed.ptr(stream),
             &(n as u64),
-            &dec.ptr(stream)
+            &dec.ptr(stream),
+            &(nc as u64)
         ]
     );
     // Frees are stream-ordered: the inputs are released after the kernel reads them.
@@ -132,8 +145,9 @@ fn enqueue_memw_r(
     rec: &MemwRRecords,
 ) -> Result<CudaTrace, CudaError> {
     const OP: &str = "fill MEMW_R";
-    let n = rec.len();
-    let log_h = check_height(OP, rec.height, n)?;
+    let n = rec.meta.len();
+    let x = rec.extra.len();
+    let log_h = check_height(OP, rec.height, n + x)?;
     if rec.old.len() != n || n == 0 || n != 3 * rec.new.len() {
         return Err(limit(
             OP,
@@ -144,16 +158,37 @@ fn enqueue_memw_r(
             ),
         ));
     }
-    let words = 2 * n + rec.new.len();
+    if rec.extra.iter().any(|r| r.access.ts >> 63 != 0) {
+        return Err(limit(OP, "a timestamp of 2^63 or more".into()));
+    }
+    // Layout: meta[n + x], old[n + x], new[n / 3], then the extra rows' new values and
+    // timestamps (ts | is_write << 63).
+    let (nm, ne) = (n + x, rec.new.len());
+    let words = 2 * nm + ne + 2 * x;
     let packed = dev.upload_with(stream, words, PACKED, |off, dst| {
         for (j, w) in dst.iter_mut().enumerate() {
             let g = off + j;
             *w = if g < n {
                 rec.meta[g]
-            } else if g < 2 * n {
-                rec.old[g - n]
+            } else if g < nm {
+                let r = &rec.extra[g - n];
+                r.access.reg as u64 | r.old_ts << 8
+            } else if g < nm + n {
+                rec.old[g - nm]
+            } else if g < 2 * nm {
+                rec.extra[g - nm - n].old
+            } else if g < 2 * nm + ne {
+                rec.new[g - 2 * nm]
+            } else if g < 2 * nm + ne + x {
+                let a = &rec.extra[g - 2 * nm - ne].access;
+                if a.is_write {
+                    a.value
+                } else {
+                    0
+                }
             } else {
-                rec.new[g - 2 * n]
+                let a = &rec.extra[g - 2 * nm - ne - x].access;
+                a.ts | (a.is_write as u64) << 63
             };
         }
     })?;
@@ -165,7 +200,13 @@ fn enqueue_memw_r(
         stream,
         "ks_fill_memw_r",
         grid_for(h, 256),
-        [&out.ptr(stream), &h, &packed.ptr(stream), &(n as u64)]
+        [
+            &out.ptr(stream),
+            &h,
+            &packed.ptr(stream),
+            &(n as u64),
+            &(x as u64)
+        ]
     );
     drop(packed);
     dev.counters.fill("MEMW_R");
