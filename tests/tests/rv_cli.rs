@@ -93,10 +93,10 @@ fn vk_prove_verify_round_trip() {
 /// `kestrel run` prints; altered, extra or missing output bytes are rejected.
 #[test]
 fn guest_output_is_bound_by_the_proof() {
-    let guest = kestrel_tests::vm_support::guest_path("bignum");
+    let guest = kestrel_tests::vm_support::guest_path("fibonacci");
     let dir = std::env::temp_dir();
     let pid = std::process::id();
-    let input = TempFile::new("rv-cli-input", b"12345678901234567890");
+    let input = TempFile::new("rv-cli-input", b"20");
     let proof = dir.join(format!("kestrel-rv-cli-out-{pid}.proof"));
     let out = dir.join(format!("kestrel-rv-cli-out-{pid}.out"));
     let args = ProveArgs {
@@ -120,7 +120,7 @@ fn guest_output_is_bound_by_the_proof() {
         })
     };
     assert_eq!(check(&proof, Some(out.clone())), 0);
-    let run = kestrel_tests::vm_support::run_guest("bignum", b"12345678901234567890");
+    let run = kestrel_tests::vm_support::run_guest("fibonacci", b"20");
     let printed = std::fs::read(&out).unwrap();
     assert!(!printed.is_empty());
     assert_eq!(

@@ -1,8 +1,8 @@
 //! The ECALL and IO tables: honest traces of every call kind satisfy their constraints and
 //! make only true ALU and byte lookups; every single-cell mutation of a real row is
 //! detected; and in a small machine (stand-ins for the CPU, registers and memory; the real
-//! LT and BITWISE) honest read/write calls balance while forged output, broken chains,
-//! out-of-range results and unsupported calls do not.
+//! LT and BITWISE) honest read/write/brk calls balance while forged output, broken chains,
+//! out-of-range results, skipped or forged brk-shrink zeroing and unsupported calls do not.
 
 use std::collections::BTreeMap;
 
@@ -18,7 +18,7 @@ use kestrel_core::rv::io::{self, IoAir};
 use kestrel_core::rv::lt::{self, LtAir};
 use kestrel_core::rv::{
     alu_eval, AluOp, EcallOp, IoWord, BUS_ALU, BUS_BYTE, BUS_ECALL, BUS_IO, BUS_MEM_A, BUS_OUTPUT,
-    BUS_REG_ACCESS, BYTE_RANGE, IO_OUT, SYS_BRK, SYS_EXIT, SYS_READ, SYS_WRITE,
+    BUS_REG_ACCESS, BYTE_RANGE, IO_IN, IO_OUT, IO_ZERO, SYS_BRK, SYS_EXIT, SYS_READ, SYS_WRITE,
 };
 use kestrel_tests::mutation::assert_all_detected;
 
@@ -89,14 +89,18 @@ impl Sim {
         if a7 == BRK {
             self.regs[0] = op.res;
         }
-        if let Some((kind, buf, cnt)) = ecall::transfer(&op) {
-            let mut pos = op.outpos;
+        let chain = ecall::transfer(&op)
+            .or_else(|| ecall::zero_range(&op).map(|(from, cnt)| (IO_ZERO, from, cnt)));
+        if let Some((kind, buf, cnt)) = chain {
+            let mut pos = if kind == IO_ZERO { 0 } else { op.outpos };
             for (w, lo, c) in io::words_of(buf, cnt) {
                 let old = self.mem.get(&w).copied().unwrap_or(0);
                 let mut b = old.to_le_bytes();
                 for byte in &mut b[lo as usize..(lo + c) as usize] {
                     if kind == IO_OUT {
                         self.out.push(*byte);
+                    } else if kind == IO_ZERO {
+                        *byte = 0;
                     } else {
                         *byte = self.input[self.in_pos];
                         self.in_pos += 1;
@@ -127,14 +131,31 @@ impl Sim {
     }
 }
 
+/// Fills the heap's first `0x100` bytes with non-zero data (as stores would).
+fn fill_heap(s: &mut Sim) {
+    for w in HEAP_START / 8..(HEAP_START + 0x100) / 8 {
+        s.mem
+            .insert(w as u32, 0x1111_1111_1111_1111u64.wrapping_mul(w % 15 + 1));
+    }
+}
+
+/// The IO rows of the call `op` (by timestamp).
+fn rows_of(s: &Sim, op: &EcallOp) -> Vec<usize> {
+    (0..s.words.len())
+        .filter(|&i| s.words[i].ts == op.clk + 1)
+        .collect()
+}
+
 /// Every call kind: writes (fd 1, fd 2, zero length, aligned, unaligned), reads (zero
 /// length, full, short, at the end of input), brk (in range, below, above, on both bounds,
-/// a query), exit.
+/// a query; shrinks: multi-word from an unaligned start, inside one word, from an unaligned
+/// old break to a word boundary, back to the heap start), exit.
 fn scenario() -> Sim {
     let input: Vec<u8> = (0..30u8)
         .map(|i| i.wrapping_mul(37).wrapping_add(5))
         .collect();
     let mut s = Sim::new(input);
+    fill_heap(&mut s);
     s.call(WRITE, 1, 0x1003, 13);
     s.call(WRITE, 2, 0x1020, 7);
     s.call(READ, 0, 0x3000, 0);
@@ -152,11 +173,46 @@ fn scenario() -> Sim {
     assert_eq!(s.call(BRK, HEAP_START - 1, 0, 0).res, HEAP_START + 0x100);
     assert_eq!(s.call(BRK, HEAP_LIMIT + 1, 0, 0).res, HEAP_START + 0x100);
     assert_eq!(s.call(BRK, u64::MAX, 0, 0).res, HEAP_START + 0x100);
+    // Shrink to 0x23: a partial first word (bytes 3..8), then whole words up to 0x100.
+    let op = s.call(BRK, HEAP_START + 0x23, 0, 0);
+    assert_eq!(
+        ecall::zero_range(&op),
+        Some((HEAP_START as u32 + 0x23, 0xdd))
+    );
+    assert_eq!(rows_of(&s, &op).len(), 28);
+    // Grow to 0x2d (the bytes 0x23.. read as zero now), shrink inside one word to 0x29.
+    s.call(BRK, HEAP_START + 0x2d, 0, 0);
+    let op = s.call(BRK, HEAP_START + 0x29, 0, 0);
+    assert_eq!(ecall::zero_range(&op), Some((HEAP_START as u32 + 0x29, 4)));
+    assert_eq!(
+        s.words[rows_of(&s, &op)[0]],
+        IoWord {
+            kind: IO_ZERO,
+            ts: op.clk + 1,
+            pos: 0,
+            w: (HEAP_START / 8 + 5) as u32,
+            lo: 1,
+            cnt: 4,
+            old: 0,
+            new: 0,
+        }
+    );
+    // Shrink from the unaligned 0x29 to the word boundary 0x10.
+    let op = s.call(BRK, HEAP_START + 0x10, 0, 0);
+    assert_eq!(rows_of(&s, &op).len(), 4);
+    assert_ne!(s.words[rows_of(&s, &op)[0]].old, 0);
+    // A query (no change), then shrink to the heap start.
+    let op = s.call(BRK, HEAP_START + 0x10, 0, 0);
+    assert_eq!(ecall::zero_range(&op), None);
     assert_eq!(s.call(BRK, HEAP_START, 0, 0).res, HEAP_START);
     assert_eq!(s.call(BRK, HEAP_LIMIT, 0, 0).res, HEAP_LIMIT);
     assert_eq!(s.call(BRK, 0, 0, 0).res, HEAP_LIMIT);
     s.call(EXIT, 3, 0, 0);
     assert_eq!(s.out.len(), 13 + 20 + 8 + 9);
+    // The shrinks zeroed everything from the heap start on.
+    for w in HEAP_START / 8..(HEAP_START + 0x100) / 8 {
+        assert_eq!(s.mem[&(w as u32)], 0);
+    }
     s
 }
 
@@ -285,6 +341,27 @@ fn honest_calls() {
     assert_eq!(ecall::outn(&s.ops[0]), 13);
     assert_eq!(ecall::outn(&s.ops[1]), 0);
     assert_eq!(ecall::transfer(&s.ops[1]), None);
+    // Zeroing rows publish nothing and write zeros.
+    let zero_rows = s.words.iter().filter(|w| w.kind == IO_ZERO).count();
+    assert_eq!(zero_rows, 28 + 1 + 4 + 2);
+    for r in 0..s.words.len() {
+        if s.words[r].kind == IO_ZERO {
+            assert_eq!(it.row(r)[io::ZERO], Felt::ONE);
+            assert_eq!(it.row(r)[io::KIND], Felt::ZERO);
+        }
+    }
+    let shrinks: Vec<_> = s
+        .ops
+        .iter()
+        .filter(|op| ecall::zero_range(op).is_some())
+        .collect();
+    assert_eq!(shrinks.len(), 4);
+    for op in shrinks {
+        assert!(ecall::transfer(op).is_none());
+        assert!(ecall::alu_lookups(op)
+            .iter()
+            .any(|a| a.a == op.res && a.b == op.brk[0] && a.c == 1));
+    }
 }
 
 #[test]
@@ -583,6 +660,162 @@ fn chain_broken() {
     }
     let r = check(&s.ops, &et, &io_trace(&words), &s.out);
     assert!(r.imbalances.iter().any(|i| i.bus == BUS_IO), "{r}");
+    let mut words = s.words.clone();
+    for &i in &read {
+        words[i].kind = IO_ZERO;
+    }
+    let r = check(&s.ops, &et, &io_trace(&words), &s.out);
+    assert!(r.imbalances.iter().any(|i| i.bus == BUS_IO), "{r}");
+}
+
+/// A small run with a shrink: grow, fill (a read into the heap), shrink to `HEAP_START + 5`.
+fn shrink_run() -> (Sim, EcallOp) {
+    let mut s = Sim::new((1..=40).collect());
+    s.call(BRK, HEAP_START + 0x40, 0, 0);
+    s.call(READ, 0, HEAP_START, 0x28);
+    let op = s.call(BRK, HEAP_START + 5, 0, 0);
+    s.call(EXIT, 0, 0, 0);
+    (s, op)
+}
+
+#[test]
+fn chain_brk_shrink() {
+    let (s, op) = shrink_run();
+    assert_ok(&check_sim(&s));
+    let zero = rows_of(&s, &op);
+    // (w0, 5, 3), w1 .. w7 whole: the first five hold input bytes.
+    assert_eq!(zero.len(), 8);
+    assert_eq!(s.words[zero[0]].lo, 5);
+    assert!(zero[..5].iter().all(|&i| s.words[i].old != 0));
+    let et = ecall_trace(&s.ops);
+    let brk_row = 2;
+    assert_eq!(et.row(brk_row)[ecall::SHRINK], Felt::ONE);
+
+    // The zero chain missing entirely, or stopping early (last row, a middle row, the first
+    // row dropped).
+    let words: Vec<IoWord> = s
+        .words
+        .iter()
+        .copied()
+        .filter(|w| w.kind != IO_ZERO)
+        .collect();
+    assert_unbalanced(&check(&s.ops, &et, &io_trace(&words), &s.out), BUS_IO);
+    for drop in [zero[7], zero[3], zero[0]] {
+        let mut words = s.words.clone();
+        words.remove(drop);
+        assert_unbalanced(&check(&s.ops, &et, &io_trace(&words), &s.out), BUS_IO);
+    }
+    // A row covering fewer bytes: the last (the chain stops short of the old break) or a
+    // middle one (a byte skipped, left non-zero).
+    for r in [7, 4] {
+        let mut words = s.words.clone();
+        words[zero[r]].cnt = 7;
+        words[zero[r]].new = s.words[zero[r]].old & (0xff << 56);
+        assert_unbalanced(&check(&s.ops, &et, &io_trace(&words), &s.out), BUS_IO);
+    }
+
+    // The shrink denied (shrink = 0, so no chain is due): LT disagrees.
+    let words: Vec<IoWord> = s
+        .words
+        .iter()
+        .copied()
+        .filter(|w| w.kind != IO_ZERO)
+        .collect();
+    let mut et2 = et.clone();
+    et2.row_mut(brk_row)[ecall::SHRINK] = Felt::ZERO;
+    assert_unbalanced(&check(&s.ops, &et2, &io_trace(&words), &s.out), BUS_ALU);
+
+    // A zeroing row leaving a non-zero byte (covered, or keeping the old byte).
+    for (r, byte) in [(0, 5), (0, 7), (3, 0), (3, 6)] {
+        let mut words = s.words.clone();
+        let wd = &mut words[zero[r]];
+        wd.new |= 0x2a << (8 * byte);
+        assert_fails(
+            &check(&s.ops, &et, &io_trace(&words), &s.out),
+            "io zeroing clears covered bytes",
+        );
+        let mut words = s.words.clone();
+        words[zero[r]].new = s.words[zero[r]].old;
+        assert_fails(
+            &check(&s.ops, &et, &io_trace(&words), &s.out),
+            "io zeroing clears covered bytes",
+        );
+    }
+    // A zeroing row changing an uncovered byte.
+    let mut words = s.words.clone();
+    words[zero[0]].new ^= 1;
+    assert_fails(
+        &check(&s.ops, &et, &io_trace(&words), &s.out),
+        "io input keeps uncovered bytes",
+    );
+
+    // The zero chain relabelled as input (which could keep any bytes) or as output.
+    for kind in [IO_IN, IO_OUT] {
+        let mut words = s.words.clone();
+        for &i in &zero {
+            words[i].kind = kind;
+            words[i].new = s.words[i].old;
+        }
+        let r = check(&s.ops, &et, &io_trace(&words), &s.out);
+        assert!(r.imbalances.iter().any(|i| i.bus == BUS_IO), "{r}");
+    }
+    // Only one flag may be set.
+    let mut it = io_trace(&s.words);
+    it.row_mut(zero[1])[io::KIND] = Felt::ONE;
+    assert_fails(&check(&s.ops, &et, &it, &s.out), "io one kind");
+}
+
+#[test]
+fn chain_brk_false_shrink() {
+    // A shrink claimed when res = old (a query) or res > old (a grow), with a zero chain
+    // that wipes memory the break still covers: LT refuses (SLTU, res, old, 1).
+    let mut s = Sim::new((1..=40).collect());
+    s.call(BRK, HEAP_START + 0x40, 0, 0);
+    s.call(READ, 0, HEAP_START, 0x28);
+    let query = s.call(BRK, HEAP_START + 0x40, 0, 0);
+    let grow = s.call(BRK, HEAP_START + 0x50, 0, 0);
+    s.call(EXIT, 0, 0, 0);
+    assert_ok(&check_sim(&s));
+    assert_eq!(ecall::zero_range(&query), None);
+    assert_eq!(ecall::zero_range(&grow), None);
+
+    // The query: its two zero tokens cancel, so the bus balances without IO rows; only LT
+    // objects.
+    let mut et = ecall_trace(&s.ops);
+    et.row_mut(2)[ecall::SHRINK] = Felt::ONE;
+    assert_unbalanced(&check(&s.ops, &et, &io_trace(&s.words), &s.out), BUS_ALU);
+
+    // The grow, pretending it zeroes the data [old .. res) backwards: not even a chain
+    // exists, and LT objects.
+    let mut et = ecall_trace(&s.ops);
+    et.row_mut(3)[ecall::SHRINK] = Felt::ONE;
+    assert_unbalanced(&check(&s.ops, &et, &io_trace(&s.words), &s.out), BUS_ALU);
+
+    // A shrink flag on a call that is no brk.
+    let mut et = ecall_trace(&s.ops);
+    et.row_mut(1)[ecall::SHRINK] = Felt::ONE;
+    assert_fails(
+        &check(&s.ops, &et, &io_trace(&s.words), &s.out),
+        "ecall shrink unused",
+    );
+
+    // A "shrink" to a result with high bytes set (which the LT comparison with the old
+    // break would also reject).
+    let mut s = Sim::new(vec![]);
+    s.call(BRK, HEAP_START + 0x40, 0, 0);
+    s.call_with(
+        BRK,
+        HEAP_START + (1 << 32),
+        0,
+        0,
+        Some(HEAP_START + (1 << 32)),
+    );
+    let mut et = ecall_trace(&s.ops);
+    et.row_mut(1)[ecall::SHRINK] = Felt::ONE;
+    assert_fails(
+        &check(&s.ops, &et, &io_trace(&s.words), &s.out),
+        "ecall shrink res below 2^32",
+    );
 }
 
 #[test]

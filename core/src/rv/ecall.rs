@@ -13,9 +13,17 @@
 //! | `wout` | 64 | 1 | reads a1 (buf), a2 (len), both `< 2^32`; `res = len`, `outn = len`; IO chain [`IO_OUT`], `cnt = len` |
 //! | `wdbg` | 64 | 2 | reads a1, a2; `res = a2` (the debug text is not proven) |
 //! | `read` | 63 | 0 | reads a1 (buf `< 2^32`), a2 (len); `n = res < 2^32`, `n ≤ len`; IO chain [`IO_IN`], `cnt = n` |
-//! | `brk` | 214 | addr | reads [`REG_BRK`], [`REG_HEAP_LIMIT`], [`REG_HEAP_START`]; `res = a0` if `start ≤ a0 ≤ limit`, else the old break; writes [`REG_BRK`] := `res` |
+//! | `brk` | 214 | addr | reads [`REG_BRK`], [`REG_HEAP_LIMIT`], [`REG_HEAP_START`]; `res = a0` if `start ≤ a0 ≤ limit`, else the old break; writes [`REG_BRK`] := `res`; if `res < old` (a shrink), IO chain [`IO_ZERO`] zeroes `res .. old` |
 //!
 //! `exit` (the bus value) is the `exit` selector itself; `outn = wout · len` (a column).
+//!
+//! A shrink discards the released heap bytes, as the executor (and Linux/qemu) does: the
+//! bytes `res .. old` become zero at memory timestamp `clk + 1`, so memory the break exposes
+//! again reads as zero. `shrink = [res <u old]` is proven by LT; a shrink is always an
+//! in-range call, since an out-of-range one leaves `res = old`. Both breaks are below 2^32:
+//! the break register only ever holds the heap start or an accepted `a0 ≤ limit < 2^32`
+//! (and the row checks the high bytes of both anyway), so their low four bytes as field
+//! elements are the addresses.
 //!
 //! # Columns
 //!
@@ -29,10 +37,12 @@
 //! | [`BRK_OLD`], [`LIMIT`], [`HSTART`] `[8]` | registers 32..35 before the call (zero unless `brk`) |
 //! | [`LT_LO`], [`LT_HI`] | `a0 <u heap_start`, `limit <u a0` (zero unless `brk`) |
 //! | [`OUT`] | `lt_lo ∨ lt_hi` = `lt_lo + lt_hi − lt_lo·lt_hi`: `a0` out of range |
+//! | [`SHRINK`] | `res <u brk_old`: the call lowers the break (zero unless `brk`) |
 //!
 //! # Constraints (every row)
 //!
-//! With `rw = wout + wdbg + read`, `io = wout + read`, `N = Σᵢ₌₀³ resᵢ·256^i`:
+//! With `rw = wout + wdbg + read`, `io = wout + read`, `N = Σᵢ₌₀³ resᵢ·256^i`,
+//! `OLD = Σᵢ₌₀³ brk_oldᵢ·256^i`:
 //!
 //! - selectors boolean, their sum boolean;
 //! - `a7₀ = 93·exit + 64·(wout + wdbg) + 63·read + 214·brk`, `a7₁..₇ = 0`;
@@ -42,7 +52,9 @@
 //! - `outn = wout·N`;
 //! - `(1 − rw)·a1 = (1 − rw)·a2 = 0`, `(1 − brk)·{brk_old, limit, hstart} = 0` bytewise;
 //! - `lt_lo`, `lt_hi` boolean, zero unless `brk`; `out = lt_lo + lt_hi − lt_lo·lt_hi`;
-//! - `brk·(resᵢ − a0ᵢ − out·(brk_oldᵢ − a0ᵢ)) = 0` (degree 3).
+//! - `brk·(resᵢ − a0ᵢ − out·(brk_oldᵢ − a0ᵢ)) = 0` (degree 3);
+//! - `shrink` boolean, zero unless `brk`; `shrink·resᵢ = shrink·brk_oldᵢ = 0` for `i ≥ 4`
+//!   (both breaks below 2^32, so `N` and `OLD` are the full values).
 //!
 //! # Interactions
 //!
@@ -52,13 +64,16 @@
 //!   4clk+1, 0)`, `(REG_HEAP_START, hstart, 4clk+1, 0)`, `(REG_BRK, res, 4clk+2, 1)`,
 //!   multiplicity `brk`;
 //! - send [`BUS_ALU`] `(SLTU, a2, res, 0)` (`len < n` is false), multiplicity `read`;
-//! - send [`BUS_ALU`] `(SLTU, a0, hstart, lt_lo)` and `(SLTU, limit, a0, lt_hi)`,
-//!   multiplicity `brk`;
+//! - send [`BUS_ALU`] `(SLTU, a0, hstart, lt_lo)`, `(SLTU, limit, a0, lt_hi)` and
+//!   `(SLTU, res, brk_old, shrink)`, multiplicity `brk`;
 //! - send [`BUS_IO`] `(wout, buf, clk+1, outpos)` and receive [`BUS_IO`]
 //!   `(wout, buf + N, clk+1, outpos + N)`, multiplicity `io` (`kind = wout` since
 //!   [`IO_OUT`] = 1, [`IO_IN`] = 0; `buf = Σᵢ₌₀³ a1ᵢ·256^i`; for `wout`, `N = len`). A
 //!   zero-length transfer's two tokens cancel; otherwise IO rows must carry the start token
-//!   to the end token (see `io.rs`).
+//!   to the end token (see `io.rs`);
+//! - send [`BUS_IO`] `(IO_ZERO, N, clk+1, 0)` and receive [`BUS_IO`] `(IO_ZERO, OLD, clk+1,
+//!   OLD − N)`, multiplicity `shrink`: IO rows of kind [`IO_ZERO`] must zero every byte of
+//!   `res .. old` (`OLD > N`, so the chain is never empty).
 //!
 //! All bytes here are canonical without lookups of this table's own: the bus values come
 //! from the CPU (which range-checks `res`), register values from the memory argument, and
@@ -69,8 +84,8 @@ use alloc::vec::Vec;
 
 use super::bitwise::ByteCounts;
 use super::{
-    AluOp, EcallOp, ALU_SLTU, BUS_ALU, BUS_ECALL, BUS_IO, BUS_REG_ACCESS, IO_IN, IO_OUT, REG_BRK,
-    REG_HEAP_LIMIT, REG_HEAP_START, SYS_BRK, SYS_EXIT, SYS_READ, SYS_WRITE,
+    AluOp, EcallOp, ALU_SLTU, BUS_ALU, BUS_ECALL, BUS_IO, BUS_REG_ACCESS, IO_IN, IO_OUT, IO_ZERO,
+    REG_BRK, REG_HEAP_LIMIT, REG_HEAP_START, SYS_BRK, SYS_EXIT, SYS_READ, SYS_WRITE,
 };
 use crate::air::{Air, AirBuilder};
 use crate::field::Felt;
@@ -114,8 +129,10 @@ pub const LT_LO: usize = 72;
 pub const LT_HI: usize = 73;
 /// `lt_lo ∨ lt_hi`.
 pub const OUT: usize = 74;
+/// `res <u brk_old`: the call lowers the break.
+pub const SHRINK: usize = 75;
 /// Main columns.
-pub const WIDTH: usize = 75;
+pub const WIDTH: usize = 76;
 
 /// The register number of a1.
 const REG_A1: u64 = 11;
@@ -219,6 +236,19 @@ impl Air for EcallAir {
             );
         }
 
+        // brk shrink.
+        let shrink = m(SHRINK);
+        b.assert_bool("ecall shrink boolean", shrink.clone());
+        b.assert_zero("ecall shrink unused", (k(1) - brk.clone()) * shrink.clone());
+        for i in 4..8 {
+            b.assert_zero("ecall shrink res below 2^32", shrink.clone() * m(RES + i));
+            b.assert_zero(
+                "ecall shrink old break below 2^32",
+                shrink.clone() * m(BRK_OLD + i),
+            );
+        }
+        let old = lin4(BRK_OLD);
+
         // Interactions.
         let r = &row;
         let bytes = |col: usize| (0..8).map(move |i| r[col + i].clone());
@@ -257,13 +287,25 @@ impl Air for EcallAir {
         };
         b.send(BUS_ALU, read, &alu(A2, RES, k(0)));
         b.send(BUS_ALU, brk.clone(), &alu(A0, HSTART, lt_lo));
-        b.send(BUS_ALU, brk, &alu(LIMIT, A0, lt_hi));
+        b.send(BUS_ALU, brk.clone(), &alu(LIMIT, A0, lt_hi));
+        b.send(BUS_ALU, brk, &alu(RES, BRK_OLD, shrink.clone()));
 
         let kind = wout.clone() * Felt::from(IO_OUT);
         let start = [kind.clone(), buf.clone(), m(CLK) + Felt::ONE, m(OUTPOS)];
-        let end = [kind, buf + n.clone(), m(CLK) + Felt::ONE, m(OUTPOS) + n];
+        let end = [
+            kind,
+            buf + n.clone(),
+            m(CLK) + Felt::ONE,
+            m(OUTPOS) + n.clone(),
+        ];
         b.send(BUS_IO, io.clone(), &start);
         b.receive(BUS_IO, io, &end);
+
+        let zero = k(IO_ZERO as u64);
+        let start = [zero.clone(), n.clone(), m(CLK) + Felt::ONE, k(0)];
+        let end = [zero, old.clone(), m(CLK) + Felt::ONE, old - n];
+        b.send(BUS_IO, shrink.clone(), &start);
+        b.receive(BUS_IO, shrink, &end);
     }
 }
 
@@ -311,6 +353,16 @@ pub fn transfer(op: &EcallOp) -> Option<(u32, u32, u32)> {
     }
 }
 
+/// The bytes a `brk` that lowers the break zeroes: `(res, old − res)` when `res < old`
+/// (run as an IO chain of kind [`IO_ZERO`] at memory timestamp `clk + 1`, like
+/// [`transfer`]'s), else `None`.
+pub fn zero_range(op: &EcallOp) -> Option<(u32, u32)> {
+    match call_of(op)? {
+        Call::Brk if op.res < op.brk[0] => Some((op.res as u32, (op.brk[0] - op.res) as u32)),
+        _ => None,
+    }
+}
+
 /// The operations `op`'s row sends on [`BUS_ALU`] (for LT's trace builder).
 pub fn alu_lookups(op: &EcallOp) -> Vec<AluOp> {
     let sltu = |a: u64, b: u64| AluOp {
@@ -326,7 +378,11 @@ pub fn alu_lookups(op: &EcallOp) -> Vec<AluOp> {
             b: op.res,
             c: 0,
         }],
-        Some(Call::Brk) => vec![sltu(op.a0, op.brk[2]), sltu(op.brk[1], op.a0)],
+        Some(Call::Brk) => vec![
+            sltu(op.a0, op.brk[2]),
+            sltu(op.brk[1], op.a0),
+            sltu(op.res, op.brk[0]),
+        ],
         _ => Vec::new(),
     }
 }
@@ -376,6 +432,7 @@ pub fn build_trace(ops: &[EcallOp], _bytes: &mut ByteCounts) -> RowMajorMatrix {
                 row[LT_LO] = Felt::from(lt_lo);
                 row[LT_HI] = Felt::from(lt_hi);
                 row[OUT] = Felt::from(lt_lo || lt_hi);
+                row[SHRINK] = Felt::from(op.res < op.brk[0]);
             }
             Call::Exit => {}
         }

@@ -1,18 +1,25 @@
-//! IO: the read/write transfer chains, one row per memory word a transfer touches.
+//! IO: the read/write transfer chains and the brk-shrink zeroing chains, one row per memory
+//! word a chain touches.
+//!
+//! Three kinds of chain: [`IO_IN`] (read: input bytes written into memory), [`IO_OUT`]
+//! (write to fd 1: memory bytes published as output) and [`IO_ZERO`] (a `brk` that lowers
+//! the break: the released bytes set to zero).
 //!
 //! A row covers bytes `lo .. lo + cnt` of word `w` (`cnt ≥ 1`, `lo + cnt ≤ 8`) for the call
 //! whose memory timestamp is `ts` (`clk + 1`): it takes the chain token `(kind, 8w + lo, ts,
 //! pos)` on [`BUS_IO`] and hands on `(kind, 8w + lo + cnt, ts, pos + cnt)`, accesses the word
 //! through the memory argument ([`BUS_MEM_A`]) and, for output, publishes its bytes on
 //! [`BUS_OUTPUT`] at positions `pos ..`. ECALL starts a chain with `(kind, buf, clk+1,
-//! outpos)` and ends it by taking `(kind, buf + cnt, clk+1, outpos + cnt)`.
+//! outpos)` and ends it by taking `(kind, buf + cnt, clk+1, outpos + cnt)`; a zeroing chain
+//! runs from the new break to the old one with `pos` starting at 0.
 //!
 //! # Columns
 //!
 //! | columns | meaning |
 //! | --- | --- |
 //! | [`REAL`] | 1 on real rows |
-//! | [`KIND`] | [`IO_IN`] (0, read) or [`IO_OUT`] (1, write to fd 1) |
+//! | [`KIND`] | 1 for output ([`IO_OUT`]), else 0 |
+//! | [`ZERO`] | 1 for zeroing ([`IO_ZERO`]), else 0; the token's kind is `kind + 2·zero` |
 //! | [`TS`], [`POS`] | the call's memory timestamp; the transfer position of byte `lo` |
 //! | [`WB`] `[4]` | the word index `w = Σ wbᵢ·256^i`, `w < 2^29` |
 //! | [`LO`] | the first byte covered |
@@ -22,19 +29,22 @@
 //!
 //! # Constraints (every row)
 //!
-//! - `real`, `kind`, `mⱼ` boolean;
+//! - `real`, `kind`, `zero`, `mⱼ` boolean; `kind·zero = 0` (so `kind + 2·zero ∈ {0, 1, 2}`
+//!   names exactly one of [`IO_IN`], [`IO_OUT`], [`IO_ZERO`]);
 //! - `real = Σⱼ mⱼ·(1 − mⱼ₋₁)` (`m₋₁ = 0`): the number of runs of ones in `m` is `real`, so a
 //!   real row has exactly one non-empty contiguous run and a padding row has none;
 //! - `lo = Σⱼ j·mⱼ·(1 − mⱼ₋₁)`: the run's first byte;
 //! - `kind·(newⱼ − oldⱼ) = 0`: output leaves the word unchanged;
-//! - `(1 − kind)·(1 − mⱼ)·(newⱼ − oldⱼ) = 0`: input changes only the covered bytes (the
-//!   input bytes themselves are free witnesses);
-//! - `omⱼ = kind·mⱼ`.
+//! - `(1 − kind)·(1 − mⱼ)·(newⱼ − oldⱼ) = 0`: input and zeroing change only the covered
+//!   bytes (the input bytes themselves are free witnesses);
+//! - `zero·mⱼ·newⱼ = 0`: zeroing sets every covered byte to 0;
+//! - `omⱼ = kind·mⱼ` (input and zeroing rows publish nothing).
 //!
 //! # Interactions
 //!
-//! - receive [`BUS_IO`] `(kind, 8w + lo, ts, pos)`, send [`BUS_IO`] `(kind, 8w + lo + cnt, ts,
-//!   pos + cnt)`, send [`BUS_MEM_A`] `(w, old, new, ts)`, multiplicity `real`;
+//! - receive [`BUS_IO`] `(kind + 2·zero, 8w + lo, ts, pos)`, send [`BUS_IO`] `(kind + 2·zero,
+//!   8w + lo + cnt, ts, pos + cnt)`, send [`BUS_MEM_A`] `(w, old, new, ts)`, multiplicity
+//!   `real`;
 //! - send [`BUS_OUTPUT`] `(pos + j − lo, oldⱼ)` for each `j`, multiplicity `omⱼ`;
 //! - [`BUS_BYTE`] range checks `(wb₀, wb₁)`, `(wb₂, wb₃)`, `(8·wb₃, 0)` (so `w < 2^29`) and
 //!   `(new₀, new₁) … (new₆, new₇)`, multiplicity `real`. `old` comes from a memory token and
@@ -46,7 +56,11 @@
 //! decomposes uniquely and no field wrap occurs. Along a chain the token's address strictly
 //! increases (`cnt ≥ 1`), so the IO rows form a graph without cycles. The token timestamp is
 //! `clk + 1` of the call, unique per call (one ECALL per CPU cycle), and every row's token
-//! pair carries one `(kind, ts)`; tokens of different calls never meet. The only source of a
+//! pair carries one `(kind, ts)` with `kind ∈ {0, 1, 2}` fixed by the row's flags; tokens of
+//! different calls never meet, and a call runs at most one chain (read, write or brk are
+//! exclusive selectors), of the kind its selector fixes: a chain's rows cannot be relabelled
+//! to another kind (an input row cannot stand in for a zeroing row, nor either for an output
+//! row), since their tokens would no longer match ECALL's. The only source of a
 //! call's tokens is ECALL's start token and the only sink its end token, each of multiplicity
 //! one, so balancing the bus forces the call's rows to form exactly one path from `buf` to
 //! `buf + cnt` (no row off the path: any such row's smallest received address would need a
@@ -55,21 +69,27 @@
 //! check (MEMW_A: `ts − old_ts − 1` is range-checked) rejects, so each word appears once.
 //! `pos − address` is invariant along a chain, so the byte at address `a` is published at
 //! position `outpos + (a − buf)`: the output is exactly the buffer's bytes, in order.
+//!
+//! Per kind, each covered byte is then: output — published and unchanged; input — any byte
+//! (range-checked), the rest of the word unchanged; zeroing — 0, the rest of the word
+//! unchanged. So a read writes exactly `buf .. buf + n`, a write publishes exactly
+//! `buf .. buf + len`, and a shrink from `old` to `res` zeroes exactly `res .. old`, each at
+//! the call's memory timestamp.
 
 use alloc::vec::Vec;
 
 use super::bitwise::ByteCounts;
-use super::{IoWord, BUS_BYTE, BUS_IO, BUS_MEM_A, BUS_OUTPUT, BYTE_RANGE};
+use super::{IoWord, BUS_BYTE, BUS_IO, BUS_MEM_A, BUS_OUTPUT, BYTE_RANGE, IO_OUT, IO_ZERO};
 use crate::air::{Air, AirBuilder};
 use crate::field::Felt;
 use crate::matrix::RowMajorMatrix;
 
 #[cfg(doc)]
-use super::{IO_IN, IO_OUT};
+use super::IO_IN;
 
 /// 1 on real rows.
 pub const REAL: usize = 0;
-/// The transfer kind.
+/// 1 on output rows ([`IO_OUT`]).
 pub const KIND: usize = 1;
 /// The call's memory timestamp.
 pub const TS: usize = 2;
@@ -87,8 +107,10 @@ pub const OLD: usize = 17;
 pub const NEW: usize = 25;
 /// Output multiplicities `kind·m[8]`.
 pub const OM: usize = 33;
+/// 1 on zeroing rows ([`IO_ZERO`]).
+pub const ZERO: usize = 41;
 /// Main columns.
-pub const WIDTH: usize = 41;
+pub const WIDTH: usize = 42;
 
 /// The IO table.
 pub struct IoAir;
@@ -104,9 +126,11 @@ impl Air for IoAir {
         let row: Vec<B::Expr> = (0..WIDTH).map(|i| b.main(i)).collect();
         let m = |i: usize| row[i].clone();
         let k = |v: u64| B::Expr::from(Felt::new(v));
-        let (real, kind) = (m(REAL), m(KIND));
+        let (real, kind, zero) = (m(REAL), m(KIND), m(ZERO));
         b.assert_bool("io real boolean", real.clone());
         b.assert_bool("io kind boolean", kind.clone());
+        b.assert_bool("io zero boolean", zero.clone());
+        b.assert_zero("io one kind", kind.clone() * zero.clone());
         let mut runs = k(0);
         let mut first = k(0);
         let mut cnt = k(0);
@@ -127,6 +151,10 @@ impl Air for IoAir {
                 "io input keeps uncovered bytes",
                 (k(1) - kind.clone()) * (k(1) - mj.clone()) * delta,
             );
+            b.assert_zero(
+                "io zeroing clears covered bytes",
+                zero.clone() * mj.clone() * m(NEW + j),
+            );
             b.assert_zero("io output multiplicity", m(OM + j) - kind.clone() * mj);
         }
         b.assert_zero("io one run on real rows", real.clone() - runs);
@@ -134,15 +162,16 @@ impl Air for IoAir {
 
         let w = (0..4).fold(k(0), |a, i| a + m(WB + i) * Felt::new(1 << (8 * i)));
         let addr = w.clone() * Felt::new(8) + m(LO);
+        let token_kind = kind + zero * Felt::TWO;
         b.receive(
             BUS_IO,
             real.clone(),
-            &[kind.clone(), addr.clone(), m(TS), m(POS)],
+            &[token_kind.clone(), addr.clone(), m(TS), m(POS)],
         );
         b.send(
             BUS_IO,
             real.clone(),
-            &[kind, addr + cnt.clone(), m(TS), m(POS) + cnt],
+            &[token_kind, addr + cnt.clone(), m(TS), m(POS) + cnt],
         );
         let mut access = Vec::with_capacity(18);
         access.push(w);
@@ -184,8 +213,9 @@ pub fn words_of(buf: u32, cnt: u32) -> Vec<(u32, u8, u8)> {
     out
 }
 
-/// IO's trace for `rows` (one per word of every transfer, any order), recording its byte
-/// lookups in `bytes`. Height: the next power of two ≥ 8; padding rows are all zero.
+/// IO's trace for `rows` (one per word of every transfer or zeroing chain, any order; `kind`
+/// is [`IO_IN`], [`IO_OUT`] or [`IO_ZERO`]), recording its byte lookups in `bytes`. Height:
+/// the next power of two ≥ 8; padding rows are all zero.
 pub fn build_trace(rows: &[IoWord], bytes: &mut ByteCounts) -> RowMajorMatrix {
     let h = rows.len().next_power_of_two().max(8);
     let mut t = RowMajorMatrix::zeros(h, WIDTH);
@@ -193,9 +223,12 @@ pub fn build_trace(rows: &[IoWord], bytes: &mut ByteCounts) -> RowMajorMatrix {
     for (r, io) in rows.iter().enumerate() {
         debug_assert!(io.cnt >= 1 && io.lo as u32 + io.cnt as u32 <= 8);
         debug_assert!(io.w < 1 << 29);
+        debug_assert!(io.kind <= IO_ZERO);
+        let (out, zero) = (io.kind == IO_OUT, io.kind == IO_ZERO);
         let row = t.row_mut(r);
         row[REAL] = Felt::ONE;
-        row[KIND] = Felt::from(io.kind);
+        row[KIND] = Felt::from(out);
+        row[ZERO] = Felt::from(zero);
         row[TS] = Felt::new(io.ts);
         row[POS] = Felt::new(io.pos);
         let wb = io.w.to_le_bytes();
@@ -207,7 +240,7 @@ pub fn build_trace(rows: &[IoWord], bytes: &mut ByteCounts) -> RowMajorMatrix {
         for j in 0..8 {
             let covered = j >= io.lo as usize && j < io.lo as usize + io.cnt as usize;
             row[M + j] = Felt::from(covered);
-            row[OM + j] = Felt::from(covered && io.kind != 0);
+            row[OM + j] = Felt::from(covered && out);
             row[OLD + j] = byte(old[j]);
             row[NEW + j] = byte(new[j]);
         }

@@ -19,8 +19,8 @@ use super::register::{self, RegisterAir};
 use super::store::{self, StoreAir};
 use super::{
     AluOp, EcallOp, IoWord, LoadOp, StoreOp, WordAccess, BUS_EXIT, BUS_OUTPUT, BYTE_AND, BYTE_OR,
-    BYTE_XOR, IO_IN, IO_OUT, MEMOP_LOAD, MEMOP_STORE, REG_BRK, REG_HEAP_LIMIT, REG_HEAP_START,
-    SYS_BRK, SYS_EXIT,
+    BYTE_XOR, IO_IN, IO_OUT, IO_ZERO, MEMOP_LOAD, MEMOP_STORE, REG_BRK, REG_HEAP_LIMIT,
+    REG_HEAP_START, SYS_BRK, SYS_EXIT,
 };
 use crate::air::{Air, Direction, Machine, PublicInteraction, TableAir};
 use crate::field::Felt;
@@ -751,6 +751,30 @@ impl Run<'_> {
                 }
                 self.io.push(IoWord {
                     kind,
+                    ts: mts,
+                    pos,
+                    w,
+                    lo,
+                    cnt: c,
+                    old: a.old,
+                    new: a.new,
+                });
+                self.mem_a.push(a);
+                pos += c as u64;
+            }
+        }
+        if let Some((from, cnt)) = ecall::zero_range(&op) {
+            // A break shrink: the released bytes become zero.
+            let mts = clk + 1;
+            let mut pos = 0u64;
+            for (w, lo, c) in io::words_of(from, cnt) {
+                let a = self.mem.access(pc, w, mts, |v| {
+                    let mut b = v.to_le_bytes();
+                    b[lo as usize..(lo + c) as usize].fill(0);
+                    u64::from_le_bytes(b)
+                })?;
+                self.io.push(IoWord {
+                    kind: IO_ZERO,
                     ts: mts,
                     pos,
                     w,

@@ -135,6 +135,9 @@ pub const MEMOP_STORE: u32 = 40;
 pub const IO_IN: u32 = 0;
 /// [`BUS_IO`] kind of a write to fd 1 (public output).
 pub const IO_OUT: u32 = 1;
+/// [`BUS_IO`] kind of a break shrink: the bytes from the new break up to the old one become
+/// zero (so memory the break exposes again reads as zero, as under Linux/qemu).
+pub const IO_ZERO: u32 = 2;
 
 /// The program break, as a register of the memory argument.
 pub const REG_BRK: u32 = 32;
