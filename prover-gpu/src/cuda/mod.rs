@@ -14,6 +14,8 @@ pub mod device;
 pub mod error;
 pub mod eval;
 pub mod fill;
+pub mod fill_alu;
+pub mod fill_mem;
 pub mod fri;
 pub mod grind;
 pub mod logup;
