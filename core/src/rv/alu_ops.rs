@@ -1,6 +1,8 @@
 //! ALU operation codes (the first value of a [`super::BUS_ALU`] tuple) and the op record
 //! every ALU table's trace builder takes.
 
+use alloc::vec::Vec;
+
 /// `c = (a <s b)`.
 pub const ALU_SLT: u32 = 1;
 /// `c = (a <u b)`.
@@ -53,6 +55,46 @@ pub struct AluOp {
     pub a: u64,
     pub b: u64,
     pub c: u64,
+}
+
+/// One distinct `(op, a, b)` of a table's operations and how many times it occurred: the
+/// content of one trace row of the tables that merge repeats into a multiplicity column.
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Distinct {
+    pub op: u32,
+    pub a: u64,
+    pub b: u64,
+    pub mult: u32,
+}
+
+/// The distinct `(op, a, b)` of `ops` with their multiplicities, sorted by `(op, a, b)`
+/// (the order a `BTreeMap` keyed by `(op, a, b)` iterates in). Multiplicities wrap modulo
+/// 2^32, as a `u32` counter incremented once per op would.
+pub fn distinct_ops(ops: &[AluOp]) -> Vec<Distinct> {
+    let mut keys: Vec<(u32, u64, u64)> = ops.iter().map(|o| (o.op, o.a, o.b)).collect();
+    keys.sort_unstable();
+    let mut out: Vec<Distinct> = Vec::new();
+    let mut i = 0;
+    while i < keys.len() {
+        let k = keys[i];
+        let mut j = i + 1;
+        while j < keys.len() && keys[j] == k {
+            j += 1;
+        }
+        out.push(Distinct {
+            op: k.0,
+            a: k.1,
+            b: k.2,
+            mult: (j - i) as u32,
+        });
+        i = j;
+    }
+    out
+}
+
+/// The height of a table with one row per distinct op: the next power of two ≥ 8.
+pub fn distinct_height(rows: usize) -> usize {
+    rows.next_power_of_two().max(8)
 }
 
 /// The reference semantics of every ALU operation (what the executor computes).

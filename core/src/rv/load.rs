@@ -269,3 +269,13 @@ pub fn build_trace(ops: &[LoadOp], bytes: &mut ByteCounts) -> RowMajorMatrix {
     }
     t
 }
+
+/// The byte lookups [`build_trace`] records for `ops`, without building the trace (for a
+/// table filled elsewhere, e.g. on a device): one `(RANGE, q, 2·low7)` per op; padding rows
+/// record nothing (their multiplicity is `is_real = 0`).
+pub fn lookups(ops: &[LoadOp], bytes: &mut ByteCounts) {
+    for op in ops {
+        let top = load_value(op).to_le_bytes()[width_of(op.funct3) as usize - 1];
+        bytes.range((op.addr as u8) >> 3, 2 * (top & 0x7f));
+    }
+}

@@ -23,10 +23,13 @@
 //! Byte lookups: `(d₀,d₁) … (d₆,d₇)` and `(2·ra, 2·rb)`, multiplicity 1 on every row
 //! (padding rows look up zeros).
 
-use alloc::collections::BTreeMap;
+use alloc::vec::Vec;
 
 use super::bitwise::ByteCounts;
-use super::{alu_eval, AluOp, ALU_SLT, ALU_SLTU, BUS_ALU, BUS_BYTE, BYTE_RANGE};
+use super::{
+    alu_eval, distinct_height, distinct_ops, AluOp, Distinct, ALU_SLT, ALU_SLTU, BUS_ALU, BUS_BYTE,
+    BYTE_RANGE,
+};
 use crate::air::{Air, AirBuilder};
 use crate::field::Felt;
 use crate::matrix::RowMajorMatrix;
@@ -131,28 +134,37 @@ impl Air for LtAir {
     }
 }
 
-/// LT's trace for the SLT/SLTU operations `ops` (any order, repeats merged into `m`),
-/// recording its byte lookups in `bytes`. Height: the next power of two ≥ 8.
-pub fn build_trace(ops: &[AluOp], bytes: &mut ByteCounts) -> RowMajorMatrix {
-    let mut rows: BTreeMap<(u32, u64, u64), u32> = BTreeMap::new();
+/// The distinct SLT/SLTU operations of `ops` (any order), sorted by `(op, a, b)`, repeats
+/// merged into multiplicities: LT's rows in order.
+pub fn distinct(ops: &[AluOp]) -> Vec<Distinct> {
     for o in ops {
         debug_assert!(o.op == ALU_SLT || o.op == ALU_SLTU, "LT got op {}", o.op);
         debug_assert_eq!(alu_eval(o.op, o.a, o.b), Some(o.c));
-        *rows.entry((o.op, o.a, o.b)).or_default() += 1;
     }
-    let h = rows.len().next_power_of_two().max(8);
+    distinct_ops(ops)
+}
+
+/// What a row computes: `(a', b')` (the sign bits flipped for SLT) and `d = a' − b'`.
+fn compare(r: &Distinct) -> (u64, u64, u64) {
+    let flip = if r.op == ALU_SLT { 1u64 << 63 } else { 0 };
+    let (a2, b2) = (r.a ^ flip, r.b ^ flip);
+    (a2, b2, a2.wrapping_sub(b2))
+}
+
+/// LT's trace with one row per entry of `rows` (in order; any op other than SLT fills as
+/// SLTU), then all-zero padding rows up to [`distinct_height`]. Records no lookups.
+pub fn fill_distinct(rows: &[Distinct]) -> RowMajorMatrix {
+    let h = distinct_height(rows.len());
     let mut t = RowMajorMatrix::zeros(h, WIDTH);
     let f = |v: u64| Felt::new(v);
-    for (r, (&(op, a, b), &m)) in rows.iter().enumerate() {
+    for (r, x) in rows.iter().enumerate() {
         let row = t.row_mut(r);
-        let signed = op == ALU_SLT;
-        let flip = if signed { 1u64 << 63 } else { 0 };
-        let (a2, b2) = (a ^ flip, b ^ flip);
-        let d = a2.wrapping_sub(b2);
+        let signed = x.op == ALU_SLT;
+        let (a2, b2, d) = compare(x);
         let borrow = (a2 as u32) < (b2 as u32);
         row[SEL_SLT] = Felt::from(signed);
         row[SEL_SLTU] = Felt::from(!signed);
-        let (ab, bb, db) = (a.to_le_bytes(), b.to_le_bytes(), d.to_le_bytes());
+        let (ab, bb, db) = (x.a.to_le_bytes(), x.b.to_le_bytes(), d.to_le_bytes());
         for i in 0..8 {
             row[A + i] = f(ab[i] as u64);
             row[B + i] = f(bb[i] as u64);
@@ -160,22 +172,39 @@ pub fn build_trace(ops: &[AluOp], bytes: &mut ByteCounts) -> RowMajorMatrix {
         }
         row[BORROW] = Felt::from(borrow);
         row[LT] = Felt::from(a2 < b2);
-        let (ra, rb) = (ab[7] & 0x7f, bb[7] & 0x7f);
         row[SA] = f((ab[7] >> 7) as u64);
-        row[RA] = f(ra as u64);
+        row[RA] = f((ab[7] & 0x7f) as u64);
         row[SB] = f((bb[7] >> 7) as u64);
-        row[RB] = f(rb as u64);
-        row[M] = Felt::from(m);
-        bytes.range(2 * ra, 2 * rb);
+        row[RB] = f((bb[7] & 0x7f) as u64);
+        row[M] = Felt::from(x.mult);
+    }
+    t
+}
+
+/// The byte lookups of LT's trace of `rows` with `height` rows (padding rows look up
+/// zeros): five per row.
+pub fn lookups(rows: &[Distinct], height: usize, bytes: &mut ByteCounts) {
+    debug_assert!(height >= rows.len());
+    for x in rows {
+        let (_, _, d) = compare(x);
+        let (ab, bb, db) = (x.a.to_le_bytes(), x.b.to_le_bytes(), d.to_le_bytes());
+        bytes.range(2 * (ab[7] & 0x7f), 2 * (bb[7] & 0x7f));
         for i in (0..8).step_by(2) {
             bytes.range(db[i], db[i + 1]);
         }
     }
-    // Padding rows look up zeros.
-    for _ in rows.len()..h {
+    for _ in rows.len()..height {
         for _ in 0..5 {
             bytes.range(0, 0);
         }
     }
+}
+
+/// LT's trace for the SLT/SLTU operations `ops` (any order, repeats merged into `m`),
+/// recording its byte lookups in `bytes`. Height: the next power of two ≥ 8.
+pub fn build_trace(ops: &[AluOp], bytes: &mut ByteCounts) -> RowMajorMatrix {
+    let rows = distinct(ops);
+    let t = fill_distinct(&rows);
+    lookups(&rows, t.height(), bytes);
     t
 }

@@ -2,7 +2,6 @@
 //! the trace builder that turns an execution into every table's trace.
 
 use alloc::boxed::Box;
-use alloc::collections::BTreeMap;
 use alloc::vec;
 use alloc::vec::Vec;
 
@@ -508,11 +507,54 @@ pub struct PackedTraces {
     pub public: Vec<Felt>,
 }
 
+/// The program's code slots, decoded once: a step's DECODE row and fields from its pc.
+struct CodeSlots {
+    /// `(first pc, first slot, slots)` per run of consecutive instruction words.
+    runs: Vec<(u32, usize, usize)>,
+    decoded: Vec<Option<Decoded>>,
+}
+
+impl CodeSlots {
+    fn new(program: &ProgramImage) -> CodeSlots {
+        let mut runs: Vec<(u32, usize, usize)> = Vec::new();
+        for (i, &(pc, _)) in program.code.iter().enumerate() {
+            match runs.last_mut() {
+                Some((first, _, len)) if first.wrapping_add(4 * *len as u32) == pc => *len += 1,
+                _ => runs.push((pc, i, 1)),
+            }
+        }
+        runs.sort_unstable();
+        let decoded = program
+            .code
+            .iter()
+            .map(|&(pc, word)| decode_for_air(pc, word))
+            .collect();
+        CodeSlots { runs, decoded }
+    }
+
+    /// The step's DECODE row and decoded fields.
+    fn get(&self, s: &Step) -> Result<(usize, &Decoded), TraceError> {
+        let not_in = TraceError::NotInProgram { pc: s.pc };
+        let k = self.runs.partition_point(|r| r.0 <= s.pc);
+        let &(first, slot0, len) = self.runs.get(k.wrapping_sub(1)).ok_or(not_in.clone())?;
+        let off = s.pc - first;
+        if off % 4 != 0 || (off / 4) as usize >= len {
+            return Err(not_in);
+        }
+        let slot = slot0 + (off / 4) as usize;
+        let d = self.decoded[slot].as_ref().ok_or(TraceError::Unsupported {
+            pc: s.pc,
+            word: s.word,
+        })?;
+        Ok((slot, d))
+    }
+}
+
 /// Memory as the memory argument sees it: each touched word's value and last timestamp.
 struct MemReplay<'a> {
     image: &'a [(u32, u64)],
     floor: u32,
-    words: BTreeMap<u32, (u64, u64)>,
+    words: hashbrown::HashMap<u32, (u64, u64)>,
 }
 
 impl MemReplay<'_> {
@@ -809,12 +851,7 @@ pub fn pack_traces(
     if steps.len() > 1 << 26 {
         return Err(TraceError::TooLong { steps: steps.len() });
     }
-    let rows: BTreeMap<u32, usize> = program
-        .code
-        .iter()
-        .enumerate()
-        .map(|(i, &(pc, _))| (pc, i))
-        .collect();
+    let slots = CodeSlots::new(program);
     let decode_h = program.code.len().next_power_of_two().max(8);
     let mut decode_mult = vec![0u64; decode_h];
     let n = steps.len();
@@ -830,7 +867,7 @@ pub fn pack_traces(
         mem: MemReplay {
             image: &program.words,
             floor: program.heap_start / 8,
-            words: BTreeMap::new(),
+            words: hashbrown::HashMap::new(),
         },
         file: memw_r::RegFile::new(register::initial_registers(program)),
         memw: MemwRRecords {
@@ -855,17 +892,11 @@ pub fn pack_traces(
     let mut exit_code = None;
     let mut outpos = 0u64;
     for (clk, s) in steps.iter().enumerate() {
-        let d = decode_for_air(s.pc, s.word).ok_or(TraceError::Unsupported {
-            pc: s.pc,
-            word: s.word,
-        })?;
-        let r = *rows
-            .get(&s.pc)
-            .ok_or(TraceError::NotInProgram { pc: s.pc })?;
+        let (r, d) = slots.get(s)?;
         decode_mult[r] += 1;
-        let b = cpu::operand_b(s, &d);
-        let (sum, _) = cpu::sum_and_carries(s.rs1_val, b, &d);
-        let res = cpu::result(s, &d, b, sum);
+        let b = cpu::operand_b(s, d);
+        let (sum, _) = cpu::sum_and_carries(s.rs1_val, b, d);
+        let res = cpu::result(s, d, b, sum);
         rec.dec_row.push(r as u32);
         rec.rs1.push(s.rs1_val);
         rec.rs2.push(s.rs2_val);
@@ -874,7 +905,7 @@ pub fn pack_traces(
         run.cpu_reg(d.rs1, s.rs1_val, ts + 1, false);
         run.cpu_reg(d.rs2, s.rs2_val, ts + 2, false);
         if d.class[class::LOAD] || d.class[class::STORE] {
-            run.load_store(s.pc, &d, s, clk as u64)?;
+            run.load_store(s.pc, d, s, clk as u64)?;
         }
         if d.class[class::ECALL] {
             let op = run.ecall(s.pc, s, clk as u64, outpos)?;
@@ -893,7 +924,7 @@ pub fn pack_traces(
         }
         let written = if d.wr { res } else { 0 };
         run.cpu_reg(d.rd, written, ts + 3, true);
-        step_lookups(&d, s.rs1_val, b, res, sum, &mut run.alu_ops, &mut run.bytes);
+        step_lookups(d, s.rs1_val, b, res, sum, &mut run.alu_ops, &mut run.bytes);
     }
     let exit = decode_for_air(last.pc, last.word).is_some_and(|d| d.class[class::ECALL]);
     let exit_code = match exit_code {
@@ -944,12 +975,13 @@ pub fn pack_traces(
         .iter()
         .map(|&(w, init)| mem.words.get(&w).copied().unwrap_or((init, 0)))
         .collect();
-    let zero: Vec<(u32, u64, u64)> = mem
+    let mut zero: Vec<(u32, u64, u64)> = mem
         .words
         .iter()
         .filter(|(w, _)| mem.image_value(**w).is_none())
         .map(|(&w, &(v, ts))| (w, v, ts))
         .collect();
+    zero.sort_unstable_by_key(|z| z.0);
     let image = page::MemoryImage {
         words: program.words.clone(),
         heap_start: program.heap_start,

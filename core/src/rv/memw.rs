@@ -215,3 +215,28 @@ pub fn build_trace_s(
     }
     m
 }
+
+/// The freshness range checks one access records: the four bytes of `ts − old_ts − 1`
+/// (wrapping, as the trace writes them) in two lookups.
+fn access_lookups(a: &WordAccess, bytes: &mut ByteCounts) {
+    let d = (a.ts.wrapping_sub(a.old_ts).wrapping_sub(1) as u32).to_le_bytes();
+    bytes.range(d[0], d[1]);
+    bytes.range(d[2], d[3]);
+}
+
+/// The byte lookups [`build_trace_a`] records for `accesses`, without building the trace
+/// (for a table filled elsewhere, e.g. on a device); padding rows record nothing (their
+/// multiplicity is `is_real = 0`).
+pub fn lookups_a(accesses: &[WordAccess], bytes: &mut ByteCounts) {
+    for a in accesses {
+        access_lookups(a, bytes);
+    }
+}
+
+/// The byte lookups [`build_trace_s`] records for `accesses`, without building the trace.
+pub fn lookups_s(accesses: &[(WordAccess, WordAccess)], bytes: &mut ByteCounts) {
+    for (a0, a1) in accesses {
+        access_lookups(a0, bytes);
+        access_lookups(a1, bytes);
+    }
+}

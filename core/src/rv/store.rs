@@ -216,3 +216,13 @@ pub fn build_trace(ops: &[StoreOp], bytes: &mut ByteCounts) -> RowMajorMatrix {
     }
     t
 }
+
+/// The byte lookups [`build_trace`] records for `ops`, without building the trace (for a
+/// table filled elsewhere, e.g. on a device): one `(RANGE, q, 8·q)` per op; padding rows
+/// record nothing (their multiplicity is `is_real = 0`).
+pub fn lookups(ops: &[StoreOp], bytes: &mut ByteCounts) {
+    for op in ops {
+        let q = (op.addr as u8) >> 3;
+        bytes.range(q, q << 3);
+    }
+}

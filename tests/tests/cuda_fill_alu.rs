@@ -1,0 +1,579 @@
+//! Device-resident fills of LT and SHIFT (kernels/fill_alu.cu) from their distinct ops.
+//!
+//! Without a GPU: the split builders (`distinct` + `fill_distinct` + `lookups`) give exactly
+//! the traces and byte counts of the former `BTreeMap`-based builders, kept here as the
+//! reference, on edge-case, random and real-program ops. The GPU tests are `#[ignore]`d
+//! ("needs a CUDA device") and run with `--ignored` on the GPU machine, where a missing
+//! device fails them: each device trace equals `fill_distinct` bit for bit.
+
+use std::collections::BTreeMap;
+
+use kestrel_core::field::Felt;
+use kestrel_core::matrix::RowMajorMatrix;
+use kestrel_core::rv::bitwise::ByteCounts;
+use kestrel_core::rv::cpu::{operand_b, result, sum_and_carries};
+use kestrel_core::rv::decode::{class, decode_for_air};
+use kestrel_core::rv::{
+    alu_eval, distinct_height, lt, shift, AluOp, Distinct, ALU_SLL, ALU_SLLW, ALU_SLT, ALU_SLTU,
+    ALU_SRA, ALU_SRAW, ALU_SRL, ALU_SRLW,
+};
+use kestrel_prover_gpu::rv::steps;
+use kestrel_tests::vm_support::run_recorded;
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+
+const LT_OPS: [u32; 2] = [ALU_SLT, ALU_SLTU];
+const SHIFT_OPS: [u32; 6] = [ALU_SLL, ALU_SRL, ALU_SRA, ALU_SLLW, ALU_SRLW, ALU_SRAW];
+
+/// The LT builder as it was (a `BTreeMap` of distinct ops), the reference.
+fn old_lt(ops: &[AluOp], bytes: &mut ByteCounts) -> RowMajorMatrix {
+    use lt::*;
+    let mut rows: BTreeMap<(u32, u64, u64), u32> = BTreeMap::new();
+    for o in ops {
+        *rows.entry((o.op, o.a, o.b)).or_default() += 1;
+    }
+    let h = rows.len().next_power_of_two().max(8);
+    let mut t = RowMajorMatrix::zeros(h, WIDTH);
+    let f = |v: u64| Felt::new(v);
+    for (r, (&(op, a, b), &m)) in rows.iter().enumerate() {
+        let row = t.row_mut(r);
+        let signed = op == ALU_SLT;
+        let flip = if signed { 1u64 << 63 } else { 0 };
+        let (a2, b2) = (a ^ flip, b ^ flip);
+        let d = a2.wrapping_sub(b2);
+        let borrow = (a2 as u32) < (b2 as u32);
+        row[SEL_SLT] = Felt::from(signed);
+        row[SEL_SLTU] = Felt::from(!signed);
+        let (ab, bb, db) = (a.to_le_bytes(), b.to_le_bytes(), d.to_le_bytes());
+        for i in 0..8 {
+            row[A + i] = f(ab[i] as u64);
+            row[B + i] = f(bb[i] as u64);
+            row[D + i] = f(db[i] as u64);
+        }
+        row[BORROW] = Felt::from(borrow);
+        row[LT] = Felt::from(a2 < b2);
+        let (ra, rb) = (ab[7] & 0x7f, bb[7] & 0x7f);
+        row[SA] = f((ab[7] >> 7) as u64);
+        row[RA] = f(ra as u64);
+        row[SB] = f((bb[7] >> 7) as u64);
+        row[RB] = f(rb as u64);
+        row[M] = Felt::from(m);
+        bytes.range(2 * ra, 2 * rb);
+        for i in (0..8).step_by(2) {
+            bytes.range(db[i], db[i + 1]);
+        }
+    }
+    for _ in rows.len()..h {
+        for _ in 0..5 {
+            bytes.range(0, 0);
+        }
+    }
+    t
+}
+
+/// The SHIFT builder as it was, the reference.
+fn old_shift(ops: &[AluOp], bytes: &mut ByteCounts) -> RowMajorMatrix {
+    let mut rows: BTreeMap<(u32, u64, u64), u32> = BTreeMap::new();
+    for o in ops {
+        *rows.entry((o.op, o.a, o.b)).or_default() += 1;
+    }
+    let h = rows.len().next_power_of_two().max(8);
+    let mut t = RowMajorMatrix::zeros(h, shift::WIDTH);
+    for (r, (&(op, a, b), &m)) in rows.iter().enumerate() {
+        old_shift_row(t.row_mut(r), op, a, b, m, bytes);
+    }
+    for _ in rows.len()..h {
+        for _ in 0..10 {
+            bytes.range(0, 0);
+        }
+    }
+    t
+}
+
+fn old_shift_row(row: &mut [Felt], op: u32, a: u64, b: u64, m: u32, bytes: &mut ByteCounts) {
+    use shift::*;
+    let f = |v: u64| Felt::new(v);
+    let sel = OPS.iter().position(|&o| o == op).unwrap_or(0);
+    let word = sel >= 3;
+    let left = op == ALU_SLL || op == ALU_SLLW;
+    let c = alu_eval(op, a, b).unwrap_or(0);
+    let (ab, bb, cb) = (a.to_le_bytes(), b.to_le_bytes(), c.to_le_bytes());
+    row[SEL + sel] = Felt::ONE;
+    for i in 0..8 {
+        row[A + i] = f(ab[i] as u64);
+        row[B + i] = f(bb[i] as u64);
+        row[C + i] = f(cb[i] as u64);
+    }
+    let b0 = bb[0] as u64;
+    row[H5] = f((b0 >> 5) & 1);
+    row[H6] = f((b0 >> 6) & 1);
+    row[H7] = f(b0 >> 7);
+    let amount = if word { b0 & 31 } else { b0 & 63 };
+    let e = if left { amount } else { 64 - amount };
+    let s = e % 8;
+    row[S0] = f(s & 1);
+    row[S1] = f((s >> 1) & 1);
+    row[S2] = f(s >> 2);
+    row[POW] = f((1 << s) - 1);
+    row[J + (e / 8) as usize] = Felt::ONE;
+    let sign = |byte: u8| (byte >> 7) as u64;
+    let fill_w = if op == ALU_SRAW { 255 * sign(ab[3]) } else { 0 };
+    let mut hi7 = 0;
+    for i in 0..8 {
+        let x = if i >= 4 && word { fill_w } else { ab[i] as u64 };
+        let (lo, hi) = ((x << s) & 0xff, (x << s) >> 8);
+        row[LO + i] = f(lo);
+        row[HI + i] = f(hi);
+        hi7 = hi;
+        bytes.range(lo as u8, hi as u8);
+    }
+    let sigma = match op {
+        ALU_SRA => sign(ab[7]),
+        ALU_SRAW => sign(ab[3]),
+        _ => 0,
+    };
+    row[SIGMA] = f(sigma);
+    row[T8] = f(hi7 + sigma * (256 - (1 << s)));
+    let (ra7, ra3, rc) = (ab[7] & 0x7f, ab[3] & 0x7f, cb[3] & 0x7f);
+    row[SA7] = f(sign(ab[7]));
+    row[RA7] = f(ra7 as u64);
+    row[SA3] = f(sign(ab[3]));
+    row[RA3] = f(ra3 as u64);
+    row[SC] = f(sign(cb[3]));
+    row[RC] = f(rc as u64);
+    row[M] = Felt::from(m);
+    bytes.range(2 * ra7, 2 * ra3);
+    bytes.range(2 * rc, 8 * (b0 & 31) as u8);
+}
+
+/// Values at the sign, word and byte boundaries.
+const EDGE_VALUES: [u64; 18] = [
+    0,
+    1,
+    2,
+    u64::MAX,
+    u64::MAX - 1,
+    0x8000_0000_0000_0000,
+    0x8000_0000_0000_0001,
+    0x7fff_ffff_ffff_ffff,
+    0xffff_ffff,
+    0x8000_0000,
+    0x7fff_ffff,
+    0xffff_ffff_8000_0000,
+    0xffff_ffff_0000_0000,
+    0x1_0000_0000,
+    0xff,
+    0x80,
+    0x8080_8080_8080_8080,
+    0x0123_4567_89ab_cdef,
+];
+
+/// Shift amounts: 0, 1, 31, 32, 63, 64 and beyond, and high bits that do not count.
+const SHIFT_AMOUNTS: [u64; 20] = [
+    0,
+    1,
+    7,
+    8,
+    31,
+    32,
+    33,
+    63,
+    64,
+    65,
+    95,
+    96,
+    127,
+    128,
+    255,
+    256,
+    0x1_0000_001f,
+    0xffff_ffff_ffff_ffe0,
+    0xffff_ffff_ffff_ffc1,
+    u64::MAX,
+];
+
+fn op(op: u32, a: u64, b: u64) -> AluOp {
+    AluOp {
+        op,
+        a,
+        b,
+        c: alu_eval(op, a, b).unwrap(),
+    }
+}
+
+/// Every LT op on every pair of edge values, some twice.
+fn lt_edge_ops() -> Vec<AluOp> {
+    let mut out = Vec::new();
+    for &o in &LT_OPS {
+        for (i, &a) in EDGE_VALUES.iter().enumerate() {
+            for (j, &b) in EDGE_VALUES.iter().enumerate() {
+                out.push(op(o, a, b));
+                if (i + j) % 3 == 0 {
+                    out.push(op(o, a, b));
+                }
+            }
+        }
+    }
+    out
+}
+
+/// Every shift op on every edge value with every edge amount, some twice.
+fn shift_edge_ops() -> Vec<AluOp> {
+    let mut out = Vec::new();
+    for &o in &SHIFT_OPS {
+        for (i, &a) in EDGE_VALUES.iter().enumerate() {
+            for (j, &b) in SHIFT_AMOUNTS.iter().enumerate() {
+                out.push(op(o, a, b));
+                if (i + j) % 4 == 1 {
+                    out.push(op(o, a, b));
+                }
+            }
+        }
+    }
+    out
+}
+
+/// `n` random ops from `ops`: edge or random values and amounts, with repeats.
+fn random_ops(ops: &[u32], n: usize, seed: u64) -> Vec<AluOp> {
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    let shift = ops[0] == ALU_SLL;
+    let mut out: Vec<AluOp> = Vec::with_capacity(n);
+    for _ in 0..n {
+        if !out.is_empty() && rng.gen_bool(0.2) {
+            let k = rng.gen_range(0..out.len());
+            out.push(out[k]);
+            continue;
+        }
+        let o = ops[rng.gen_range(0..ops.len())];
+        let a = if rng.gen_bool(0.3) {
+            EDGE_VALUES[rng.gen_range(0..EDGE_VALUES.len())]
+        } else {
+            rng.gen()
+        };
+        let b = match (shift, rng.gen_range(0..3)) {
+            (true, 0) => SHIFT_AMOUNTS[rng.gen_range(0..SHIFT_AMOUNTS.len())],
+            (true, 1) => rng.gen_range(0..64),
+            (false, 0) => EDGE_VALUES[rng.gen_range(0..EDGE_VALUES.len())],
+            // Close to a: equal high or low halves.
+            (false, 1) => a ^ (rng.gen::<u64>() >> rng.gen_range(0..64)),
+            _ => rng.gen(),
+        };
+        out.push(op(o, a, b));
+    }
+    out
+}
+
+/// The ALU ops of the CPU's ALU and branch rows of a guest's run (the system calls' own
+/// compares are not included), restricted to `ops`.
+fn program_ops(name: &str, input: &[u8], ops: &[u32]) -> Vec<AluOp> {
+    let (_, records, _) = run_recorded(name, input);
+    steps(&records)
+        .iter()
+        .filter_map(|s| {
+            let d = decode_for_air(s.pc, s.word)?;
+            if !(d.class[class::ALU] || d.class[class::BRANCH]) || !ops.contains(&d.alu_op) {
+                return None;
+            }
+            let b = operand_b(s, &d);
+            let (sum, _) = sum_and_carries(s.rs1_val, b, &d);
+            Some(AluOp {
+                op: d.alu_op,
+                a: s.rs1_val,
+                b,
+                c: result(s, &d, b, sum),
+            })
+        })
+        .collect()
+}
+
+type Distinctor = fn(&[AluOp]) -> Vec<Distinct>;
+type Builder = fn(&[AluOp], &mut ByteCounts) -> RowMajorMatrix;
+type Lookups = fn(&[Distinct], usize, &mut ByteCounts);
+
+struct Split {
+    name: &'static str,
+    distinct: Distinctor,
+    fill: fn(&[Distinct]) -> RowMajorMatrix,
+    lookups: Lookups,
+    build: Builder,
+    old: Builder,
+}
+
+const LT: Split = Split {
+    name: "LT",
+    distinct: lt::distinct,
+    fill: lt::fill_distinct,
+    lookups: lt::lookups,
+    build: lt::build_trace,
+    old: old_lt,
+};
+
+const SHIFT: Split = Split {
+    name: "SHIFT",
+    distinct: shift::distinct,
+    fill: shift::fill_distinct,
+    lookups: shift::lookups,
+    build: shift::build_trace,
+    old: old_shift,
+};
+
+/// The new builder and its parts against the old builder on `ops`.
+fn check_split(t: &Split, what: &str, ops: &[AluOp]) {
+    let mut old_bytes = ByteCounts::default();
+    let old = (t.old)(ops, &mut old_bytes);
+    let mut new_bytes = ByteCounts::default();
+    let new = (t.build)(ops, &mut new_bytes);
+    assert!(new == old, "{} {what}: build_trace changed", t.name);
+    assert!(
+        new_bytes.trace() == old_bytes.trace(),
+        "{} {what}: byte lookups changed",
+        t.name
+    );
+
+    let rows = (t.distinct)(ops);
+    let mut map: BTreeMap<(u32, u64, u64), u32> = BTreeMap::new();
+    for o in ops {
+        *map.entry((o.op, o.a, o.b)).or_default() += 1;
+    }
+    let expect: Vec<Distinct> = map
+        .into_iter()
+        .map(|((op, a, b), mult)| Distinct { op, a, b, mult })
+        .collect();
+    assert_eq!(rows, expect, "{} {what}: distinct", t.name);
+    let h = distinct_height(rows.len());
+    assert_eq!(h, old.height());
+    assert!((t.fill)(&rows) == old, "{} {what}: fill_distinct", t.name);
+    let mut bytes = ByteCounts::default();
+    (t.lookups)(&rows, h, &mut bytes);
+    assert!(
+        bytes.trace() == old_bytes.trace(),
+        "{} {what}: lookups",
+        t.name
+    );
+}
+
+#[test]
+fn lt_builder_unchanged_on_edge_ops() {
+    check_split(&LT, "edge ops", &lt_edge_ops());
+}
+
+#[test]
+fn shift_builder_unchanged_on_edge_ops() {
+    check_split(&SHIFT, "edge ops", &shift_edge_ops());
+}
+
+#[test]
+fn builders_unchanged_on_random_ops() {
+    for (k, n) in [0usize, 1, 7, 8, 9, 17, 1000, 20_000]
+        .into_iter()
+        .enumerate()
+    {
+        check_split(
+            &LT,
+            &format!("{n} random ops"),
+            &random_ops(&LT_OPS, n, k as u64),
+        );
+        check_split(
+            &SHIFT,
+            &format!("{n} random ops"),
+            &random_ops(&SHIFT_OPS, n, 50 + k as u64),
+        );
+    }
+}
+
+#[test]
+fn builders_unchanged_on_a_real_program() {
+    let lt_ops = program_ops("sha256", b"abc", &LT_OPS);
+    let shift_ops = program_ops("sha256", b"abc", &SHIFT_OPS);
+    assert!(!lt_ops.is_empty() && !shift_ops.is_empty());
+    check_split(&LT, "sha256", &lt_ops);
+    check_split(&SHIFT, "sha256", &shift_ops);
+}
+
+/// Lookups add to what a counter already holds, and a taller height adds padding lookups.
+#[test]
+fn lookups_accumulate_and_pad() {
+    let ops = random_ops(&SHIFT_OPS, 100, 7);
+    let rows = shift::distinct(&ops);
+    let h = distinct_height(rows.len());
+    let mut twice = ByteCounts::default();
+    shift::lookups(&rows, h, &mut twice);
+    shift::lookups(&rows, h, &mut twice);
+    let mut once = ByteCounts::default();
+    shift::lookups(&rows, h, &mut once);
+    let mut merged = once.clone();
+    merged.merge(&once);
+    assert!(twice.trace() == merged.trace());
+    let mut taller = ByteCounts::default();
+    lt::lookups(&[], 16, &mut taller);
+    let mut pad = ByteCounts::default();
+    for _ in 0..16 * 5 {
+        pad.range(0, 0);
+    }
+    assert!(taller.trace() == pad.trace());
+}
+
+#[cfg(feature = "cuda")]
+mod gpu {
+    use super::*;
+    use kestrel_prover_gpu::cuda::CudaBackend;
+
+    fn gpu() -> CudaBackend {
+        CudaBackend::new().unwrap_or_else(|e| panic!("no CUDA device ({e}): this test needs one"))
+    }
+
+    fn first_diff(a: &RowMajorMatrix, b: &RowMajorMatrix) -> String {
+        for (k, (x, y)) in a.values.iter().zip(&b.values).enumerate() {
+            if x != y {
+                return format!(
+                    "row {} column {}: device {} host {}",
+                    k / a.width,
+                    k % a.width,
+                    x.as_u64(),
+                    y.as_u64()
+                );
+            }
+        }
+        format!(
+            "shapes {}x{} vs {}x{}",
+            a.height(),
+            a.width,
+            b.height(),
+            b.width
+        )
+    }
+
+    fn check_lt(g: &CudaBackend, what: &str, rows: &[Distinct]) {
+        let t = g.fill_lt(rows).unwrap();
+        assert_eq!(t.width(), lt::WIDTH);
+        assert_eq!(t.height(), distinct_height(rows.len()));
+        let dev = g.trace_to_host(&t).unwrap();
+        let host = lt::fill_distinct(rows);
+        assert!(
+            dev == host,
+            "LT {what}: device fill differs at {}",
+            first_diff(&dev, &host)
+        );
+    }
+
+    fn check_shift(g: &CudaBackend, what: &str, rows: &[Distinct]) {
+        let t = g.fill_shift(rows).unwrap();
+        assert_eq!(t.width(), shift::WIDTH);
+        assert_eq!(t.height(), distinct_height(rows.len()));
+        let dev = g.trace_to_host(&t).unwrap();
+        let host = shift::fill_distinct(rows);
+        assert!(
+            dev == host,
+            "SHIFT {what}: device fill differs at {}",
+            first_diff(&dev, &host)
+        );
+    }
+
+    /// `n` rows from `ops`, not necessarily sorted or distinct, with extreme multiplicities.
+    fn random_rows(ops: &[u32], n: usize, seed: u64) -> Vec<Distinct> {
+        let mut rng = ChaCha8Rng::seed_from_u64(seed);
+        let mut rows: Vec<Distinct> = random_ops(ops, n, seed)
+            .into_iter()
+            .map(|o| Distinct {
+                op: o.op,
+                a: o.a,
+                b: o.b,
+                mult: match rng.gen_range(0..4) {
+                    0 => 1,
+                    1 => u32::MAX,
+                    2 => 0,
+                    _ => rng.gen(),
+                },
+            })
+            .collect();
+        if rng.gen_bool(0.5) {
+            rows.sort_unstable();
+        }
+        rows
+    }
+
+    #[test]
+    #[ignore = "needs a CUDA device: run with --ignored on the GPU machine"]
+    fn fills_match_on_edge_ops() {
+        let g = gpu();
+        check_lt(&g, "edge ops", &lt::distinct(&lt_edge_ops()));
+        check_shift(&g, "edge ops", &shift::distinct(&shift_edge_ops()));
+        let s = g.stats();
+        assert_eq!(s.fill("LT"), 1);
+        assert_eq!(s.fill("SHIFT"), 1);
+    }
+
+    #[test]
+    #[ignore = "needs a CUDA device: run with --ignored on the GPU machine"]
+    fn fills_match_on_random_rows() {
+        let g = gpu();
+        // Heights: the minimum (8) with and without padding, one past, and larger.
+        let sizes = [0usize, 1, 7, 8, 9, 1000, 70_001];
+        for (k, &n) in sizes.iter().enumerate() {
+            let what = format!("{n} random rows");
+            let lt_rows = random_rows(&LT_OPS, n, 200 + k as u64);
+            assert_eq!(lt_rows.len(), n);
+            check_lt(&g, &what, &lt_rows);
+            let shift_rows = random_rows(&SHIFT_OPS, n, 300 + k as u64);
+            check_shift(&g, &what, &shift_rows);
+            // The same sizes through `distinct` (sorted, merged).
+            let what = format!("{n} random ops");
+            check_lt(&g, &what, &lt::distinct(&random_ops(&LT_OPS, n, k as u64)));
+            check_shift(
+                &g,
+                &what,
+                &shift::distinct(&random_ops(&SHIFT_OPS, n, 50 + k as u64)),
+            );
+        }
+        let s = g.stats();
+        assert_eq!(s.fill("LT"), 2 * sizes.len() as u64);
+        assert_eq!(s.fill("SHIFT"), 2 * sizes.len() as u64);
+        assert!(s.h2d_bytes.get("packed op records").copied().unwrap_or(0) > 0);
+    }
+
+    #[test]
+    #[ignore = "needs a CUDA device: run with --ignored on the GPU machine"]
+    fn fills_match_on_a_real_program() {
+        let g = gpu();
+        let lt_rows = lt::distinct(&program_ops("sha256", b"abc", &LT_OPS));
+        let shift_rows = shift::distinct(&program_ops("sha256", b"abc", &SHIFT_OPS));
+        assert!(!lt_rows.is_empty() && !shift_rows.is_empty());
+        check_lt(&g, "sha256", &lt_rows);
+        check_shift(&g, "sha256", &shift_rows);
+        let s = g.stats();
+        assert_eq!(s.fill("LT"), 1);
+        assert_eq!(s.fill("SHIFT"), 1);
+    }
+
+    /// Ops of another table and an injected launch failure are errors, not traces.
+    #[test]
+    #[ignore = "needs a CUDA device: run with --ignored on the GPU machine"]
+    fn bad_rows_and_faults_are_errors() {
+        let g = gpu();
+        let row = |op| Distinct {
+            op,
+            a: 1,
+            b: 2,
+            mult: 1,
+        };
+        assert!(g.fill_lt(&[row(ALU_SLT), row(ALU_SLL)]).is_err());
+        assert!(g.fill_lt(&[row(0)]).is_err());
+        assert!(g.fill_shift(&[row(ALU_SRAW), row(ALU_SLTU)]).is_err());
+        assert!(g.fill_shift(&[row(10)]).is_err());
+        let s = g.stats();
+        assert_eq!(s.fill("LT"), 0);
+        assert_eq!(s.fill("SHIFT"), 0);
+        g.device().inject_fill_launch_failure();
+        let e = g.fill_lt(&[row(ALU_SLTU)]).err().expect("an error");
+        assert!(e.to_string().contains("injected launch failure"), "{e}");
+        g.device().inject_fill_launch_failure();
+        let e = g.fill_shift(&[row(ALU_SRL)]).err().expect("an error");
+        assert!(e.to_string().contains("injected launch failure"), "{e}");
+        g.device().inject_alloc_failure(2);
+        let e = g.fill_shift(&[row(ALU_SRL)]).err().expect("an error");
+        g.device().inject_alloc_failure(0);
+        assert!(e.to_string().contains("injected"), "{e}");
+        // And the device still works.
+        check_lt(&g, "after faults", &[row(ALU_SLT)]);
+    }
+}
