@@ -5,9 +5,7 @@ use kestrel_core::field::Felt;
 use kestrel_core::matrix::RowMajorMatrix;
 use kestrel_core::rv::cpu::Step;
 use kestrel_core::rv::decode::ProgramImage;
-use kestrel_core::rv::machine::{
-    build_traces, pack_traces, PackedTraces, Rv64Machine, TraceError, CPU_TABLE, MEMW_R_TABLE,
-};
+use kestrel_core::rv::machine::{build_traces, pack_traces, PackedTraces, Rv64Machine, TraceError};
 
 use crate::backend::{DeviceTraces, MainTrace};
 use crate::cpu::CpuBackend;
@@ -114,8 +112,9 @@ pub trait RvFills: DeviceTraces {
     /// host).
     fn has_device_fills(&self) -> bool;
 
-    /// The CPU and MEMW_R main traces built in the backend's memory from the packed
-    /// records of [`pack_traces`].
+    /// The main traces of the [`RECORD_TABLES`](kestrel_core::rv::machine::RECORD_TABLES) (CPU, MEMW_R, LT, SHIFT, LOAD, STORE,
+    /// MEMW_A) built in the backend's memory from the packed records of [`pack_traces`],
+    /// with their table indices.
     ///
     /// # Errors
     /// Any backend failure; nothing is built in its place.
@@ -123,7 +122,7 @@ pub trait RvFills: DeviceTraces {
         &self,
         image: &ProgramImage,
         packed: &PackedTraces,
-    ) -> Result<(Self::DeviceTrace, Self::DeviceTrace), ProverError>;
+    ) -> Result<Vec<(usize, Self::DeviceTrace)>, ProverError>;
 }
 
 impl RvFills for CpuBackend {
@@ -135,7 +134,7 @@ impl RvFills for CpuBackend {
         &self,
         _image: &ProgramImage,
         _packed: &PackedTraces,
-    ) -> Result<(Self::DeviceTrace, Self::DeviceTrace), ProverError> {
+    ) -> Result<Vec<(usize, Self::DeviceTrace)>, ProverError> {
         Err(ProverError::Internal("the CPU backend has no device fills"))
     }
 }
@@ -177,24 +176,27 @@ pub fn main_traces<B: RvFills>(
     }
     let packed =
         pack_traces(machine, image, &steps(records), input).map_err(MainTracesError::Trace)?;
-    let (cpu, memw) = backend
+    let mut filled: Vec<Option<B::DeviceTrace>> = (0..packed.traces.len()).map(|_| None).collect();
+    for (t, trace) in backend
         .fill_rv(image, &packed)
-        .map_err(MainTracesError::Fill)?;
-    let mut cpu = Some(cpu);
-    let mut memw = Some(memw);
+        .map_err(MainTracesError::Fill)?
+    {
+        if let Some(slot) = filled.get_mut(t) {
+            *slot = Some(trace);
+        }
+    }
     let out = packed
         .traces
         .into_iter()
-        .enumerate()
-        .map(|(t, m)| {
-            match (t, m) {
-                (_, Some(m)) => Some(MainTrace::Host(m)),
-                (CPU_TABLE, None) => cpu.take().map(MainTrace::Device),
-                (MEMW_R_TABLE, None) => memw.take().map(MainTrace::Device),
+        .zip(filled)
+        .map(|(m, d)| {
+            match (m, d) {
+                (Some(m), None) => Some(MainTrace::Host(m)),
+                (None, Some(d)) => Some(MainTrace::Device(d)),
                 _ => None,
             }
             .ok_or(MainTracesError::Fill(ProverError::Internal(
-                "a table without a trace",
+                "a table without exactly one trace",
             )))
         })
         .collect::<Result<Vec<_>, _>>()?;

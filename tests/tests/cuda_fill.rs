@@ -9,7 +9,9 @@
 
 use kestrel_core::rv::cpu::Step;
 use kestrel_core::rv::decode::ProgramImage;
-use kestrel_core::rv::machine::{build_traces, pack_traces, CPU_TABLE, MEMW_R_TABLE};
+use kestrel_core::rv::machine::{
+    build_traces, pack_traces, CPU_TABLE, MEMW_R_TABLE, RECORD_TABLES,
+};
 use kestrel_prover_gpu::rv::{machine_for, program_image, steps};
 use kestrel_tests::vm_support::asm::{self, addi, auipc, b, i, jal, jalr, lui, r};
 use kestrel_tests::vm_support::{input_of, run_recorded, PROVABLE_PROGRAMS};
@@ -157,7 +159,13 @@ fn packing_keeps_every_other_trace() {
         assert_eq!(packed.memw_r.height, tr[MEMW_R_TABLE].height(), "{name}");
         for (t, (p, m)) in packed.traces.iter().zip(&tr).enumerate() {
             match p {
-                None => assert!(t == CPU_TABLE || t == MEMW_R_TABLE, "{name}: table {t}"),
+                None => {
+                    assert!(RECORD_TABLES.contains(&t), "{name}: table {t}");
+                    assert!(
+                        packed.fill_host(image, t).as_ref() == Some(m),
+                        "{name}: table {t}: host fill from records differs"
+                    );
+                }
                 Some(p) => assert!(p == m, "{name}: table {t} differs"),
             }
         }
@@ -269,7 +277,12 @@ mod gpu {
         let (main, public2) =
             main_traces(g, &machine, &image, &records, input_of(name), true).unwrap();
         assert_eq!(public, public2);
-        assert!(main[CPU_TABLE].is_device() && main[MEMW_R_TABLE].is_device());
+        for &t in &RECORD_TABLES {
+            assert!(
+                main[t].is_device(),
+                "{name}: table {t} not filled on the device"
+            );
+        }
         let before = g.stats();
         let report = debug_check_main(g, &machine, &main, &public).unwrap();
         assert!(report.is_ok(), "{name}: debug checker on device fills");
@@ -295,14 +308,26 @@ mod gpu {
     #[ignore = "needs a CUDA device: run with --ignored on the GPU machine"]
     fn device_fills_fire_and_proofs_are_byte_identical() {
         let g = gpu();
-        for name in ["isa/branch", "isa/word", "bench/fib_reg_16"] {
+        // Together these programs use every record table with real rows.
+        for name in [
+            "isa/branch",
+            "isa/word",
+            "isa/load",
+            "isa/store",
+            "sort",
+            "bench/fib_reg_16",
+        ] {
             proofs_equal(&g, name);
         }
         let s = g.stats();
-        for table in ["CPU", "MEMW_R"] {
-            assert!(s.fill(table) > 0, "the {table} fill did not run on the GPU");
+        for table in ["CPU", "MEMW_R", "LT", "SHIFT", "LOAD", "STORE", "MEMW_A"] {
+            assert_eq!(
+                s.fill(table),
+                6,
+                "the {table} fill did not run on the GPU for each program"
+            );
         }
-        assert!(s.op("commit_device_trace") >= 6, "device traces committed");
+        assert!(s.op("commit_device_trace") >= 42, "device traces committed");
         assert!(s.h2d_bytes.get("packed op records").copied().unwrap_or(0) > 0);
     }
 
@@ -334,8 +359,9 @@ mod gpu {
             let out = dir.join(format!("kestrel-fill-{pid}-{host_fills}.proof"));
             prove_with(&g, &args("bench/fib_reg_16", &out, host_fills)).unwrap();
             let s = g.stats();
-            assert_eq!(s.fill("CPU") > 0, !host_fills);
-            assert_eq!(s.fill("MEMW_R") > 0, !host_fills);
+            for table in ["CPU", "MEMW_R", "LT", "SHIFT", "LOAD", "STORE", "MEMW_A"] {
+                assert_eq!(s.fill(table) > 0, !host_fills, "{table}");
+            }
             uploads.push((
                 s.h2d_bytes.get("trace upload").copied().unwrap_or(0),
                 s.h2d_bytes.get("packed op records").copied().unwrap_or(0),

@@ -13,7 +13,6 @@
 //! determine the records; rebuilding each trace from them is checked), so they are exactly
 //! the records the machine feeds the builders.
 
-use kestrel_core::air::Machine;
 use kestrel_core::field::{Felt, P};
 use kestrel_core::matrix::RowMajorMatrix;
 use kestrel_core::rv::bitwise::ByteCounts;
@@ -32,93 +31,17 @@ struct Records {
     mem_a: Vec<WordAccess>,
 }
 
-fn u(f: Felt) -> u64 {
-    f.as_u64()
-}
-
-/// The little-endian value of byte columns `c .. c + 8`.
-fn word_at(row: &[Felt], c: usize) -> u64 {
-    (0..8).fold(0, |a, i| a | u(row[c + i]) << (8 * i))
-}
-
-/// The address of a LOAD or STORE row: `8·q + off + 256·addr_hi`.
-fn addr_at(row: &[Felt], off: usize, q: usize, hi: usize) -> u32 {
-    let o = (0..8).find(|&k| u(row[off + k]) == 1).unwrap() as u32;
-    let lo = 8 * u(row[q]) as u32 + o;
-    (0..3).fold(lo, |a, i| a | (u(row[hi + i]) as u32) << (8 * (i + 1)))
-}
-
-/// The records behind the LOAD, STORE and MEMW_A traces of a real run.
+/// The records behind the LOAD, STORE and MEMW_A traces of a real run (as the packing pass
+/// hands them to the device fills).
 fn program_records(name: &str) -> Records {
     let (program, records, _) = run_recorded(name, input_of(name));
     let (image, steps) = (program_image(&program), steps(&records));
     let machine = machine_for(&image);
-    let names: Vec<String> = machine
-        .tables()
-        .iter()
-        .map(|t| t.name().to_string())
-        .collect();
-    let index = |n: &str| names.iter().position(|t| t == n).unwrap();
-    let mut packed = pack_traces(&machine, &image, &steps, input_of(name)).unwrap();
-    let mut take = |n: &str| packed.traces[index(n)].take().unwrap();
-    let (lt, st, mt) = (take("LOAD"), take("STORE"), take("MEMW_A"));
-
-    let loads: Vec<LoadOp> = (0..lt.height())
-        .map(|r| lt.row(r))
-        .take_while(|row| (0..4).any(|k| u(row[load::SZ + k]) == 1))
-        .map(|row| {
-            let sz = (0..4).find(|&k| u(row[load::SZ + k]) == 1).unwrap() as u8;
-            LoadOp {
-                ts: u(row[load::TS]),
-                funct3: sz + 4 * u(row[load::U]) as u8,
-                addr: addr_at(row, load::OFF, load::Q, load::ADDR_HI),
-                word0: word_at(row, load::MEM),
-                word1: word_at(row, load::MEM + 8),
-            }
-        })
-        .collect();
-    let stores: Vec<StoreOp> = (0..st.height())
-        .map(|r| st.row(r))
-        .take_while(|row| (0..4).any(|k| u(row[store::SZ + k]) == 1))
-        .map(|row| StoreOp {
-            ts: u(row[store::TS]),
-            funct3: (0..4).find(|&k| u(row[store::SZ + k]) == 1).unwrap() as u8,
-            addr: addr_at(row, store::OFF, store::Q, store::ADDR_HI),
-            value: word_at(row, store::VALUE),
-            old0: word_at(row, store::OLD),
-            old1: word_at(row, store::OLD + 8),
-        })
-        .collect();
-    let a = memw::MEMW_A;
-    let mem_a: Vec<WordAccess> = (0..mt.height())
-        .map(|r| mt.row(r))
-        .take_while(|row| u(row[a.is_real()]) == 1)
-        .map(|row| WordAccess {
-            w: u(row[memw::W]) as u32,
-            old: word_at(row, a.old(0)),
-            new: word_at(row, a.new_value(0)),
-            old_ts: u(row[a.old_ts(0)]),
-            ts: u(row[a.ts()]),
-        })
-        .collect();
-    // The records rebuild the machine's traces exactly.
-    let mut b = ByteCounts::default();
-    assert!(
-        load::build_trace(&loads, &mut b) == lt,
-        "{name}: LOAD records"
-    );
-    assert!(
-        store::build_trace(&stores, &mut b) == st,
-        "{name}: STORE records"
-    );
-    assert!(
-        memw::build_trace_a(&mem_a, &mut b) == mt,
-        "{name}: MEMW_A records"
-    );
+    let packed = pack_traces(&machine, &image, &steps, input_of(name)).unwrap();
     Records {
-        loads,
-        stores,
-        mem_a,
+        loads: packed.loads,
+        stores: packed.stores,
+        mem_a: packed.mem_a,
     }
 }
 
@@ -219,7 +142,7 @@ fn replay_records(n: usize, seed: u64) -> Records {
     let mut mem: Vec<(u64, u64)> = (0..words + 1).map(|_| (rng.gen(), 0)).collect();
     let mut r = Records::default();
     let mut clk = rng.gen_range(0..1000u64);
-    let mut access = |mem: &mut Vec<(u64, u64)>, i: usize, new: u64, ts: u64| {
+    let access = |mem: &mut [(u64, u64)], i: usize, new: u64, ts: u64| {
         let (old, old_ts) = mem[i];
         mem[i] = (new, ts);
         WordAccess {

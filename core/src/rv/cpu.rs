@@ -156,6 +156,10 @@ impl Air for CpuAir {
             let carry_out = m(CARRY + i) * Felt::new(256);
             b.assert_bool("cpu carry boolean", m(CARRY + i));
             b.assert_zero(
+                "cpu carry only when adding",
+                (one() - act_add.clone() - act_sub.clone()) * m(CARRY + i),
+            );
+            b.assert_zero(
                 "cpu add limb",
                 act_add.clone()
                     * (m(RS1V + i) + m(OPB + i) + carry_in.clone()
@@ -176,6 +180,8 @@ impl Air for CpuAir {
         let jalr = cls[class::JALR].clone();
         b.assert_bool("cpu W sign boolean", m(SGN));
         b.assert_bool("cpu jalr bit0 boolean", m(BIT0));
+        b.assert_zero("cpu W sign only on W rows", (one() - addw.clone()) * m(SGN));
+        b.assert_zero("cpu bit0 only on jalr", (one() - jalr.clone()) * m(BIT0));
         b.assert_zero(
             "cpu W sign split",
             addw.clone() * (m(SUM + 3) - m(SGN) * Felt::new(128) - m(L7)),

@@ -17,9 +17,9 @@ use super::page::{self, Page0Air, PageAir};
 use super::register::{self, RegisterAir};
 use super::store::{self, StoreAir};
 use super::{
-    AluOp, EcallOp, IoWord, LoadOp, StoreOp, WordAccess, BUS_EXIT, BUS_OUTPUT, BYTE_AND, BYTE_OR,
-    BYTE_XOR, IO_IN, IO_OUT, IO_ZERO, MEMOP_LOAD, MEMOP_STORE, REG_BRK, REG_HEAP_LIMIT,
-    REG_HEAP_START, SYS_BRK, SYS_EXIT,
+    distinct_height, AluOp, Distinct, EcallOp, IoWord, LoadOp, StoreOp, WordAccess, BUS_EXIT,
+    BUS_OUTPUT, BYTE_AND, BYTE_OR, BYTE_XOR, IO_IN, IO_OUT, IO_ZERO, MEMOP_LOAD, MEMOP_STORE,
+    REG_BRK, REG_HEAP_LIMIT, REG_HEAP_START, SYS_BRK, SYS_EXIT,
 };
 use crate::air::{Air, Direction, Machine, PublicInteraction, TableAir};
 use crate::field::Felt;
@@ -264,19 +264,11 @@ pub fn build_traces(
     steps: &[Step],
     input: &[u8],
 ) -> Result<(Vec<RowMajorMatrix>, Vec<Felt>), TraceError> {
-    let p = pack_traces(machine, program, steps, input)?;
-    let decode = decode_fields(program);
-    let mut cpu = Some(fill_cpu_host(&p.cpu, &decode));
-    let mut memw = Some(fill_memw_r_host(&p.memw_r));
-    let traces = p
-        .traces
+    let mut p = pack_traces(machine, program, steps, input)?;
+    let traces = core::mem::take(&mut p.traces)
         .into_iter()
         .enumerate()
-        .map(|(t, m)| match t {
-            CPU_TABLE => cpu.take(),
-            MEMW_R_TABLE => memw.take(),
-            _ => m,
-        })
+        .map(|(t, m)| m.or_else(|| p.fill_host(program, t)))
         .collect::<Option<Vec<_>>>()
         .ok_or(TraceError::Empty)?;
     Ok((traces, p.public))
@@ -497,14 +489,63 @@ pub fn fill_memw_r_host(rec: &MemwRRecords) -> RowMajorMatrix {
     m
 }
 
-/// The packed CPU and MEMW_R records and every other table's trace.
+/// Index of the first ALU table (LT) in [`Machine::tables`] order.
+pub const FIRST_ALU_TABLE: usize = 5;
+/// Index of the LT table in [`Machine::tables`] order.
+pub const LT_TABLE: usize = FIRST_ALU_TABLE;
+/// Index of the SHIFT table.
+pub const SHIFT_TABLE: usize = 7;
+/// Index of the LOAD table.
+pub const LOAD_TABLE: usize = 10;
+/// Index of the STORE table.
+pub const STORE_TABLE: usize = 11;
+/// Index of the MEMW_A table.
+pub const MEMW_A_TABLE: usize = 12;
+/// The tables [`PackedTraces`] leaves as records (a backend may fill them in its own
+/// memory; [`build_traces`] fills them on the host).
+pub const RECORD_TABLES: [usize; 7] = [
+    CPU_TABLE,
+    MEMW_R_TABLE,
+    LT_TABLE,
+    SHIFT_TABLE,
+    LOAD_TABLE,
+    STORE_TABLE,
+    MEMW_A_TABLE,
+];
+
+/// The packed records of the [`RECORD_TABLES`] and every other table's trace.
 pub struct PackedTraces {
     pub cpu: CpuRecords,
     pub memw_r: MemwRRecords,
-    /// Every other table's trace, in [`Machine::tables`] order; `None` at [`CPU_TABLE`]
-    /// and [`MEMW_R_TABLE`].
+    /// LT's distinct operations with multiplicities (its rows).
+    pub lt: Vec<Distinct>,
+    /// SHIFT's distinct operations with multiplicities.
+    pub shift: Vec<Distinct>,
+    pub loads: Vec<LoadOp>,
+    pub stores: Vec<StoreOp>,
+    pub mem_a: Vec<WordAccess>,
+    /// Every other table's trace, in [`Machine::tables`] order; `None` at the
+    /// [`RECORD_TABLES`].
     pub traces: Vec<Option<RowMajorMatrix>>,
     pub public: Vec<Felt>,
+}
+
+impl PackedTraces {
+    /// Table `t`'s trace filled on the host from its records (`None` unless `t` is one of
+    /// the [`RECORD_TABLES`]); the same fills the device kernels make.
+    pub fn fill_host(&self, program: &ProgramImage, t: usize) -> Option<RowMajorMatrix> {
+        let mut scratch = ByteCounts::default();
+        Some(match t {
+            CPU_TABLE => fill_cpu_host(&self.cpu, &decode_fields(program)),
+            MEMW_R_TABLE => fill_memw_r_host(&self.memw_r),
+            LT_TABLE => super::lt::fill_distinct(&self.lt),
+            SHIFT_TABLE => super::shift::fill_distinct(&self.shift),
+            LOAD_TABLE => load::build_trace(&self.loads, &mut scratch),
+            STORE_TABLE => store::build_trace(&self.stores, &mut scratch),
+            MEMW_A_TABLE => memw::build_trace_a(&self.mem_a, &mut scratch),
+            _ => return None,
+        })
+    }
 }
 
 /// The program's code slots, decoded once: a step's DECODE row and fields from its pc.
@@ -538,7 +579,7 @@ impl CodeSlots {
         let k = self.runs.partition_point(|r| r.0 <= s.pc);
         let &(first, slot0, len) = self.runs.get(k.wrapping_sub(1)).ok_or(not_in.clone())?;
         let off = s.pc - first;
-        if off % 4 != 0 || (off / 4) as usize >= len {
+        if !off.is_multiple_of(4) || (off / 4) as usize >= len {
             return Err(not_in);
         }
         let slot = slot0 + (off / 4) as usize;
@@ -953,14 +994,28 @@ pub fn pack_traces(
         ..
     } = run;
     let _ = &mut alu_ops;
+    // ALU tables: LT and SHIFT as distinct-operation records, the others built here.
     let mut alu_traces = Vec::with_capacity(machine.alu.len());
-    for t in &machine.alu {
+    let (mut lt_rows, mut shift_rows) = (Vec::new(), Vec::new());
+    for (i, t) in machine.alu.iter().enumerate() {
         let ops: Vec<AluOp> = alu_ops
             .iter()
             .copied()
             .filter(|o| t.accepts(o.op))
             .collect();
-        alu_traces.push(Some(t.build(&ops, &mut bytes)));
+        match FIRST_ALU_TABLE + i {
+            LT_TABLE => {
+                lt_rows = super::lt::distinct(&ops);
+                super::lt::lookups(&lt_rows, distinct_height(lt_rows.len()), &mut bytes);
+                alu_traces.push(None);
+            }
+            SHIFT_TABLE => {
+                shift_rows = super::shift::distinct(&ops);
+                super::shift::lookups(&shift_rows, distinct_height(shift_rows.len()), &mut bytes);
+                alu_traces.push(None);
+            }
+            _ => alu_traces.push(Some(t.build(&ops, &mut bytes))),
+        }
     }
     if let Some(o) = alu_ops
         .iter()
@@ -986,10 +1041,10 @@ pub fn pack_traces(
         words: program.words.clone(),
         heap_start: program.heap_start,
     };
+    load::lookups(&loads, &mut bytes);
+    store::lookups(&stores, &mut bytes);
+    memw::lookups_a(&mem_a, &mut bytes);
     let mem_traces = [
-        load::build_trace(&loads, &mut bytes),
-        store::build_trace(&stores, &mut bytes),
-        memw::build_trace_a(&mem_a, &mut bytes),
         memw::build_trace_s(&mem_s, &mut bytes),
         page::build_trace(&image, &finals),
         page::build_trace0(mem.floor, &zero, &mut bytes),
@@ -1005,11 +1060,17 @@ pub fn pack_traces(
         None,
     ];
     traces.extend(alu_traces);
+    traces.extend([None, None, None]);
     traces.extend(mem_traces.into_iter().map(Some));
     traces[4] = Some(bytes.trace());
     Ok(PackedTraces {
         cpu: rec,
         memw_r: memw,
+        lt: lt_rows,
+        shift: shift_rows,
+        loads,
+        stores,
+        mem_a,
         traces,
         public: public_values(exit_code, &output),
     })

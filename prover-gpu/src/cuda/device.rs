@@ -29,6 +29,11 @@ const KERNELS: &[(&str, &[&str])] = &[
         &["ks_eval_weights", "ks_weighted_col_sums", "ks_sum_partials"],
     ),
     ("fill", &["ks_fill_cpu", "ks_fill_memw_r"]),
+    ("fill_alu", &["ks_fill_lt", "ks_fill_shift"]),
+    (
+        "fill_mem",
+        &["ks_fill_load", "ks_fill_store", "ks_fill_memw_a"],
+    ),
     ("fri", &["ks_fri_fold", "ks_ext_axpy"]),
     ("grind", &["ks_grind"]),
     (

@@ -11,7 +11,8 @@ use cudarc::driver::CudaStream;
 use kestrel_core::matrix::RowMajorMatrix;
 use kestrel_core::rv::decode::ProgramImage;
 use kestrel_core::rv::machine::{
-    decode_fields, CpuRecords, MemwRRecords, PackedTraces, DECODE_WORDS,
+    decode_fields, CpuRecords, MemwRRecords, PackedTraces, CPU_TABLE, DECODE_WORDS, LOAD_TABLE,
+    LT_TABLE, MEMW_A_TABLE, MEMW_R_TABLE, RECORD_TABLES, SHIFT_TABLE, STORE_TABLE,
 };
 use kestrel_core::rv::{cpu, memw_r};
 
@@ -19,6 +20,8 @@ use super::backend::CudaBackend;
 use super::buffer::DeviceBuffer;
 use super::device::{grid_for, launch, CudaDevice};
 use super::error::CudaError;
+use super::fill_alu::{enqueue_lt, enqueue_shift};
+use super::fill_mem::{enqueue_load, enqueue_memw_a, enqueue_store};
 use super::logup::felts;
 use super::ntt::cols_to_rows;
 use crate::prover::ProverError;
@@ -273,14 +276,28 @@ impl RvFills for CudaBackend {
         &self,
         image: &ProgramImage,
         packed: &PackedTraces,
-    ) -> Result<(CudaTrace, CudaTrace), ProverError> {
+    ) -> Result<Vec<(usize, CudaTrace)>, ProverError> {
         let dev = self.device();
-        // Both fills enqueued on their own streams, then synchronised once each.
-        let (s1, s2) = (dev.stream(), dev.stream());
-        let cpu = enqueue_cpu(dev, &s1, &packed.cpu, &decode_fields(image))?;
-        let memw = enqueue_memw_r(dev, &s2, &packed.memw_r)?;
-        dev.sync(&s1, "fill CPU")?;
-        dev.sync(&s2, "fill MEMW_R")?;
-        Ok((cpu, memw))
+        // Every fill is enqueued on its own stream first, then each stream is synchronised
+        // once: the kernels overlap and no fill waits for another's round trip.
+        let streams: Vec<_> = (0..RECORD_TABLES.len()).map(|_| dev.stream()).collect();
+        let mut out = Vec::with_capacity(RECORD_TABLES.len());
+        for (&t, s) in RECORD_TABLES.iter().zip(&streams) {
+            let trace = match t {
+                CPU_TABLE => enqueue_cpu(dev, s, &packed.cpu, &decode_fields(image))?,
+                MEMW_R_TABLE => enqueue_memw_r(dev, s, &packed.memw_r)?,
+                LT_TABLE => enqueue_lt(dev, s, &packed.lt)?,
+                SHIFT_TABLE => enqueue_shift(dev, s, &packed.shift)?,
+                LOAD_TABLE => enqueue_load(dev, s, &packed.loads)?,
+                STORE_TABLE => enqueue_store(dev, s, &packed.stores)?,
+                MEMW_A_TABLE => enqueue_memw_a(dev, s, &packed.mem_a)?,
+                _ => return Err(ProverError::Internal("no fill kernel for a record table")),
+            };
+            out.push((t, trace));
+        }
+        for s in &streams {
+            dev.sync(s, "trace fills")?;
+        }
+        Ok(out)
     }
 }
