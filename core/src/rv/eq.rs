@@ -13,12 +13,12 @@
 //! fix `neq` and `inv`; `s` is a column so the second stays at degree 3. An all-zero row
 //! (padding, `m = 0`) satisfies them. EQ makes no byte lookups: it only reads its inputs.
 
-use alloc::collections::BTreeMap;
+use alloc::vec::Vec;
 
 use super::bitwise::ByteCounts;
-use super::{alu_eval, AluOp, ALU_EQ, BUS_ALU};
+use super::{alu_eval, distinct_ops, AluOp, ALU_EQ, BUS_ALU};
 use crate::air::{Air, AirBuilder};
-use crate::field::{Felt, Field};
+use crate::field::{batch_inverse, Felt};
 use crate::matrix::RowMajorMatrix;
 
 /// `a[8]`.
@@ -75,29 +75,43 @@ impl Air for EqAir {
 /// EQ makes no byte lookups; `bytes` is taken for uniformity with the other ALU tables.
 /// Height: the next power of two ≥ 8.
 pub fn build_trace(ops: &[AluOp], _bytes: &mut ByteCounts) -> RowMajorMatrix {
-    let mut rows: BTreeMap<(u64, u64), u32> = BTreeMap::new();
     for o in ops {
         debug_assert_eq!(o.op, ALU_EQ, "EQ got op {}", o.op);
         debug_assert_eq!(alu_eval(o.op, o.a, o.b), Some(o.c));
-        *rows.entry((o.a, o.b)).or_default() += 1;
     }
+    // Distinct (a, b) pairs in order, each with its multiplicity.
+    let rows = distinct_ops(ops);
     let h = rows.len().next_power_of_two().max(8);
     let mut t = RowMajorMatrix::zeros(h, WIDTH);
-    for (r, (&(a, b), &m)) in rows.iter().enumerate() {
+    let sums: Vec<Felt> = rows
+        .iter()
+        .map(|d| {
+            let (ab, bb) = (d.a.to_le_bytes(), d.b.to_le_bytes());
+            Felt::new(
+                (0..8)
+                    .map(|i| (ab[i] as i64 - bb[i] as i64).pow(2) as u64)
+                    .sum(),
+            )
+        })
+        .collect();
+    // One batched inversion of the non-zero sums (a zero sum, a = b, has inverse 0).
+    let nonzero: Vec<Felt> = sums.iter().copied().filter(|s| *s != Felt::ZERO).collect();
+    let mut inverses = batch_inverse(&nonzero).unwrap_or_default().into_iter();
+    for (r, (d, &s)) in rows.iter().zip(&sums).enumerate() {
         let row = t.row_mut(r);
-        let (ab, bb) = (a.to_le_bytes(), b.to_le_bytes());
-        let mut s = 0u64;
+        let (ab, bb) = (d.a.to_le_bytes(), d.b.to_le_bytes());
         for i in 0..8 {
             row[A + i] = Felt::from(ab[i] as u32);
             row[B + i] = Felt::from(bb[i] as u32);
-            let d = ab[i] as i64 - bb[i] as i64;
-            s += (d * d) as u64;
         }
-        let s = Felt::new(s);
         row[S] = s;
-        row[NEQ] = Felt::from(a != b);
-        row[INV] = s.inverse().unwrap_or(Felt::ZERO);
-        row[M] = Felt::from(m);
+        row[NEQ] = Felt::from(d.a != d.b);
+        row[INV] = if s == Felt::ZERO {
+            Felt::ZERO
+        } else {
+            inverses.next().unwrap_or(Felt::ZERO)
+        };
+        row[M] = Felt::from(d.mult);
     }
     t
 }
