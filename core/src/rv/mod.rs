@@ -1,5 +1,10 @@
-//! The RV64IM AIR: tables, buses and how they fit together (register-only programs; loads,
-//! stores and the read/write calls come with the memory tables).
+//! The RV64IM AIR: tables, buses and how they fit together.
+//!
+//! Tables (in proof order): CPU, DECODE, MEMW_R, REGISTER, BITWISE; the ALU tables LT, EQ,
+//! SHIFT, MUL, DVRM; the memory tables LOAD, STORE, MEMW_A, MEMW, PAGE, PAGE0; the
+//! system-call tables ECALL (one row per call) and IO (one row per memory word a read, a
+//! write to fd 1 or a break shrink touches). DESIGN.md's OUTPUT table is IO's output rows
+//! plus the exit call's [`BUS_EXIT`] token; PAGE0 is the zero-initialised part of PAGE.
 //!
 //! # Values
 //!
@@ -13,7 +18,7 @@
 //! | --- | --- | --- | --- |
 //! | [`BUS_DECODE`] | `(pc, selectors…, alu_op, rd, rs1, rs2, imm_f, imm[8])` | CPU, once per executed row | DECODE, multiplicity = executions |
 //! | [`BUS_ENTRY`] | `(pc)` | CPU's first row | DECODE's entry row |
-//! | [`BUS_REG_ACCESS`] | `(reg, value[8], ts, is_write)` | CPU: rs1 read, rs2 read, rd write | MEMW_R |
+//! | [`BUS_REG_ACCESS`] | `(reg, value[8], ts, is_write)` | CPU: rs1 read, rs2 read, rd write; ECALL: a1, a2, break registers | MEMW_R |
 //! | [`BUS_REG`] | `(reg, value[8], ts)` | MEMW_R (new token), REGISTER (initial) | MEMW_R (old token), REGISTER (final) |
 //! | [`BUS_BYTE`] | `(op, x, y, z)` | anyone range-checking bytes or doing byte logic | BITWISE |
 //! | [`BUS_ALU`] | `(op, a[8], b[8], c[8])` | CPU (ALU instructions and branch compares) | LT, EQ, SHIFT, MUL, DVRM |
@@ -46,6 +51,13 @@
 //! touches (heap, stack), each starting at zero, sorted strictly increasing from
 //! `heap_start / 8`, so none repeats and none is an ELF word. Both consume each word's final
 //! token. Untouched heap and stack cost nothing.
+//!
+//! What a proof attests about memory: the run is an RV64IM execution over this memory — the
+//! ELF image, then zero-initialised words at and above `heap_start` up to 2^32, all readable
+//! and writable. The executor is stricter (it faults on the unmapped gap between heap and
+//! stack, above the break, and on writes to read-only segments), so every run it accepts is
+//! provable; a proof does not show that the run stayed inside the executor's mapping. Words
+//! below `heap_start` that no segment covers cannot be proven at all.
 //!
 //! # System calls
 //!
