@@ -175,7 +175,6 @@ fn packing_keeps_every_other_trace() {
 #[cfg(feature = "cuda")]
 mod gpu {
     use super::*;
-    use kestrel_core::matrix::RowMajorMatrix;
     use kestrel_core::params::StarkParams;
     use kestrel_core::rv::machine::decode_fields;
     use kestrel_prover_gpu::backend::MainTrace;
@@ -191,26 +190,7 @@ mod gpu {
         CudaBackend::new().unwrap_or_else(|e| panic!("no CUDA device ({e}): this test needs one"))
     }
 
-    fn first_diff(a: &RowMajorMatrix, b: &RowMajorMatrix) -> String {
-        for (k, (x, y)) in a.values.iter().zip(&b.values).enumerate() {
-            if x != y {
-                return format!(
-                    "row {} column {}: device {} host {}",
-                    k / a.width,
-                    k % a.width,
-                    x.as_u64(),
-                    y.as_u64()
-                );
-            }
-        }
-        format!(
-            "shapes {}x{} vs {}x{}",
-            a.height(),
-            a.width,
-            b.height(),
-            b.width
-        )
-    }
+    use kestrel_tests::first_diff;
 
     /// Fills CPU and MEMW_R on the device and compares each with the host builder.
     fn check(g: &CudaBackend, name: &str, image: &ProgramImage, steps: &[Step]) {

@@ -422,26 +422,7 @@ mod gpu {
         CudaBackend::new().unwrap_or_else(|e| panic!("no CUDA device ({e}): this test needs one"))
     }
 
-    fn first_diff(a: &RowMajorMatrix, b: &RowMajorMatrix) -> String {
-        for (k, (x, y)) in a.values.iter().zip(&b.values).enumerate() {
-            if x != y {
-                return format!(
-                    "row {} column {}: device {} host {}",
-                    k / a.width,
-                    k % a.width,
-                    x.as_u64(),
-                    y.as_u64()
-                );
-            }
-        }
-        format!(
-            "shapes {}x{} vs {}x{}",
-            a.height(),
-            a.width,
-            b.height(),
-            b.width
-        )
-    }
+    use kestrel_tests::first_diff;
 
     fn check_lt(g: &CudaBackend, what: &str, rows: &[Distinct]) {
         let t = g.fill_lt(rows).unwrap();

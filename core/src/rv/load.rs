@@ -92,6 +92,81 @@ pub(crate) fn in_width<E: Clone + core::ops::Add<Output = E>>(sz: &[E], zero: E,
         .fold(zero, |a, (_, s)| a + s.clone())
 }
 
+/// Constraint names of [`eval_access`], per table.
+pub(crate) struct AccessNames {
+    pub width_bool: &'static str,
+    pub real_bool: &'static str,
+    pub off_bool: &'static str,
+    pub off_one_hot: &'static str,
+    pub split: &'static str,
+    pub second_zero: &'static str,
+}
+
+/// What LOAD and STORE share: width selectors `sz` and offset `off` one-hot on real rows
+/// (`real = Σ sz`), `split = [off + width > 8]`, the second word's bytes zero unless split,
+/// the receive of `(op_base + funct3, addr[4], value, ts)` on [`BUS_MEMOP`] with
+/// `addr0 = 8q + off`, and the send of `(w, old, new, ts)` on [`BUS_MEM_A`] (one word) or
+/// [`BUS_MEM_S`] (two) with `w = q + 32·(addr1 + 256·addr2 + 65536·addr3)`. Returns `real`.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn eval_access<B: AirBuilder>(
+    b: &mut B,
+    names: &AccessNames,
+    sz: &[B::Expr; 4],
+    off: &[B::Expr; 8],
+    q: &B::Expr,
+    addr_hi: [B::Expr; 3],
+    split: &B::Expr,
+    op: B::Expr,
+    value: &[B::Expr; 8],
+    ts: &B::Expr,
+    old: &[B::Expr; 16],
+    new: &[B::Expr; 16],
+) -> B::Expr {
+    let k = |v: u64| B::Expr::from(Felt::new(v));
+    let real = sz.iter().fold(k(0), |a, s| a + s.clone());
+    for s in sz {
+        b.assert_bool(names.width_bool, s.clone());
+    }
+    b.assert_bool(names.real_bool, real.clone());
+    for o in off {
+        b.assert_bool(names.off_bool, o.clone());
+    }
+    let off_sum = off.iter().fold(k(0), |a, o| a + o.clone());
+    b.assert_zero(names.off_one_hot, off_sum - real.clone());
+    let split_expr = sz[1].clone() * off[7].clone()
+        + sz[2].clone() * (off[5].clone() + off[6].clone() + off[7].clone())
+        + sz[3].clone() * (real.clone() - off[0].clone());
+    b.assert_zero(names.split, split.clone() - split_expr);
+    for j in 0..8 {
+        b.assert_zero(
+            names.second_zero,
+            (k(1) - split.clone()) * old[8 + j].clone(),
+        );
+    }
+
+    let off_val = (1..8).fold(k(0), |a, o| a + off[o].clone() * Felt::new(o as u64));
+    let addr0 = q.clone() * Felt::new(8) + off_val;
+    let w = q.clone()
+        + addr_hi[0].clone() * Felt::new(32)
+        + addr_hi[1].clone() * Felt::new(32 << 8)
+        + addr_hi[2].clone() * Felt::new(32 << 16);
+    let mut t = alloc::vec![op, addr0];
+    t.extend(addr_hi);
+    t.extend(value.iter().cloned());
+    t.push(ts.clone());
+    b.receive(BUS_MEMOP, real.clone(), &t);
+    let access = |n: usize| {
+        let mut t = alloc::vec![w.clone()];
+        t.extend(old[..n].iter().cloned());
+        t.extend(new[..n].iter().cloned());
+        t.push(ts.clone());
+        t
+    };
+    b.send(BUS_MEM_A, real.clone() - split.clone(), &access(8));
+    b.send(BUS_MEM_S, split.clone(), &access(16));
+    real
+}
+
 impl Air for LoadAir {
     fn name(&self) -> &str {
         "LOAD"
@@ -108,33 +183,38 @@ impl Air for LoadAir {
         let mem: [B::Expr; 16] = core::array::from_fn(|i| m(MEM + i));
         let value: [B::Expr; 8] = core::array::from_fn(|i| m(VALUE + i));
         let (u, q, ts, split, sign, low7) = (m(U), m(Q), m(TS), m(SPLIT), m(SIGN), m(LOW7));
-        let real = sz.iter().fold(k(0), |a, s| a + s.clone());
-
-        for s in &sz {
-            b.assert_bool("load width selector boolean", s.clone());
-        }
-        b.assert_bool("load is_real boolean", real.clone());
+        let funct3 = sz[1].clone()
+            + sz[2].clone() * Felt::new(2)
+            + sz[3].clone() * Felt::new(3)
+            + u.clone() * Felt::new(4);
+        let names = AccessNames {
+            width_bool: "load width selector boolean",
+            real_bool: "load is_real boolean",
+            off_bool: "load offset boolean",
+            off_one_hot: "load offset one-hot",
+            split: "load split = [off + width > 8]",
+            second_zero: "load word w+1 zero unless split",
+        };
+        // A load leaves memory unchanged: old = new = the two words.
+        let real = eval_access(
+            b,
+            &names,
+            &sz,
+            &off,
+            &q,
+            core::array::from_fn(|i| m(ADDR_HI + i)),
+            &split,
+            k(MEMOP_LOAD as u64) + funct3,
+            &value,
+            &ts,
+            &mem,
+            &mem,
+        );
         b.assert_bool("load unsigned boolean", u.clone());
         b.assert_zero(
             "load unsigned only for widths 1, 2, 4",
             u.clone() * (k(1) - real.clone() + sz[3].clone()),
         );
-        for o in &off {
-            b.assert_bool("load offset boolean", o.clone());
-        }
-        let off_sum = off.iter().fold(k(0), |a, o| a + o.clone());
-        b.assert_zero("load offset one-hot", off_sum - real.clone());
-
-        let split_expr = sz[1].clone() * off[7].clone()
-            + sz[2].clone() * (off[5].clone() + off[6].clone() + off[7].clone())
-            + sz[3].clone() * (real.clone() - off[0].clone());
-        b.assert_zero("load split = [off + width > 8]", split.clone() - split_expr);
-        for j in 0..8 {
-            b.assert_zero(
-                "load word w+1 zero unless split",
-                (k(1) - split.clone()) * mem[8 + j].clone(),
-            );
-        }
 
         // Loaded bytes and the extension.
         let fill = sign.clone() * (k(1) - u.clone()) * Felt::new(255);
@@ -158,32 +238,6 @@ impl Air for LoadAir {
             top - sign * Felt::new(128) - low7.clone(),
         );
 
-        // Interactions.
-        let funct3 = sz[1].clone()
-            + sz[2].clone() * Felt::new(2)
-            + sz[3].clone() * Felt::new(3)
-            + u * Felt::new(4);
-        let off_val = (1..8).fold(k(0), |a, o| a + off[o].clone() * Felt::new(o as u64));
-        let addr0 = q.clone() * Felt::new(8) + off_val;
-        let mut op = alloc::vec![k(MEMOP_LOAD as u64) + funct3, addr0];
-        op.extend((0..3).map(|i| m(ADDR_HI + i)));
-        op.extend(value.iter().cloned());
-        op.push(ts.clone());
-        b.receive(BUS_MEMOP, real.clone(), &op);
-
-        let w = q.clone()
-            + m(ADDR_HI) * Felt::new(32)
-            + m(ADDR_HI + 1) * Felt::new(32 << 8)
-            + m(ADDR_HI + 2) * Felt::new(32 << 16);
-        let access = |n: usize| {
-            let mut t = alloc::vec![w.clone()];
-            t.extend(mem[..n].iter().cloned());
-            t.extend(mem[..n].iter().cloned());
-            t.push(ts.clone());
-            t
-        };
-        b.send(BUS_MEM_A, real.clone() - split.clone(), &access(8));
-        b.send(BUS_MEM_S, split, &access(16));
         b.send(
             BUS_BYTE,
             real,

@@ -43,8 +43,8 @@
 use alloc::vec::Vec;
 
 use super::bitwise::ByteCounts;
-use super::load::{in_width, is_split, width_of, window};
-use super::{StoreOp, BUS_BYTE, BUS_MEMOP, BUS_MEM_A, BUS_MEM_S, BYTE_RANGE, MEMOP_STORE};
+use super::load::{eval_access, in_width, is_split, width_of, window, AccessNames};
+use super::{StoreOp, BUS_BYTE, BYTE_RANGE, MEMOP_STORE};
 use crate::air::{Air, AirBuilder};
 use crate::field::Felt;
 use crate::matrix::RowMajorMatrix;
@@ -90,31 +90,29 @@ impl Air for StoreAir {
         let new: [B::Expr; 16] = core::array::from_fn(|i| m(NEW + i));
         let value: [B::Expr; 8] = core::array::from_fn(|i| m(VALUE + i));
         let (q, ts, split) = (m(Q), m(TS), m(SPLIT));
-        let real = sz.iter().fold(k(0), |a, s| a + s.clone());
-
-        for s in &sz {
-            b.assert_bool("store width selector boolean", s.clone());
-        }
-        b.assert_bool("store is_real boolean", real.clone());
-        for o in &off {
-            b.assert_bool("store offset boolean", o.clone());
-        }
-        let off_sum = off.iter().fold(k(0), |a, o| a + o.clone());
-        b.assert_zero("store offset one-hot", off_sum - real.clone());
-
-        let split_expr = sz[1].clone() * off[7].clone()
-            + sz[2].clone() * (off[5].clone() + off[6].clone() + off[7].clone())
-            + sz[3].clone() * (real.clone() - off[0].clone());
-        b.assert_zero(
-            "store split = [off + width > 8]",
-            split.clone() - split_expr,
+        let funct3 = sz[1].clone() + sz[2].clone() * Felt::new(2) + sz[3].clone() * Felt::new(3);
+        let names = AccessNames {
+            width_bool: "store width selector boolean",
+            real_bool: "store is_real boolean",
+            off_bool: "store offset boolean",
+            off_one_hot: "store offset one-hot",
+            split: "store split = [off + width > 8]",
+            second_zero: "store old word w+1 zero unless split",
+        };
+        let real = eval_access(
+            b,
+            &names,
+            &sz,
+            &off,
+            &q,
+            core::array::from_fn(|i| m(ADDR_HI + i)),
+            &split,
+            k(MEMOP_STORE as u64) + funct3,
+            &value,
+            &ts,
+            &old,
+            &new,
         );
-        for j in 0..8 {
-            b.assert_zero(
-                "store old word w+1 zero unless split",
-                (k(1) - split.clone()) * old[8 + j].clone(),
-            );
-        }
 
         // Written bytes take the value's bytes; the others keep theirs.
         let c: [B::Expr; 8] = core::array::from_fn(|j| in_width(&sz, k(0), j));
@@ -135,29 +133,6 @@ impl Air for StoreAir {
             b.assert_zero("store new bytes", e);
         }
 
-        // Interactions.
-        let funct3 = sz[1].clone() + sz[2].clone() * Felt::new(2) + sz[3].clone() * Felt::new(3);
-        let off_val = (1..8).fold(k(0), |a, o| a + off[o].clone() * Felt::new(o as u64));
-        let addr0 = q.clone() * Felt::new(8) + off_val;
-        let mut op = alloc::vec![k(MEMOP_STORE as u64) + funct3, addr0];
-        op.extend((0..3).map(|i| m(ADDR_HI + i)));
-        op.extend(value.iter().cloned());
-        op.push(ts.clone());
-        b.receive(BUS_MEMOP, real.clone(), &op);
-
-        let w = q.clone()
-            + m(ADDR_HI) * Felt::new(32)
-            + m(ADDR_HI + 1) * Felt::new(32 << 8)
-            + m(ADDR_HI + 2) * Felt::new(32 << 16);
-        let access = |n: usize| {
-            let mut t = alloc::vec![w.clone()];
-            t.extend(old[..n].iter().cloned());
-            t.extend(new[..n].iter().cloned());
-            t.push(ts.clone());
-            t
-        };
-        b.send(BUS_MEM_A, real.clone() - split.clone(), &access(8));
-        b.send(BUS_MEM_S, split, &access(16));
         b.send(
             BUS_BYTE,
             real,
