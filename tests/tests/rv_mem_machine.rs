@@ -104,3 +104,42 @@ fn prover_refuses_records_that_disagree_with_memory() {
         Err(TraceError::InputExhausted { .. })
     ));
 }
+
+/// Public values the verifier must refuse before any arithmetic: fewer than the exit code's
+/// 8 bytes, or more output than a statement may carry; and output that is not bytes.
+#[test]
+fn verifier_refuses_malformed_public_output() {
+    use kestrel_core::params::StarkParams;
+    use kestrel_core::rv::machine::{MAX_OUTPUT, NUM_PUBLIC};
+    use kestrel_prover_gpu::cpu::CpuBackend;
+    use kestrel_prover_gpu::prover::{prove, setup};
+    use kestrel_prover_gpu::rv::verifier_machine;
+
+    let (program, records, _) = run_recorded("isa/syscall", b"");
+    let image = program_image(&program);
+    let machine = machine_for(&image);
+    let (tr, public) = traces(&machine, &image, &records, b"").unwrap();
+    assert_eq!(public.len(), NUM_PUBLIC + 6, "exit code and \"hello\\n\"");
+    let pk = setup(&CpuBackend, &machine, StarkParams::BLOWUP_2).unwrap();
+    let proof = prove(&CpuBackend, &pk, &machine, &tr, &public)
+        .unwrap()
+        .0
+        .to_bytes();
+    let verifier = verifier_machine();
+    let check = |p: &[Felt]| kestrel_verifier::verify(&verifier, &pk.vk, p, &proof);
+    check(&public).expect("honest statement");
+    assert!(check(&public[..NUM_PUBLIC - 1]).is_err(), "no exit code");
+    let mut long = public.clone();
+    long.resize(NUM_PUBLIC + MAX_OUTPUT + 1, Felt::ZERO);
+    assert!(check(&long).is_err(), "output beyond the limit");
+    let mut not_byte = public.clone();
+    // 256 + 'h' has the same low byte as 'h' but is not a byte.
+    not_byte[NUM_PUBLIC] += Felt::new(256);
+    assert!(
+        check(&not_byte).is_err(),
+        "an output value that is not a byte"
+    );
+    let mut moved = public.clone();
+    moved.swap(NUM_PUBLIC, NUM_PUBLIC + 1);
+    assert!(check(&moved).is_err(), "output bytes reordered");
+}
