@@ -143,3 +143,37 @@ fn verifier_refuses_malformed_public_output() {
     moved.swap(NUM_PUBLIC, NUM_PUBLIC + 1);
     assert!(check(&moved).is_err(), "output bytes reordered");
 }
+
+/// The verifying key binds the initial memory image: one different data byte, or a larger
+/// bss (a different heap start), gives a different key, and a proof made for one program
+/// does not verify under the other's key.
+#[test]
+fn verifying_key_binds_the_memory_image() {
+    use kestrel_core::params::StarkParams;
+    use kestrel_prover_gpu::cpu::CpuBackend;
+    use kestrel_prover_gpu::prover::{prove, setup};
+    use kestrel_prover_gpu::rv::verifier_machine;
+    use kestrel_prover_gpu::vm::{Program, VecRecorder, Vm};
+    use kestrel_tests::vm_support::asm::exit;
+    use kestrel_tests::vm_support::elf_writer::elf;
+
+    let key_and_proof = |data: &[u8]| {
+        let program = Program::from_elf(&elf(&exit(0), data)).unwrap();
+        let mut rec = VecRecorder::default();
+        Vm::new(&program, Vec::new()).run(&mut rec).unwrap();
+        let image = program_image(&program);
+        let machine = machine_for(&image);
+        let (tr, public) = traces(&machine, &image, &rec.records, b"").unwrap();
+        let pk = setup(&CpuBackend, &machine, StarkParams::BLOWUP_2).unwrap();
+        let proof = prove(&CpuBackend, &pk, &machine, &tr, &public).unwrap().0;
+        (pk.vk, public, proof.to_bytes())
+    };
+    let (vk_a, public, proof_a) = key_and_proof(&[1, 2, 3]);
+    let (vk_b, _, _) = key_and_proof(&[1, 2, 4]);
+    let (vk_c, _, _) = key_and_proof(&[1, 2, 3, 0, 0, 0, 0, 0, 0]);
+    assert_ne!(vk_a, vk_b, "a data byte");
+    assert_ne!(vk_a, vk_c, "the image's extent");
+    let v = verifier_machine();
+    kestrel_verifier::verify(&v, &vk_a, &public, &proof_a).unwrap();
+    assert!(kestrel_verifier::verify(&v, &vk_b, &public, &proof_a).is_err());
+}
