@@ -20,7 +20,7 @@ use crate::backend::{Backend, MainTrace};
 use crate::cli_fib::{peak_rss_bytes, spinner};
 use crate::cpu::CpuBackend;
 use crate::prover::{prove_main, setup, ProvingKey};
-use crate::rv::{machine_for, main_traces, program_image, verifier_machine, RvFills};
+use crate::rv::{machine_for, main_traces_timed, program_image, verifier_machine, RvFills};
 use crate::select::{select, BackendChoice};
 use crate::vm::record::VecRecorder;
 use crate::vm::{Program, Vm, DEFAULT_MAX_CYCLES};
@@ -242,7 +242,7 @@ pub fn prove_with<B: RvFills>(backend: &B, a: &ProveArgs) -> Result<(), i32> {
     let (pk, rv) = keys(backend, &program, a.blowup)?;
     lap("setup", &mut clock);
     let device_fills = backend.has_device_fills() && !a.host_fills;
-    let (tr, public) = main_traces(
+    let (tr, public, times) = main_traces_timed(
         backend,
         &rv.machine,
         &rv.image,
@@ -255,6 +255,8 @@ pub fn prove_with<B: RvFills>(backend: &B, a: &ProveArgs) -> Result<(), i32> {
         EXIT_INVALID
     })?;
     lap("trace", &mut clock);
+    phases.push(("trace: pack".into(), times.pack.as_secs_f64() * 1e3));
+    phases.push(("trace: fill".into(), times.fill.as_secs_f64() * 1e3));
     let dims: Vec<(usize, usize)> = tr.iter().map(|t| t.dims(backend)).collect();
     let built_on: Vec<&str> = tr
         .iter()

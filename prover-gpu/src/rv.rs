@@ -150,9 +150,10 @@ pub enum MainTracesError {
     Fill(ProverError),
 }
 
-/// Every table's main trace and the public values: with `device_fills`, CPU and MEMW_R are
-/// built in the backend's memory from packed records (one host pass packs them and builds
-/// the other tables); otherwise every trace is built on the host ([`traces`]).
+/// Every table's main trace and the public values: with `device_fills`, the record tables
+/// (CPU, MEMW_R, LT, SHIFT, LOAD, STORE, MEMW_A) are built in the backend's memory from packed
+/// records (one host pass packs them and builds the other tables); otherwise every trace is
+/// built on the host from the same records ([`traces`]).
 ///
 /// # Errors
 /// [`MainTracesError`]; asking a backend without device fills for them is an error.
@@ -164,10 +165,42 @@ pub fn main_traces<B: RvFills>(
     input: &[u8],
     device_fills: bool,
 ) -> Result<(Vec<MainTrace<B>>, Vec<Felt>), MainTracesError> {
+    main_traces_timed(backend, machine, image, records, input, device_fills).map(|(t, p, _)| (t, p))
+}
+
+/// Where [`main_traces`] spent its time: the host packing pass (with the host-built tables)
+/// and the fills of the record tables (on the device, or on the host with `--host-fills`).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct TraceTimes {
+    pub pack: std::time::Duration,
+    pub fill: std::time::Duration,
+}
+
+/// [`main_traces`] and its [`TraceTimes`].
+///
+/// # Errors
+/// As [`main_traces`].
+pub fn main_traces_timed<B: RvFills>(
+    backend: &B,
+    machine: &Rv64Machine,
+    image: &ProgramImage,
+    records: &[Record],
+    input: &[u8],
+    device_fills: bool,
+) -> Result<(Vec<MainTrace<B>>, Vec<Felt>, TraceTimes), MainTracesError> {
+    let start = std::time::Instant::now();
     if !device_fills {
-        let (tr, public) =
-            traces(machine, image, records, input).map_err(MainTracesError::Trace)?;
-        return Ok((tr.into_iter().map(MainTrace::Host).collect(), public));
+        let packed =
+            pack_traces(machine, image, &steps(records), input).map_err(MainTracesError::Trace)?;
+        let pack = start.elapsed();
+        let (tr, public) = packed
+            .into_host_traces(image)
+            .map_err(MainTracesError::Trace)?;
+        let times = TraceTimes {
+            pack,
+            fill: start.elapsed() - pack,
+        };
+        return Ok((tr.into_iter().map(MainTrace::Host).collect(), public, times));
     }
     if !backend.has_device_fills() {
         return Err(MainTracesError::Fill(ProverError::Internal(
@@ -176,6 +209,7 @@ pub fn main_traces<B: RvFills>(
     }
     let packed =
         pack_traces(machine, image, &steps(records), input).map_err(MainTracesError::Trace)?;
+    let pack = start.elapsed();
     let mut filled: Vec<Option<B::DeviceTrace>> = (0..packed.traces.len()).map(|_| None).collect();
     for (t, trace) in backend
         .fill_rv(image, &packed)
@@ -200,7 +234,11 @@ pub fn main_traces<B: RvFills>(
             )))
         })
         .collect::<Result<Vec<_>, _>>()?;
-    Ok((out, packed.public))
+    let times = TraceTimes {
+        pack,
+        fill: start.elapsed() - pack,
+    };
+    Ok((out, packed.public, times))
 }
 
 /// [`debug_check`] over main traces of which some live in the backend's memory: those are

@@ -264,14 +264,7 @@ pub fn build_traces(
     steps: &[Step],
     input: &[u8],
 ) -> Result<(Vec<RowMajorMatrix>, Vec<Felt>), TraceError> {
-    let mut p = pack_traces(machine, program, steps, input)?;
-    let traces = core::mem::take(&mut p.traces)
-        .into_iter()
-        .enumerate()
-        .map(|(t, m)| m.or_else(|| p.fill_host(program, t)))
-        .collect::<Option<Vec<_>>>()
-        .ok_or(TraceError::Empty)?;
-    Ok((traces, p.public))
+    pack_traces(machine, program, steps, input)?.into_host_traces(program)
 }
 
 /// What one CPU step asks of other tables besides registers: its ALU operation (ALU
@@ -531,6 +524,24 @@ pub struct PackedTraces {
 }
 
 impl PackedTraces {
+    /// Every table's trace, the [`RECORD_TABLES`] filled on the host, and the public values.
+    ///
+    /// # Errors
+    /// [`TraceError::Empty`] if a table has neither a trace nor records (never after
+    /// [`pack_traces`]).
+    pub fn into_host_traces(
+        mut self,
+        program: &ProgramImage,
+    ) -> Result<(Vec<RowMajorMatrix>, Vec<Felt>), TraceError> {
+        let traces = core::mem::take(&mut self.traces)
+            .into_iter()
+            .enumerate()
+            .map(|(t, m)| m.or_else(|| self.fill_host(program, t)))
+            .collect::<Option<Vec<_>>>()
+            .ok_or(TraceError::Empty)?;
+        Ok((traces, self.public))
+    }
+
     /// Table `t`'s trace filled on the host from its records (`None` unless `t` is one of
     /// the [`RECORD_TABLES`]); the same fills the device kernels make.
     pub fn fill_host(&self, program: &ProgramImage, t: usize) -> Option<RowMajorMatrix> {

@@ -83,7 +83,8 @@ pub struct CudaDevice {
     next_stream: AtomicUsize,
     functions: HashMap<&'static str, CudaFunction>,
     pub(crate) counters: Arc<Counters>,
-    staging: Mutex<Option<PinnedHostSlice<u64>>>,
+    /// Two pinned buffers: uploads fill one while the other is being copied.
+    staging: Mutex<Vec<PinnedHostSlice<u64>>>,
     /// Fault injection (tests): allocations left before one fails (0 = off).
     fail_alloc_in: AtomicU64,
     /// Fault injection (tests): the next fill launch fails.
@@ -192,7 +193,7 @@ impl CudaDevice {
             next_stream: AtomicUsize::new(0),
             functions,
             counters: Arc::new(Counters::default()),
-            staging: Mutex::new(None),
+            staging: Mutex::new(Vec::new()),
             fail_alloc_in: AtomicU64::new(0),
             fail_fill_launch: AtomicBool::new(false),
             name,
@@ -307,11 +308,20 @@ impl CudaDevice {
     ) -> Result<DeviceBuffer<u64>, CudaError> {
         let mut dst = self.alloc::<u64>(stream, len, category)?;
         let mut guard = self.staging.lock().unwrap_or_else(|e| e.into_inner());
-        let staging = self.staging_buffer(&mut guard)?;
-        let mut start = 0;
+        let staging = self.staging_buffers(&mut guard, 2)?;
+        // Double buffering: chunk k is filled (on the host threads) into buffer k % 2 while
+        // the copy of chunk k − 1 from the other buffer runs; a buffer is refilled only after
+        // the event recorded behind its previous copy has completed.
+        let mut pending: [Option<cudarc::driver::CudaEvent>; 2] = [None, None];
+        let (mut start, mut k) = (0, 0);
         while start < len {
             let m = STAGING_WORDS.min(len - start);
-            let host = staging
+            let b = k % 2;
+            if let Some(e) = pending[b].take() {
+                e.synchronize()
+                    .map_err(CudaError::driver("cuEventSynchronize", "staging reuse"))?;
+            }
+            let host = staging[b]
                 .as_mut_slice()
                 .map_err(CudaError::driver("pinned staging", ""))?;
             let chunk = &mut host[..m];
@@ -320,16 +330,26 @@ impl CudaDevice {
                 .enumerate()
                 .for_each(|(i, c)| fill(start + (i << 16), c));
             let mut view = dst.slice_mut().slice_mut(start..start + m);
-            // Copies from a host slice complete before memcpy_htod returns.
+            // A plain host slice: the copy is asynchronous (pinned memory); the event below
+            // marks its completion.
             stream
                 .memcpy_htod(&*chunk, &mut view)
                 .map_err(CudaError::driver(
                     "cuMemcpyHtoDAsync",
                     format!("{category}: {m} words at {start} of {len}"),
                 ))?;
-            // The copy reads pinned memory asynchronously: finish it before refilling.
-            self.sync(stream, "upload")?;
+            pending[b] = Some(
+                stream
+                    .record_event(None)
+                    .map_err(CudaError::driver("cuEventRecord", "staging copy"))?,
+            );
             start += m;
+            k += 1;
+        }
+        // The buffers go back to the pool only after every copy that reads them is done.
+        for e in pending.into_iter().flatten() {
+            e.synchronize()
+                .map_err(CudaError::driver("cuEventSynchronize", "staging release"))?;
         }
         self.counters.h2d(category, (len * 8) as u64);
         Ok(dst)
@@ -412,7 +432,7 @@ impl CudaDevice {
         }
         let mut out = vec![0u64; len];
         let mut guard = self.staging.lock().unwrap_or_else(|e| e.into_inner());
-        let staging = self.staging_buffer(&mut guard)?;
+        let staging = &mut self.staging_buffers(&mut guard, 1)?[0];
         let mut done = 0;
         while done < len {
             let m = STAGING_WORDS.min(len - done);
@@ -437,21 +457,20 @@ impl CudaDevice {
         Ok(out)
     }
 
-    fn staging_buffer<'a>(
+    /// The first `n` pinned staging buffers, allocated on first use.
+    fn staging_buffers<'a>(
         &self,
-        guard: &'a mut Option<PinnedHostSlice<u64>>,
-    ) -> Result<&'a mut PinnedHostSlice<u64>, CudaError> {
-        if guard.is_none() {
+        pool: &'a mut Vec<PinnedHostSlice<u64>>,
+        n: usize,
+    ) -> Result<&'a mut [PinnedHostSlice<u64>], CudaError> {
+        while pool.len() < n {
             // SAFETY: staging memory is always written before it is read.
             let p = unsafe { self.ctx.alloc_pinned_with_flags::<u64>(STAGING_WORDS, 0) }.map_err(
                 CudaError::driver("cuMemHostAlloc", format!("{} B staging", STAGING_WORDS * 8)),
             )?;
-            *guard = Some(p);
+            pool.push(p);
         }
-        guard.as_mut().ok_or(CudaError::Limit {
-            op: "staging",
-            detail: "no staging buffer".into(),
-        })
+        Ok(&mut pool[..n])
     }
 
     /// Waits for the stream; `op` names the operation in errors (kernel faults surface here).
