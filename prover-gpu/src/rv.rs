@@ -56,11 +56,9 @@ pub fn program_image(program: &Program) -> ProgramImage {
     }
 }
 
-/// The CPU steps of an execution.
-pub fn steps(records: &[Record]) -> Vec<Step> {
-    records
-        .iter()
-        .map(|r| Step {
+impl From<Record> for Step {
+    fn from(r: Record) -> Step {
+        Step {
             pc: r.pc,
             word: r.word,
             rs1_val: r.rs1_val,
@@ -68,8 +66,13 @@ pub fn steps(records: &[Record]) -> Vec<Step> {
             rd_val: r.rd_val,
             mem_addr: r.mem_addr,
             mem_val: r.mem_val,
-        })
-        .collect()
+        }
+    }
+}
+
+/// The CPU steps of an execution (the trace builders also take the records themselves).
+pub fn steps(records: &[Record]) -> Vec<Step> {
+    records.iter().map(|&r| r.into()).collect()
 }
 
 /// The machine proving `program` (its DECODE table carries the program).
@@ -92,7 +95,7 @@ pub fn traces(
     records: &[Record],
     input: &[u8],
 ) -> Result<(Vec<RowMajorMatrix>, Vec<Felt>), TraceError> {
-    build_traces(machine, image, &steps(records), input)
+    build_traces(machine, image, records, input)
 }
 
 /// Runs the debug checker over the traces.
@@ -190,8 +193,7 @@ pub fn main_traces_timed<B: RvFills>(
 ) -> Result<(Vec<MainTrace<B>>, Vec<Felt>, TraceTimes), MainTracesError> {
     let start = std::time::Instant::now();
     if !device_fills {
-        let packed =
-            pack_traces(machine, image, &steps(records), input).map_err(MainTracesError::Trace)?;
+        let packed = pack_traces(machine, image, records, input).map_err(MainTracesError::Trace)?;
         let pack = start.elapsed();
         let (tr, public) = packed
             .into_host_traces(image)
@@ -207,8 +209,7 @@ pub fn main_traces_timed<B: RvFills>(
             "device fills asked of a backend without them",
         )));
     }
-    let packed =
-        pack_traces(machine, image, &steps(records), input).map_err(MainTracesError::Trace)?;
+    let packed = pack_traces(machine, image, records, input).map_err(MainTracesError::Trace)?;
     let pack = start.elapsed();
     let mut filled: Vec<Option<B::DeviceTrace>> = (0..packed.traces.len()).map(|_| None).collect();
     for (t, trace) in backend

@@ -253,15 +253,16 @@ impl core::fmt::Display for TraceError {
 }
 
 /// Every table's trace (in [`Machine::tables`] order) and the public values: the packed
-/// records of [`pack_traces`] with the CPU and MEMW_R traces filled on the host (the same
-/// fills the device kernels make).
+/// records of [`pack_traces`] with the [`RECORD_TABLES`] filled on the host (the same fills
+/// the device kernels make). `steps` are [`Step`]s or anything that converts to one (the
+/// executor's records), read once each.
 ///
 /// # Errors
 /// [`TraceError`] when the execution cannot be proven.
-pub fn build_traces(
+pub fn build_traces<S: Copy + Into<Step>>(
     machine: &Rv64Machine,
     program: &ProgramImage,
-    steps: &[Step],
+    steps: &[S],
     input: &[u8],
 ) -> Result<(Vec<RowMajorMatrix>, Vec<Felt>), TraceError> {
     pack_traces(machine, program, steps, input)?.into_host_traces(program)
@@ -893,13 +894,13 @@ impl Run<'_> {
 ///
 /// # Errors
 /// [`TraceError`] when the execution cannot be proven.
-pub fn pack_traces(
+pub fn pack_traces<S: Copy + Into<Step>>(
     machine: &Rv64Machine,
     program: &ProgramImage,
-    steps: &[Step],
+    steps: &[S],
     input: &[u8],
 ) -> Result<PackedTraces, TraceError> {
-    let last = steps.last().ok_or(TraceError::Empty)?;
+    let last: Step = (*steps.last().ok_or(TraceError::Empty)?).into();
     if steps.len() > 1 << 26 {
         return Err(TraceError::TooLong { steps: steps.len() });
     }
@@ -929,21 +930,25 @@ pub fn pack_traces(
             new: Vec::with_capacity(n),
             extra: Vec::new(),
         },
-        loads: Vec::new(),
-        stores: Vec::new(),
-        mem_a: Vec::new(),
+        // Reserved for the worst case: untouched capacity costs no memory, and the records
+        // are never copied by a regrowth.
+        loads: Vec::with_capacity(n),
+        stores: Vec::with_capacity(n),
+        mem_a: Vec::with_capacity(n),
         mem_s: Vec::new(),
         ecalls: Vec::new(),
         io: Vec::new(),
         input,
         input_pos: 0,
         output: Vec::new(),
-        alu_ops: Vec::new(),
+        alu_ops: Vec::with_capacity(n),
         bytes: ByteCounts::default(),
     };
     let mut exit_code = None;
     let mut outpos = 0u64;
-    for (clk, s) in steps.iter().enumerate() {
+    for (clk, &step) in steps.iter().enumerate() {
+        let step: Step = step.into();
+        let s = &step;
         let (r, d) = slots.get(s)?;
         decode_mult[r] += 1;
         let b = cpu::operand_b(s, d);
