@@ -12,3 +12,5 @@ pub mod prover;
 pub mod rv;
 pub mod select;
 pub mod vm;
+
+pub mod alloc_huge;
