@@ -179,6 +179,9 @@ pub struct TraceTimes {
     pub fill: std::time::Duration,
 }
 
+/// Main traces, public values and where the time went.
+pub type TimedTraces<B> = (Vec<MainTrace<B>>, Vec<Felt>, TraceTimes);
+
 /// [`main_traces`] and its [`TraceTimes`].
 ///
 /// # Errors
@@ -190,7 +193,7 @@ pub fn main_traces_timed<B: RvFills>(
     records: &[Record],
     input: &[u8],
     device_fills: bool,
-) -> Result<(Vec<MainTrace<B>>, Vec<Felt>, TraceTimes), MainTracesError> {
+) -> Result<TimedTraces<B>, MainTracesError> {
     let start = std::time::Instant::now();
     if !device_fills {
         let packed = pack_traces(machine, image, records, input).map_err(MainTracesError::Trace)?;
