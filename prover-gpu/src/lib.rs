@@ -12,5 +12,3 @@ pub mod prover;
 pub mod rv;
 pub mod select;
 pub mod vm;
-
-pub mod alloc_huge;

@@ -7,10 +7,6 @@ use kestrel_prover_gpu::cli_prove::{
 };
 use kestrel_prover_gpu::cli_run::{run_command, RunArgs};
 
-#[global_allocator]
-static ALLOC: kestrel_prover_gpu::alloc_huge::HugePageAlloc =
-    kestrel_prover_gpu::alloc_huge::HugePageAlloc;
-
 #[derive(Parser)]
 #[command(name = "kestrel", version, about = "Prove and verify RV64IM programs")]
 struct Cli {
