@@ -151,3 +151,48 @@ fn guest_output_is_bound_by_the_proof() {
         let _ = std::fs::remove_file(p);
     }
 }
+
+mod statement_files {
+    use kestrel_core::rv::machine::MAX_OUTPUT;
+    use kestrel_prover_gpu::cli_prove::{decode_statement, encode_statement, Statement};
+    use proptest::prelude::*;
+
+    proptest! {
+        /// Any bytes: decoding never panics, and whatever decodes re-encodes to the same file.
+        #[test]
+        fn decoding_hostile_files_never_panics(bytes in proptest::collection::vec(any::<u8>(), 0..256)) {
+            let mut file = b"KSTLSTMT".to_vec();
+            file.extend_from_slice(&bytes);
+            for f in [&bytes[..], &file[..]] {
+                if let Ok((st, proof)) = decode_statement(f) {
+                    prop_assert!(st.output.len() <= MAX_OUTPUT);
+                    prop_assert_eq!(encode_statement(&st, proof), f.to_vec());
+                }
+            }
+        }
+
+        /// Statements round-trip.
+        #[test]
+        fn statements_round_trip(
+            exit_code in any::<u64>(),
+            output in proptest::collection::vec(any::<u8>(), 0..300),
+            proof in proptest::collection::vec(any::<u8>(), 0..64),
+        ) {
+            let st = Statement { exit_code, output };
+            let file = encode_statement(&st, &proof);
+            let (back, p) = decode_statement(&file).unwrap();
+            prop_assert_eq!(back, st);
+            prop_assert_eq!(p, &proof[..]);
+        }
+    }
+
+    /// A length field claiming more output than a statement may carry is refused before
+    /// anything is allocated for it.
+    #[test]
+    fn oversized_output_length_is_refused() {
+        let mut file = b"KSTLSTMT".to_vec();
+        file.extend_from_slice(&0u64.to_le_bytes());
+        file.extend_from_slice(&u32::MAX.to_le_bytes());
+        assert!(decode_statement(&file).is_err());
+    }
+}

@@ -1005,39 +1005,42 @@ pub fn pack_traces<S: Copy + Into<Step>>(
         ecalls,
         io: io_rows,
         output,
-        mut alu_ops,
+        alu_ops,
         mut bytes,
         ..
     } = run;
-    let _ = &mut alu_ops;
-    // ALU tables: LT and SHIFT as distinct-operation records, the others built here.
+    // ALU tables: each op to its table in one pass (op codes are small: a lookup table of
+    // which table accepts each code), then LT and SHIFT as distinct-operation records and
+    // the others built here.
+    const OP_CODES: usize = 32;
+    let owner: [Option<usize>; OP_CODES] =
+        core::array::from_fn(|op| machine.alu.iter().position(|t| t.accepts(op as u32)));
+    let mut per_table: Vec<Vec<AluOp>> = machine.alu.iter().map(|_| Vec::new()).collect();
+    for o in &alu_ops {
+        let t = owner
+            .get(o.op as usize)
+            .copied()
+            .flatten()
+            .ok_or(TraceError::NoAluTable { op: o.op })?;
+        per_table[t].push(*o);
+    }
+    drop(alu_ops);
     let mut alu_traces = Vec::with_capacity(machine.alu.len());
     let (mut lt_rows, mut shift_rows) = (Vec::new(), Vec::new());
-    for (i, t) in machine.alu.iter().enumerate() {
-        let ops: Vec<AluOp> = alu_ops
-            .iter()
-            .copied()
-            .filter(|o| t.accepts(o.op))
-            .collect();
+    for (i, (t, ops)) in machine.alu.iter().zip(&per_table).enumerate() {
         match FIRST_ALU_TABLE + i {
             LT_TABLE => {
-                lt_rows = super::lt::distinct(&ops);
+                lt_rows = super::lt::distinct(ops);
                 super::lt::lookups(&lt_rows, distinct_height(lt_rows.len()), &mut bytes);
                 alu_traces.push(None);
             }
             SHIFT_TABLE => {
-                shift_rows = super::shift::distinct(&ops);
+                shift_rows = super::shift::distinct(ops);
                 super::shift::lookups(&shift_rows, distinct_height(shift_rows.len()), &mut bytes);
                 alu_traces.push(None);
             }
-            _ => alu_traces.push(Some(t.build(&ops, &mut bytes))),
+            _ => alu_traces.push(Some(t.build(ops, &mut bytes))),
         }
-    }
-    if let Some(o) = alu_ops
-        .iter()
-        .find(|o| !machine.alu.iter().any(|t| t.accepts(o.op)))
-    {
-        return Err(TraceError::NoAluTable { op: o.op });
     }
     // Final memory: image words (untouched ones keep their initial token) and touched
     // zero-initialised words, sorted.
