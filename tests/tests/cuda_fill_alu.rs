@@ -274,7 +274,7 @@ fn program_ops(name: &str, input: &[u8], ops: &[u32]) -> Vec<AluOp> {
             if !(d.class[class::ALU] || d.class[class::BRANCH]) || !ops.contains(&d.alu_op) {
                 return None;
             }
-            let b = operand_b(s, &d);
+            let b = operand_b(&d, s.rs2_val);
             let (sum, _) = sum_and_carries(s.rs1_val, b, &d);
             Some(AluOp {
                 op: d.alu_op,

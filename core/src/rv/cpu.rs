@@ -337,7 +337,7 @@ pub fn fill_row(
     row[PC] = Felt::from(pc);
     row[NEXT_PC] = Felt::from(next_pc);
     row[DEC..DEC + FIELDS].copy_from_slice(&d.fields());
-    let b = if d.use_imm { d.imm } else { rs2 };
+    let b = operand_b(d, rs2);
     let a = rs1;
     let (sum, carries) = sum_and_carries(a, b, d);
     for i in 0..8 {
@@ -363,11 +363,11 @@ pub fn fill_row(
 }
 
 /// Operand b of a row: the immediate or `rs2`'s value.
-pub fn operand_b(s: &Step, d: &Decoded) -> u64 {
+pub fn operand_b(d: &Decoded, rs2: u64) -> u64 {
     if d.use_imm {
         d.imm
     } else {
-        s.rs2_val
+        rs2
     }
 }
 

@@ -403,7 +403,12 @@ pub fn decode_fields(program: &ProgramImage) -> Vec<u64> {
 pub fn fill_cpu_host(rec: &CpuRecords, decode: &[u64]) -> RowMajorMatrix {
     let n = rec.len();
     let mut m = RowMajorMatrix::zeros(rec.height, cpu::WIDTH);
-    let dec = |i: usize| &decode[rec.dec_row[i] as usize * DECODE_WORDS..][..DECODE_WORDS];
+    // Each DECODE row's pc and fields, decoded once.
+    let slots: Vec<(u32, Decoded)> = decode
+        .chunks_exact(DECODE_WORDS)
+        .map(|d| (d[0] as u32, decoded_from_fields(&d[1..])))
+        .collect();
+    let slot = |i: usize| &slots[rec.dec_row[i] as usize];
     let mut calls = rec.calls.iter().peekable();
     let mut outpos = 0u64;
     for (clk, row) in m.values.chunks_exact_mut(cpu::WIDTH).enumerate() {
@@ -414,18 +419,17 @@ pub fn fill_cpu_host(rec: &CpuRecords, decode: &[u64]) -> RowMajorMatrix {
             row[cpu::OUTPOS] = Felt::new(outpos);
             continue;
         }
-        let d = dec(clk);
+        let (pc, fields) = slot(clk);
         let next_pc = if clk + 1 < n {
-            dec(clk + 1)[0] as u32
+            slot(clk + 1).0
         } else {
-            (d[0] as u32).wrapping_add(4)
+            pc.wrapping_add(4)
         };
-        let fields = decoded_from_fields(&d[1..]);
         cpu::fill_row(
             row,
             clk,
-            d[0] as u32,
-            &fields,
+            *pc,
+            fields,
             rec.rs1[clk],
             rec.rs2[clk],
             rec.res[clk],
@@ -618,39 +622,32 @@ impl MemReplay<'_> {
             .map(|i| self.image[i].1)
     }
 
-    /// Accesses word `w` at `ts`, replacing its value by `f(old)`.
-    fn access(
-        &mut self,
-        pc: u32,
-        w: u32,
-        ts: u64,
-        f: impl FnOnce(u64) -> u64,
-    ) -> Result<WordAccess, TraceError> {
-        let (old, old_ts) = match self.words.get(&w) {
-            Some(&v) => v,
-            None => {
-                let init = match self.image_value(w) {
-                    Some(v) => v,
-                    None if w >= self.floor && w < 1 << 29 => 0,
-                    None => {
-                        return Err(TraceError::Unmapped {
-                            pc,
-                            addr: 8 * w as u64,
-                        })
-                    }
-                };
-                (init, 0)
-            }
-        };
-        let new = f(old);
+    /// Word `w`'s value and last timestamp (its initial token if untouched).
+    fn read(&self, pc: u32, w: u32) -> Result<(u64, u64), TraceError> {
+        if let Some(&v) = self.words.get(&w) {
+            return Ok(v);
+        }
+        match self.image_value(w) {
+            Some(v) => Ok((v, 0)),
+            None if w >= self.floor && w < 1 << 29 => Ok((0, 0)),
+            None => Err(TraceError::Unmapped {
+                pc,
+                addr: 8 * w as u64,
+            }),
+        }
+    }
+
+    /// Records the access that found `(old, old_ts)` (from [`MemReplay::read`]) and left
+    /// `new` at `ts`.
+    fn write(&mut self, w: u32, (old, old_ts): (u64, u64), new: u64, ts: u64) -> WordAccess {
         self.words.insert(w, (new, ts));
-        Ok(WordAccess {
+        WordAccess {
             w,
             old,
             new,
             old_ts,
             ts,
-        })
+        }
     }
 }
 
@@ -718,62 +715,51 @@ impl Run<'_> {
         if split && w + 1 >= 1 << 29 {
             return Err(unmapped);
         }
-        if load {
-            let a0 = self.mem.access(pc, w, ts, |v| v)?;
-            let a1 = if split {
-                Some(self.mem.access(pc, w + 1, ts, |v| v)?)
-            } else {
-                None
-            };
-            let op = LoadOp {
+        let old0 = self.mem.read(pc, w)?;
+        let old1 = if split {
+            self.mem.read(pc, w + 1)?
+        } else {
+            (0, 0)
+        };
+        // The bytes the access reads or overwrites must be those the executor recorded.
+        let width_funct3 = match funct3 % 4 {
+            3 => 3,
+            f => 4 + f,
+        };
+        let raw = load::load_value(&LoadOp {
+            ts,
+            funct3: width_funct3,
+            addr: addr32,
+            word0: old0.0,
+            word1: old1.0,
+        });
+        if raw != s.mem_val {
+            return Err(TraceError::MemoryMismatch { pc, addr });
+        }
+        let (new0, new1) = if load {
+            self.loads.push(LoadOp {
                 ts,
                 funct3,
                 addr: addr32,
-                word0: a0.old,
-                word1: a1.map_or(0, |a| a.old),
-            };
-            if load::load_value(&op) != cpu::load_extend(funct3 as u32, s.mem_val) {
-                return Err(TraceError::MemoryMismatch { pc, addr });
-            }
-            self.loads.push(op);
-            self.route(a0, a1);
+                word0: old0.0,
+                word1: old1.0,
+            });
+            (old0.0, old1.0)
         } else {
-            let mut a0 = self.mem.access(pc, w, ts, |v| v)?;
-            let mut a1 = if split {
-                Some(self.mem.access(pc, w + 1, ts, |v| v)?)
-            } else {
-                None
-            };
             let op = StoreOp {
                 ts,
                 funct3,
                 addr: addr32,
                 value: s.rs2_val,
-                old0: a0.old,
-                old1: a1.map_or(0, |a| a.old),
+                old0: old0.0,
+                old1: old1.0,
             };
-            // The bytes the store overwrites, as the executor recorded them.
-            let width_funct3 = if funct3 == 3 { 3 } else { 4 + funct3 };
-            let overwritten = load::load_value(&LoadOp {
-                ts,
-                funct3: width_funct3,
-                addr: addr32,
-                word0: op.old0,
-                word1: op.old1,
-            });
-            if overwritten != s.mem_val {
-                return Err(TraceError::MemoryMismatch { pc, addr });
-            }
-            let (n0, n1) = store::store_words(&op);
-            a0.new = n0;
-            self.mem.words.insert(w, (n0, ts));
-            if let Some(a) = a1.as_mut() {
-                a.new = n1;
-                self.mem.words.insert(w + 1, (n1, ts));
-            }
             self.stores.push(op);
-            self.route(a0, a1);
-        }
+            store::store_words(&op)
+        };
+        let a0 = self.mem.write(w, old0, new0, ts);
+        let a1 = split.then(|| self.mem.write(w + 1, old1, new1, ts));
+        self.route(a0, a1);
         Ok(())
     }
 
@@ -782,6 +768,51 @@ impl Run<'_> {
             Some(a1) => self.mem_s.push((a0, a1)),
             None => self.mem_a.push(a0),
         }
+    }
+
+    /// The IO rows of one chain over bytes `from .. from + cnt` at memory time `ts`, one per
+    /// word: input bytes come from the private input, output bytes go to the public output,
+    /// zeroed bytes become 0.
+    fn io_chain(
+        &mut self,
+        pc: u32,
+        kind: u32,
+        from: u32,
+        cnt: u32,
+        ts: u64,
+        mut pos: u64,
+    ) -> Result<(), TraceError> {
+        for (w, lo, c) in io::words_of(from, cnt) {
+            let covered = lo as usize..(lo + c) as usize;
+            let old = self.mem.read(pc, w)?;
+            let mut bytes = old.0.to_le_bytes();
+            match kind {
+                IO_IN => {
+                    let rest = self.input.get(self.input_pos..).unwrap_or(&[]);
+                    let take = rest
+                        .get(..c as usize)
+                        .ok_or(TraceError::InputExhausted { pc })?;
+                    bytes[covered].copy_from_slice(take);
+                    self.input_pos += c as usize;
+                }
+                IO_OUT => self.output.extend_from_slice(&bytes[covered]),
+                _ => bytes[covered].fill(0),
+            }
+            let a = self.mem.write(w, old, u64::from_le_bytes(bytes), ts);
+            self.io.push(IoWord {
+                kind,
+                ts,
+                pos,
+                w,
+                lo,
+                cnt: c,
+                old: a.old,
+                new: a.new,
+            });
+            self.mem_a.push(a);
+            pos += c as u64;
+        }
+        Ok(())
     }
 
     /// A system call's register accesses, transfer and ECALL record.
@@ -817,70 +848,11 @@ impl Run<'_> {
             self.extra_reg(REG_BRK, s.rd_val, ts + 1, true);
         }
         if let Some((kind, buf, cnt)) = ecall::transfer(&op) {
-            let mts = clk + 1;
-            let mut pos = outpos;
-            for (w, lo, c) in io::words_of(buf, cnt) {
-                let mut bytes_in = [0u8; 8];
-                if kind == IO_IN {
-                    let rest = self.input.get(self.input_pos..).unwrap_or(&[]);
-                    let take = rest
-                        .get(..c as usize)
-                        .ok_or(TraceError::InputExhausted { pc })?;
-                    bytes_in[lo as usize..(lo + c) as usize].copy_from_slice(take);
-                    self.input_pos += c as usize;
-                }
-                let a = self.mem.access(pc, w, mts, |v| {
-                    if kind == IO_IN {
-                        let mut b = v.to_le_bytes();
-                        b[lo as usize..(lo + c) as usize]
-                            .copy_from_slice(&bytes_in[lo as usize..(lo + c) as usize]);
-                        u64::from_le_bytes(b)
-                    } else {
-                        v
-                    }
-                })?;
-                if kind == IO_OUT {
-                    let b = a.old.to_le_bytes();
-                    self.output
-                        .extend_from_slice(&b[lo as usize..(lo + c) as usize]);
-                }
-                self.io.push(IoWord {
-                    kind,
-                    ts: mts,
-                    pos,
-                    w,
-                    lo,
-                    cnt: c,
-                    old: a.old,
-                    new: a.new,
-                });
-                self.mem_a.push(a);
-                pos += c as u64;
-            }
+            self.io_chain(pc, kind, buf, cnt, clk + 1, outpos)?;
         }
         if let Some((from, cnt)) = ecall::zero_range(&op) {
             // A break shrink: the released bytes become zero.
-            let mts = clk + 1;
-            let mut pos = 0u64;
-            for (w, lo, c) in io::words_of(from, cnt) {
-                let a = self.mem.access(pc, w, mts, |v| {
-                    let mut b = v.to_le_bytes();
-                    b[lo as usize..(lo + c) as usize].fill(0);
-                    u64::from_le_bytes(b)
-                })?;
-                self.io.push(IoWord {
-                    kind: IO_ZERO,
-                    ts: mts,
-                    pos,
-                    w,
-                    lo,
-                    cnt: c,
-                    old: a.old,
-                    new: a.new,
-                });
-                self.mem_a.push(a);
-                pos += c as u64;
-            }
+            self.io_chain(pc, IO_ZERO, from, cnt, clk + 1, 0)?;
         }
         self.alu_ops.extend(ecall::alu_lookups(&op));
         self.ecalls.push(op);
@@ -951,7 +923,7 @@ pub fn pack_traces<S: Copy + Into<Step>>(
         let s = &step;
         let (r, d) = slots.get(s)?;
         decode_mult[r] += 1;
-        let b = cpu::operand_b(s, d);
+        let b = cpu::operand_b(d, s.rs2_val);
         let (sum, _) = cpu::sum_and_carries(s.rs1_val, b, d);
         let res = cpu::result(s, d, b, sum);
         rec.dec_row.push(r as u32);

@@ -11,7 +11,6 @@ use super::bitwise::ByteCounts;
 use super::{BUS_BYTE, BUS_REG, BUS_REG_ACCESS, BYTE_RANGE, NUM_REGS};
 use crate::air::{Air, AirBuilder};
 use crate::field::Felt;
-use crate::matrix::RowMajorMatrix;
 
 pub const REG: usize = 0;
 pub const OLD: usize = 1;
@@ -147,26 +146,4 @@ pub fn row_lookups(r: &RegRow, bytes: &mut ByteCounts) {
     let d = (r.access.ts - r.old_ts - 1).to_le_bytes();
     bytes.range(d[0], d[1]);
     bytes.range(d[2], d[3]);
-}
-
-/// MEMW_R's trace for `accesses` (in time order) starting from `file`; returns it and the
-/// final register state.
-pub fn build_trace(
-    accesses: &[RegAccess],
-    mut file: RegFile,
-    bytes: &mut ByteCounts,
-) -> (RowMajorMatrix, RegFile) {
-    let h = accesses.len().next_power_of_two().max(8);
-    let mut m = RowMajorMatrix::zeros(h, WIDTH);
-    for (r, a) in accesses.iter().enumerate() {
-        let (old, old_ts) = file.access(a);
-        let rr = RegRow {
-            access: *a,
-            old,
-            old_ts,
-        };
-        fill_row(m.row_mut(r), &rr);
-        row_lookups(&rr, bytes);
-    }
-    (m, file)
 }
