@@ -101,6 +101,21 @@ impl DeviceCodeword {
     }
 }
 
+/// One table of a proof as a memory planner sees it: widths in base columns.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TablePlan {
+    pub log_height: u32,
+    pub main: usize,
+    pub pre: usize,
+    pub aux: usize,
+    /// Quotient coefficient columns (3 per chunk).
+    pub quotient: usize,
+    /// LogUp interactions.
+    pub interactions: usize,
+    /// The main trace already lives in the backend's memory (a device fill).
+    pub main_resident: bool,
+}
+
 /// A LogUp auxiliary trace, committed.
 pub struct AuxCommitted<C> {
     pub committed: C,
@@ -132,6 +147,13 @@ pub trait Backend: Sync {
     /// backends with nothing to report.
     fn report(&self) -> serde_json::Value {
         serde_json::Value::Null
+    }
+
+    /// Checks, before any main trace is committed, that the backend can hold the proof of
+    /// `tables` (see [`TablePlan`]). Backends without a memory limit have nothing to check.
+    fn plan_memory(&self, tables: &[TablePlan], log_blowup: u32) -> Result<(), ProverError> {
+        let _ = (tables, log_blowup);
+        Ok(())
     }
 
     /// Coset LDE of a trace's columns (natural order on `H_n`) and its Merkle commitment.

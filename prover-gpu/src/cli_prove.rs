@@ -59,6 +59,11 @@ pub struct ProveArgs {
     /// and MEMW_R in device memory (for A/B comparisons; the proof is the same).
     #[arg(long)]
     pub host_fills: bool,
+    /// Device-memory budget for the CUDA backend (e.g. 24G, 512M; default: the free device
+    /// memory at start). Buffers already held count against it; a budget below the proof's
+    /// working set is refused before anything is built.
+    #[arg(long, value_parser = crate::select::parse_bytes)]
+    pub vram_budget: Option<u64>,
 }
 
 /// Arguments of `kestrel vk`.
@@ -211,6 +216,15 @@ fn prove_inner(a: &ProveArgs) -> Result<(), i32> {
         EXIT_USAGE
     })?;
     eprintln!("backend: {}", selected.name());
+    match (&selected, a.vram_budget) {
+        (_, None) => {}
+        #[cfg(feature = "cuda")]
+        (crate::select::Selected::Cuda(b), Some(bytes)) => b.set_vram_budget(Some(bytes)),
+        _ => {
+            eprintln!("error: --vram-budget applies to the cuda backend only");
+            return Err(EXIT_USAGE);
+        }
+    }
     crate::with_backend!(selected, b => prove_with(b, a))
 }
 

@@ -6,6 +6,7 @@
 //! (shorter tables join at the layer of their LDE size) → final polynomial → grinding →
 //! query openings.
 
+use std::collections::btree_map::{BTreeMap, Entry};
 use std::time::{Duration, Instant};
 
 use kestrel_core::air::{LogUpChallenges, Machine, ShapeError, TableShape};
@@ -17,7 +18,7 @@ use kestrel_core::proof::{FriStep, ProofBody, QueryProof, TableOod};
 use kestrel_core::stark::{deep_columns, observe_ood, start_transcript, FriShape};
 
 use crate::backend::{
-    AuxCommitted, Backend, Codeword, DeepInputs, DeviceTraces, MainTrace, QuotientInputs,
+    AuxCommitted, Backend, Codeword, DeepInputs, DeviceTraces, MainTrace, QuotientInputs, TablePlan,
 };
 use crate::cpu::ntt::{bit_reverse_rows, interpolate, two_adic};
 
@@ -291,6 +292,21 @@ fn prove_core<B: Backend>(
         }
         log_heights.push(h.trailing_zeros() as u8);
     }
+    let plan: Vec<TablePlan> = (0..tables.len())
+        .map(|t| {
+            let shape = &pk.shapes[t];
+            TablePlan {
+                log_height: log_heights[t] as u32,
+                main: shape.width,
+                pre: shape.preprocessed_width,
+                aux: shape.aux_width,
+                quotient: 3 * shape.quotient_chunks,
+                interactions: shape.num_interactions,
+                main_resident: host[t].is_none(),
+            }
+        })
+        .collect();
+    backend.plan_memory(&plan, lb)?;
     let pre_roots = pk.preprocessed_roots(backend);
     let mut tr = start_transcript(&pk.machine_name, &params, &pre_roots, &log_heights, public);
 
@@ -410,7 +426,9 @@ fn prove_core<B: Backend>(
     // Round 5: DEEP.
     tr.label(b"deep");
     let lambda = tr.sample_ext();
-    let mut deep = Vec::with_capacity(tables.len());
+    // One codeword per LDE size: each table's is added to its size's sum as soon as it is
+    // made (FRI adds a size's tables together anyway), so at most one is held per size.
+    let mut deep: BTreeMap<u32, Codeword> = BTreeMap::new();
     let mut offset = 0usize;
     for t in 0..tables.len() {
         let (nz, nzw) = deep_columns(&pk.shapes[t]);
@@ -441,29 +459,22 @@ fn prove_core<B: Backend>(
             zeta_next: zeta * two_adic(1 << log_heights[t]),
             log_lde: log_heights[t] as u32 + lb,
         };
-        deep.push(Some(backend.deep_codeword(&d)?));
+        let cw = backend.deep_codeword(&d)?;
+        match deep.entry(d.log_lde) {
+            Entry::Vacant(e) => {
+                e.insert(cw);
+            }
+            Entry::Occupied(mut e) => backend.add_scaled(e.get_mut(), Ext3::ONE, &cw)?,
+        }
     }
     timings.mark("deep", &mut clock);
 
     // Round 6: FRI.
     let fri = FriShape::new(&params, &log_heights);
-    let joins = |log_lde: u32| -> Vec<usize> {
-        (0..tables.len())
-            .filter(|&t| log_heights[t] as u32 + lb == log_lde)
-            .collect()
-    };
     // The first codeword: the sum of the largest tables' DEEP codewords.
-    let mut first: Option<Codeword> = None;
-    for t in joins(fri.log_max_lde) {
-        let d = deep[t]
-            .take()
-            .ok_or(ProverError::Internal("DEEP codeword joined twice"))?;
-        match &mut first {
-            None => first = Some(d),
-            Some(acc) => backend.add_scaled(acc, Ext3::ONE, &d)?,
-        }
-    }
-    let mut cw = first.ok_or(ProverError::Internal("no table of the largest LDE size"))?;
+    let mut cw = deep
+        .remove(&fri.log_max_lde)
+        .ok_or(ProverError::Internal("no table of the largest LDE size"))?;
     if cw.len() != 1 << fri.log_max_lde {
         return Err(ProverError::Internal("DEEP codeword length"));
     }
@@ -474,15 +485,14 @@ fn prove_core<B: Backend>(
         tr.observe_digest(&backend.fri_root(&layer));
         let beta = tr.sample_ext();
         let mut folded = backend.fold_layer(&layer, beta, fri.layer_shift(l))?;
-        let beta2 = beta.square();
-        for t in joins(fri.log_max_lde - l - 1) {
-            let d = deep[t]
-                .take()
-                .ok_or(ProverError::Internal("DEEP codeword joined twice"))?;
-            backend.add_scaled(&mut folded, beta2, &d)?;
+        if let Some(d) = deep.remove(&(fri.log_max_lde - l - 1)) {
+            backend.add_scaled(&mut folded, beta.square(), &d)?;
         }
         layers.push(layer);
         cw = folded;
+    }
+    if !deep.is_empty() {
+        return Err(ProverError::Internal("a DEEP codeword never joined FRI"));
     }
     let last = backend.final_values(cw)?;
     let final_poly = final_polynomial(

@@ -35,6 +35,34 @@ impl Selected {
     }
 }
 
+/// Parses a byte count: digits with an optional `K`, `M`, `G` or `T` suffix (powers of
+/// 1024; `B`, `iB` and lower case accepted), e.g. `24G`, `512MiB`, `1048576`.
+///
+/// # Errors
+/// A message for anything else, or a size past `u64`.
+pub fn parse_bytes(s: &str) -> Result<u64, String> {
+    let t = s.trim();
+    let digits = t.find(|c: char| !c.is_ascii_digit()).unwrap_or(t.len());
+    let (num, unit) = t.split_at(digits);
+    let shift = match unit.to_ascii_uppercase().as_str() {
+        "" | "B" => 0,
+        "K" | "KB" | "KIB" => 10,
+        "M" | "MB" | "MIB" => 20,
+        "G" | "GB" | "GIB" => 30,
+        "T" | "TB" | "TIB" => 40,
+        _ => {
+            return Err(format!(
+                "{s:?}: expected bytes such as 24G, 512M or 1048576"
+            ))
+        }
+    };
+    let n: u64 = num
+        .parse()
+        .map_err(|_| format!("{s:?}: expected bytes such as 24G, 512M or 1048576"))?;
+    n.checked_mul(1 << shift)
+        .ok_or_else(|| format!("{s:?}: too large"))
+}
+
 /// Resolves the flag.
 ///
 /// # Errors
@@ -74,4 +102,29 @@ macro_rules! with_backend {
             }
         }
     };
+}
+
+#[cfg(test)]
+mod tests {
+    use super::parse_bytes;
+
+    #[test]
+    fn byte_sizes() {
+        assert_eq!(parse_bytes("1048576"), Ok(1 << 20));
+        assert_eq!(parse_bytes("24G"), Ok(24 << 30));
+        assert_eq!(parse_bytes("512MiB"), Ok(512 << 20));
+        assert_eq!(parse_bytes("3k"), Ok(3 << 10));
+        assert_eq!(parse_bytes("2TB"), Ok(2 << 40));
+        for bad in [
+            "",
+            "G",
+            "1.5G",
+            "-1",
+            "12Q",
+            "99999999999999999999",
+            "16777216T",
+        ] {
+            assert!(parse_bytes(bad).is_err(), "{bad:?}");
+        }
+    }
 }

@@ -321,6 +321,7 @@ mod gpu {
             stats: None,
             backend: BackendChoice::Cuda,
             host_fills,
+            vram_budget: None,
         }
     }
 

@@ -51,6 +51,7 @@ fn vk_prove_verify_round_trip() {
         stats: Some(stats.clone()),
         backend: BackendChoice::Cpu,
         host_fills: false,
+        vram_budget: None,
     };
     assert_eq!(prove_command(&args), 0);
     let s: serde_json::Value = serde_json::from_slice(&std::fs::read(&stats).unwrap()).unwrap();
@@ -108,6 +109,7 @@ fn guest_output_is_bound_by_the_proof() {
         stats: None,
         backend: BackendChoice::Cpu,
         host_fills: false,
+        vram_budget: None,
     };
     assert_eq!(prove_command(&args), 0);
     let check = |file: &Path, public_output: Option<PathBuf>| {
@@ -195,4 +197,29 @@ mod statement_files {
         file.extend_from_slice(&u32::MAX.to_le_bytes());
         assert!(decode_statement(&file).is_err());
     }
+}
+
+/// `--vram-budget` is the CUDA backend's: with the CPU backend it is a usage error (exit 2)
+/// and no proof file is written.
+#[test]
+fn vram_budget_needs_the_cuda_backend() {
+    let prog = TempFile::new("rv-cli-budget", &elf(&exit(0), &[]));
+    let proof = std::env::temp_dir().join(format!(
+        "kestrel-rv-cli-budget-{}.proof",
+        std::process::id()
+    ));
+    let _ = std::fs::remove_file(&proof);
+    let args = ProveArgs {
+        elf: prog.path().into(),
+        output: proof.clone(),
+        input: None,
+        max_cycles: 1000,
+        blowup: 2,
+        stats: None,
+        backend: BackendChoice::Cpu,
+        host_fills: false,
+        vram_budget: Some(1 << 30),
+    };
+    assert_eq!(prove_command(&args), 2);
+    assert!(!proof.exists());
 }

@@ -18,12 +18,15 @@ use super::fill::CudaTrace;
 use super::fri::DeviceWords;
 use super::logup::felts;
 use super::merkle::{self, DeviceTree, Leaves};
-use super::ntt::{lde_coeff_rows, lde_coeffs, lde_from_cols, lde_rows, lde_trace, Twiddles};
+use super::ntt::{
+    cols_to_rows, lde_coeff_rows, lde_coeffs, lde_from_cols, lde_rows, lde_trace, Twiddles,
+};
+use super::resident::{Lde, UNLIMITED};
 use super::stats::CudaStats;
-use super::{deep, eval, fri, grind, logup, quotient};
+use super::{deep, eval, fri, grind, logup, plan, quotient};
 use crate::backend::{
     AuxCommitted, Backend, Codeword, DeepInputs, DeviceCodeword, DeviceTraces, QuotientCommitted,
-    QuotientInputs,
+    QuotientInputs, TablePlan,
 };
 use crate::prover::ProverError;
 
@@ -34,14 +37,19 @@ pub struct CudaBackend {
 }
 
 /// A committed matrix on the device: its LDE column-major (column c at `c · rows`, rows
-/// bit-reversed), its Merkle tree, and the matrix it was committed from.
+/// bit-reversed; cached under the memory budget, see [`super::resident`]), its Merkle tree,
+/// and the matrix it was committed from.
 pub struct CudaCommitted {
-    pub(crate) lde: DeviceBuffer<u64>,
+    pub(crate) lde: Lde,
     pub(crate) width: usize,
     pub(crate) log_rows: u32,
     pub(crate) tree: DeviceTree,
     pub(crate) source: Source,
 }
+
+/// How an operation gets a committed matrix's LDE ([`CudaBackend::lde`]).
+pub(crate) type LdeOf<'a> =
+    &'a dyn Fn(&CudaCommitted) -> Result<Arc<DeviceBuffer<u64>>, ProverError>;
 
 /// What a commitment was made from, kept on the device column-major (`width` columns of
 /// `2^log_n`, natural order) so that evaluations and the LogUp build need no upload.
@@ -93,12 +101,125 @@ impl CudaBackend {
 
     /// Dispatch counts, bytes moved and device memory so far.
     pub fn stats(&self) -> CudaStats {
-        self.dev.counters.snapshot()
+        CudaStats {
+            vram_budget: self.dev.budget.limit(),
+            ..self.dev.counters.snapshot()
+        }
     }
 
     /// Zeroes the counters (memory held stays counted).
     pub fn reset_stats(&self) {
         self.dev.counters.reset();
+    }
+
+    /// Sets the device-memory budget in bytes (`None`: the free memory at start, the
+    /// default). Buffers already held count against it.
+    pub fn set_vram_budget(&self, bytes: Option<u64>) {
+        self.dev
+            .budget
+            .set_limit(bytes.unwrap_or(self.dev.free_at_start()));
+    }
+
+    /// The device-memory budget in bytes.
+    pub fn vram_budget(&self) -> u64 {
+        self.dev.budget.limit()
+    }
+
+    /// Turns the budget off (allocations limited by the device only); for comparisons.
+    #[doc(hidden)]
+    pub fn unlimit_vram(&self) {
+        self.dev.budget.set_limit(UNLIMITED);
+    }
+
+    /// Checks the plan of `tables` against the budget: `resident` bytes of their main
+    /// traces are already held (and counted in what is held).
+    pub(crate) fn check_plan(
+        &self,
+        tables: &[TablePlan],
+        log_blowup: u32,
+        resident: u64,
+    ) -> Result<(), ProverError> {
+        let need = plan::working_set(tables, log_blowup);
+        let budget = self.dev.budget.limit();
+        // Held for other reasons: the proving key's commitments (cached LDEs are given back
+        // on demand, and twiddles kept from an earlier proof are in the plan: neither counts).
+        let twiddles = self
+            .twiddles
+            .held_bytes()
+            .min(plan::twiddle_bytes(tables, log_blowup));
+        let other = self
+            .dev
+            .counters
+            .held()
+            .saturating_sub(self.dev.budget.evictable())
+            .saturating_sub(resident)
+            .saturating_sub(twiddles);
+        let total = other.saturating_add(need).saturating_add(plan::slack(need));
+        self.dev.counters.planned(need, total);
+        if total > budget {
+            return Err(CudaError::Budget {
+                what: "the proof's planned working set",
+                bytes: need + plan::slack(need),
+                held: other,
+                budget,
+            }
+            .into());
+        }
+        Ok(())
+    }
+
+    /// A committed matrix's LDE: the cached buffer, or recomputed from its source with the
+    /// kernels that first made it (so the same values) and cached again.
+    pub(crate) fn lde(
+        &self,
+        c: &CudaCommitted,
+        s: &Arc<cudarc::driver::CudaStream>,
+    ) -> Result<Arc<DeviceBuffer<u64>>, ProverError> {
+        if let Some(b) = self.dev.budget.get(&c.lde) {
+            return Ok(b);
+        }
+        self.dev.counters.op("lde recompute");
+        let (src, coefficients) = match &c.source {
+            Source::Evaluations(b) => (b, false),
+            Source::Coefficients(b) => (b, true),
+        };
+        let n = Self::source_rows(c, src)?;
+        let log_n = n.trailing_zeros();
+        let log_blowup = c.log_rows - log_n;
+        let lde = if coefficients {
+            let rows = self.dev.alloc::<u64>(s, src.len(), "lde input")?;
+            cols_to_rows(&self.dev, s, rows.ptr(s), src.ptr(s), n as u64, c.width)?;
+            let (lde, cols) = lde_coeff_rows(
+                &self.dev,
+                &self.twiddles,
+                s,
+                rows.ptr(s),
+                log_n,
+                c.width,
+                log_blowup,
+            )?;
+            self.dev.sync(s, "lde recompute")?;
+            drop((rows, cols));
+            lde
+        } else {
+            let evals = self.dev.copy(s, src, "lde input")?;
+            lde_from_cols(
+                &self.dev,
+                &self.twiddles,
+                s,
+                evals,
+                log_n,
+                c.width,
+                log_blowup,
+            )?
+        };
+        self.dev.sync(s, "lde recompute")?;
+        if lde.len() != c.lde.len() {
+            return Err(ProverError::Internal("recomputed LDE of a wrong size"));
+        }
+        let lde = Arc::new(lde);
+        self.dev.budget.put(&c.lde, lde.clone());
+        Ok(lde)
     }
 
     /// Downloads a committed LDE as a row-major matrix (bit-reversed rows, as the CPU
@@ -108,12 +229,13 @@ impl CudaBackend {
     /// A device failure.
     pub fn lde_to_host(&self, c: &CudaCommitted) -> Result<RowMajorMatrix, ProverError> {
         let s = self.dev.stream();
-        let rows = self.dev.alloc::<u64>(&s, c.lde.len(), "lde download")?;
+        let lde = self.lde(c, &s)?;
+        let rows = self.dev.alloc::<u64>(&s, lde.len(), "lde download")?;
         super::ntt::cols_to_rows(
             &self.dev,
             &s,
             rows.ptr(&s),
-            c.lde.ptr(&s),
+            lde.ptr(&s),
             c.rows() as u64,
             c.width,
         )?;
@@ -142,7 +264,7 @@ impl CudaBackend {
         )?;
         self.dev.sync(stream, "commit")?;
         Ok(CudaCommitted {
-            lde,
+            lde: self.dev.budget.cache(lde),
             width,
             log_rows,
             tree,
@@ -263,6 +385,12 @@ impl Backend for CudaBackend {
         )
     }
 
+    /// Refuses, before any main trace is committed, a budget below the proof's planned
+    /// working set ([`plan::working_set`]).
+    fn plan_memory(&self, tables: &[TablePlan], log_blowup: u32) -> Result<(), ProverError> {
+        self.check_plan(tables, log_blowup, plan::resident_bytes(tables))
+    }
+
     fn root(&self, c: &CudaCommitted) -> Digest {
         c.tree.root
     }
@@ -273,10 +401,11 @@ impl Backend for CudaBackend {
         }
         self.dev.counters.op("open");
         let s = self.dev.stream();
+        let lde = self.lde(c, &s)?;
         let (values, path) = merkle::open(
             &self.dev,
             &s,
-            c.lde.ptr(&s),
+            lde.ptr(&s),
             row as u64,
             1,
             c.rows() as u64,
@@ -319,7 +448,7 @@ impl Backend for CudaBackend {
     ) -> Result<RowMajorMatrix, ProverError> {
         self.dev.counters.op("quotient");
         let s = self.dev.stream();
-        quotient::quotient(&self.dev, &self.twiddles, &s, q)
+        quotient::quotient(&self.dev, &self.twiddles, &s, q, &|c| self.lde(c, &s))
     }
 
     fn evaluate_trace(
@@ -345,7 +474,7 @@ impl Backend for CudaBackend {
     fn deep(&self, d: &DeepInputs<'_, CudaCommitted>) -> Result<Vec<Ext3>, ProverError> {
         self.dev.counters.op("deep");
         let s = self.dev.stream();
-        deep::deep(&self.dev, &s, d)
+        deep::deep(&self.dev, &s, d, &|c| self.lde(c, &s))
     }
 
     fn fri_fold(
@@ -497,7 +626,8 @@ impl Backend for CudaBackend {
     ) -> Result<QuotientCommitted<CudaCommitted>, ProverError> {
         self.dev.counters.op("quotient");
         let s = self.dev.stream();
-        let (split, width) = quotient::quotient_device(&self.dev, &self.twiddles, &s, q)?;
+        let (split, width) =
+            quotient::quotient_device(&self.dev, &self.twiddles, &s, q, &|c| self.lde(c, &s))?;
         self.dev.counters.op("commit_coeffs");
         let (lde, cols) = lde_coeff_rows(
             &self.dev,
@@ -539,7 +669,7 @@ impl Backend for CudaBackend {
     fn deep_codeword(&self, d: &DeepInputs<'_, CudaCommitted>) -> Result<Codeword, ProverError> {
         self.dev.counters.op("deep");
         let s = self.dev.stream();
-        let words = deep::deep_device(&self.dev, &s, d)?;
+        let words = deep::deep_device(&self.dev, &s, d, &|c| self.lde(c, &s))?;
         let len = 1usize << d.log_lde;
         Ok(Codeword::Device(DeviceCodeword::new(
             len,
@@ -616,10 +746,11 @@ impl Backend for CudaBackend {
         self.dev.counters.op("open");
         let s = self.dev.stream();
         let at: Vec<(u64, u64)> = rows.iter().map(|&r| (r as u64, r as u64)).collect();
+        let lde = self.lde(c, &s)?;
         merkle::open_batch(
             &self.dev,
             &s,
-            c.lde.ptr(&s),
+            lde.ptr(&s),
             &at,
             1,
             c.rows() as u64,

@@ -5,7 +5,7 @@ use std::sync::Arc;
 use cudarc::driver::{CudaStream, DeviceRepr};
 use kestrel_core::field::{Ext3, Felt};
 
-use super::backend::CudaCommitted;
+use super::backend::{CudaCommitted, LdeOf};
 use super::buffer::DeviceBuffer;
 use super::device::{grid_for, launch, CudaDevice};
 use super::error::CudaError;
@@ -30,8 +30,9 @@ pub fn deep(
     dev: &CudaDevice,
     stream: &Arc<CudaStream>,
     d: &DeepInputs<'_, CudaCommitted>,
+    lde: LdeOf<'_>,
 ) -> Result<Vec<Ext3>, ProverError> {
-    let out = deep_device(dev, stream, d)?;
+    let out = deep_device(dev, stream, d, lde)?;
     exts(&dev.download(stream, &out, 0, out.len(), "deep codeword")?)
 }
 
@@ -40,11 +41,14 @@ pub fn deep_device(
     dev: &CudaDevice,
     stream: &Arc<CudaStream>,
     d: &DeepInputs<'_, CudaCommitted>,
+    lde: LdeOf<'_>,
 ) -> Result<DeviceBuffer<u64>, ProverError> {
     let big = 1usize << d.log_lde;
     let mut mats = DeepMats::default();
     let mut count = 0usize;
     let mut columns = 0usize;
+    // Held until the stream is synchronised (the flag download below).
+    let mut held = Vec::with_capacity(4);
     for c in &d.committed {
         if c.width == 0 {
             continue;
@@ -59,7 +63,9 @@ pub fn deep_device(
         if c.rows() != big {
             return Err(ProverError::Internal("DEEP inputs of different heights"));
         }
-        mats.ptr[count] = c.lde.ptr(stream);
+        let b = lde(c)?;
+        mats.ptr[count] = b.ptr(stream);
+        held.push(b);
         mats.width[count] = c.width as u32;
         count += 1;
         columns += c.width;

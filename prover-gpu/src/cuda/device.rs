@@ -13,6 +13,7 @@ use rayon::prelude::*;
 
 use super::buffer::DeviceBuffer;
 use super::error::CudaError;
+use super::resident::Budget;
 use super::stats::Counters;
 
 mod embedded {
@@ -83,6 +84,10 @@ pub struct CudaDevice {
     next_stream: AtomicUsize,
     functions: HashMap<&'static str, CudaFunction>,
     pub(crate) counters: Arc<Counters>,
+    /// Every allocation fits under it; cached LDEs make room (see [`super::resident`]).
+    pub(crate) budget: Budget,
+    /// Free device memory when the backend started: the default budget.
+    free_at_start: u64,
     /// Two pinned buffers: uploads fill one while the other is being copied.
     staging: Mutex<Vec<PinnedHostSlice<u64>>>,
     /// Fault injection (tests): allocations left before one fails (0 = off).
@@ -148,6 +153,12 @@ impl CudaDevice {
         let memory = ctx
             .total_mem()
             .map_err(CudaError::driver("cuDeviceTotalMem", ""))?;
+        // The default budget: what the device has free now, before any buffer of ours.
+        ctx.bind_to_thread()
+            .map_err(CudaError::driver("cuCtxSetCurrent", ""))?;
+        let (free_at_start, _) = cudarc::driver::result::mem_get_info()
+            .map_err(CudaError::driver("cuMemGetInfo", ""))?;
+        let free_at_start = free_at_start as u64;
         let streams = (0..STREAMS)
             .map(|i| {
                 ctx.new_stream()
@@ -193,12 +204,19 @@ impl CudaDevice {
             next_stream: AtomicUsize::new(0),
             functions,
             counters: Arc::new(Counters::default()),
+            budget: Budget::new(free_at_start),
+            free_at_start,
             staging: Mutex::new(Vec::new()),
             fail_alloc_in: AtomicU64::new(0),
             fail_fill_launch: AtomicBool::new(false),
             name,
             memory,
         }))
+    }
+
+    /// Free device memory when the backend started (the default budget).
+    pub fn free_at_start(&self) -> u64 {
+        self.free_at_start
     }
 
     /// The device's name and memory, for logs.
@@ -272,12 +290,15 @@ impl CudaDevice {
         what: &'static str,
     ) -> Result<DeviceBuffer<T>, CudaError> {
         self.injected_alloc_failure(what)?;
-        // SAFETY: the memory is written by a kernel before it is read.
-        let s = unsafe { stream.alloc::<T>(len.max(1)) }.map_err(CudaError::driver(
-            "cuMemAllocAsync",
-            format!("{what}: {len} x {} B", std::mem::size_of::<T>()),
-        ))?;
-        Ok(DeviceBuffer::new(s, self.counters.clone()))
+        let bytes = (len.max(1) * std::mem::size_of::<T>()) as u64;
+        self.budget.allocate(&self.counters, bytes, what, || {
+            // SAFETY: the memory is written by a kernel before it is read.
+            let s = unsafe { stream.alloc::<T>(len.max(1)) }.map_err(CudaError::driver(
+                "cuMemAllocAsync",
+                format!("{what}: {len} x {} B", std::mem::size_of::<T>()),
+            ))?;
+            Ok(DeviceBuffer::new(s, self.counters.clone()))
+        })
     }
 
     /// `len` zeroed elements.
@@ -288,13 +309,16 @@ impl CudaDevice {
         what: &'static str,
     ) -> Result<DeviceBuffer<T>, CudaError> {
         self.injected_alloc_failure(what)?;
-        let s = stream
-            .alloc_zeros::<T>(len.max(1))
-            .map_err(CudaError::driver(
-                "cuMemAllocAsync+memset",
-                format!("{what}: {len} x {} B", std::mem::size_of::<T>()),
-            ))?;
-        Ok(DeviceBuffer::new(s, self.counters.clone()))
+        let bytes = (len.max(1) * std::mem::size_of::<T>()) as u64;
+        self.budget.allocate(&self.counters, bytes, what, || {
+            let s = stream
+                .alloc_zeros::<T>(len.max(1))
+                .map_err(CudaError::driver(
+                    "cuMemAllocAsync+memset",
+                    format!("{what}: {len} x {} B", std::mem::size_of::<T>()),
+                ))?;
+            Ok(DeviceBuffer::new(s, self.counters.clone()))
+        })
     }
 
     /// Uploads `len` words produced by `fill(offset, chunk)` through pinned staging memory,

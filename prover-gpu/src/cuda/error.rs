@@ -35,6 +35,18 @@ pub enum CudaError {
     /// A problem beyond what the kernels handle (e.g. too many columns for one launch).
     #[error("{op}: {detail}")]
     Limit { op: &'static str, detail: String },
+    /// An allocation does not fit under the device-memory budget even with every idle
+    /// cached LDE evicted.
+    #[error(
+        "device memory budget: {what} needs {bytes} B with {held} B held, budget {budget} B \
+         (raise --vram-budget)"
+    )]
+    Budget {
+        what: &'static str,
+        bytes: u64,
+        held: u64,
+        budget: u64,
+    },
     /// An operation the CUDA backend does not implement; never silently run on the CPU.
     #[error("operation not supported on the CUDA backend: {0}")]
     Unsupported(&'static str),

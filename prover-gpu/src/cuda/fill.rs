@@ -14,7 +14,7 @@ use kestrel_core::rv::machine::{
     decode_fields, CpuRecords, MemwRRecords, PackedTraces, CPU_TABLE, DECODE_WORDS, LOAD_TABLE,
     LT_TABLE, MEMW_A_TABLE, MEMW_R_TABLE, RECORD_TABLES, SHIFT_TABLE, STORE_TABLE,
 };
-use kestrel_core::rv::{cpu, memw_r};
+use kestrel_core::rv::{cpu, load, lt, memw, memw_r, shift, store};
 
 use super::backend::CudaBackend;
 use super::buffer::DeviceBuffer;
@@ -24,6 +24,7 @@ use super::fill_alu::{enqueue_lt, enqueue_shift};
 use super::fill_mem::{enqueue_load, enqueue_memw_a, enqueue_store};
 use super::logup::felts;
 use super::ntt::cols_to_rows;
+use crate::backend::TablePlan;
 use crate::prover::ProverError;
 use crate::rv::RvFills;
 
@@ -267,6 +268,22 @@ impl CudaBackend {
     }
 }
 
+/// `(width, height)` of record table `t`'s trace as its fill builds it (`None` for the
+/// other tables).
+fn record_dims(p: &PackedTraces, t: usize) -> Option<(usize, usize)> {
+    let records = |n: usize| n.next_power_of_two().max(8);
+    Some(match t {
+        CPU_TABLE => (cpu::WIDTH, p.cpu.height),
+        MEMW_R_TABLE => (memw_r::WIDTH, p.memw_r.height),
+        LT_TABLE => (lt::WIDTH, records(p.lt.len())),
+        SHIFT_TABLE => (shift::WIDTH, records(p.shift.len())),
+        LOAD_TABLE => (load::WIDTH, records(p.loads.len())),
+        STORE_TABLE => (store::WIDTH, records(p.stores.len())),
+        MEMW_A_TABLE => (memw::MEMW_A.num_columns(), records(p.mem_a.len())),
+        _ => return None,
+    })
+}
+
 impl RvFills for CudaBackend {
     fn has_device_fills(&self) -> bool {
         true
@@ -278,6 +295,26 @@ impl RvFills for CudaBackend {
         packed: &PackedTraces,
     ) -> Result<Vec<(usize, CudaTrace)>, ProverError> {
         let dev = self.device();
+        // Nothing is built for a proof the budget cannot hold. Without the machine's shapes
+        // this plans the main traces alone (blowup 2, the least any parameter set uses): a
+        // lower bound of the plan the prover checks before committing.
+        let tables: Vec<TablePlan> = (0..packed.traces.len())
+            .map(|t| {
+                let (main, h) = record_dims(packed, t)
+                    .or(packed.traces[t].as_ref().map(|m| (m.width, m.height())))?;
+                Some(TablePlan {
+                    log_height: h.trailing_zeros(),
+                    main,
+                    pre: 0,
+                    aux: 0,
+                    quotient: 0,
+                    interactions: 0,
+                    main_resident: RECORD_TABLES.contains(&t),
+                })
+            })
+            .collect::<Option<_>>()
+            .ok_or(ProverError::Internal("a table without a trace or records"))?;
+        self.check_plan(&tables, 1, 0)?;
         // Every fill is enqueued on its own stream first, then each stream is synchronised
         // once: the kernels overlap and no fill waits for another's round trip.
         let streams: Vec<_> = (0..RECORD_TABLES.len()).map(|_| dev.stream()).collect();

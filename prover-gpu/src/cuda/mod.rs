@@ -21,8 +21,10 @@ pub mod grind;
 pub mod logup;
 pub mod merkle;
 pub mod ntt;
+pub mod plan;
 pub mod program;
 pub mod quotient;
+pub mod resident;
 pub mod stats;
 
 pub use backend::{CudaBackend, CudaCommitted, CudaFriLayer};

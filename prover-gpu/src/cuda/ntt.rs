@@ -27,6 +27,19 @@ pub struct Twiddles {
 }
 
 impl Twiddles {
+    /// Device bytes the tables hold now.
+    pub fn held_bytes(&self) -> u64 {
+        [&self.forward, &self.inverse]
+            .iter()
+            .map(|m| {
+                m.lock()
+                    .unwrap_or_else(|e| e.into_inner())
+                    .as_ref()
+                    .map_or(0, |(_, t)| t.num_bytes() as u64)
+            })
+            .sum()
+    }
+
     /// The table for transforms up to `2^log_n`, built on the device when needed.
     pub fn get(
         &self,

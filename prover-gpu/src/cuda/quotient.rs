@@ -10,7 +10,7 @@ use kestrel_core::field::{batch_inverse, powers, Felt, Field};
 use kestrel_core::matrix::RowMajorMatrix;
 use kestrel_core::stark::COSET_SHIFT;
 
-use super::backend::CudaCommitted;
+use super::backend::{CudaCommitted, LdeOf};
 use super::buffer::DeviceBuffer;
 use super::device::{grid_for, launch, CudaDevice};
 use super::logup::{ext_words, felts};
@@ -51,8 +51,9 @@ pub fn quotient(
     tw: &Twiddles,
     stream: &Arc<CudaStream>,
     q: &QuotientInputs<'_, CudaCommitted>,
+    lde: LdeOf<'_>,
 ) -> Result<RowMajorMatrix, ProverError> {
-    let (split, cols) = quotient_device(dev, tw, stream, q)?;
+    let (split, cols) = quotient_device(dev, tw, stream, q, lde)?;
     let values = felts(&dev.download(stream, &split, 0, split.len(), "quotient coefficients")?)?;
     Ok(RowMajorMatrix::new(values, cols))
 }
@@ -64,6 +65,7 @@ pub fn quotient_device(
     tw: &Twiddles,
     stream: &Arc<CudaStream>,
     q: &QuotientInputs<'_, CudaCommitted>,
+    lde: LdeOf<'_>,
 ) -> Result<(DeviceBuffer<u64>, usize), ProverError> {
     let n = 1usize << q.log_height;
     let log_lde = q.log_height + q.log_blowup;
@@ -134,7 +136,11 @@ pub fn quotient_device(
         &inv_zh.iter().map(|f| f.as_u64()).collect::<Vec<_>>(),
         "zerofiers",
     )?;
-    let main = q.main.lde.ptr(stream);
+    // Held until the stream is synchronised (the flags download below).
+    let main_lde = lde(q.main)?;
+    let pre_lde = q.preprocessed.map(lde).transpose()?;
+    let aux_lde = q.aux.map(lde).transpose()?;
+    let main = main_lde.ptr(stream);
     let params = QuotientParams {
         prog: code.ptr(stream),
         consts: consts.ptr(stream),
@@ -142,8 +148,8 @@ pub fn quotient_device(
         alpha_powers: alpha.ptr(stream),
         inv_zh: inv_zh.ptr(stream),
         main,
-        pre: q.preprocessed.map_or(main, |c| c.lde.ptr(stream)),
-        aux: q.aux.map_or(main, |c| c.lde.ptr(stream)),
+        pre: pre_lde.as_ref().map_or(main, |b| b.ptr(stream)),
+        aux: aux_lde.as_ref().map_or(main, |b| b.ptr(stream)),
         beta: q.challenges.beta.coords().map(Felt::as_u64),
         total: q.total.coords().map(Felt::as_u64),
         omega: two_adic(big).as_u64(),

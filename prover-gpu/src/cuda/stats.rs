@@ -22,6 +22,14 @@ pub struct CudaStats {
     pub device_bytes_peak: u64,
     /// Device memory held now.
     pub device_bytes_now: u64,
+    /// The device-memory budget every allocation fits under (free memory at start, or
+    /// `--vram-budget`); `u64::MAX` when turned off.
+    pub vram_budget: u64,
+    /// The last plan: the proof's working set in bytes (see `cuda::plan`).
+    pub vram_planned: u64,
+    /// The smallest budget the last plan accepts: the working set, its slack and what was
+    /// held for other reasons when it was checked.
+    pub vram_floor: u64,
 }
 
 impl CudaStats {
@@ -55,6 +63,8 @@ pub struct Counters {
     maps: Mutex<Maps>,
     now: AtomicU64,
     peak: AtomicU64,
+    planned: AtomicU64,
+    floor: AtomicU64,
 }
 
 impl Counters {
@@ -85,6 +95,15 @@ impl Counters {
     pub fn free(&self, bytes: u64) {
         self.now.fetch_sub(bytes, Ordering::Relaxed);
     }
+    /// Records a plan: its working set and the smallest budget it accepts.
+    pub fn planned(&self, bytes: u64, floor: u64) {
+        self.planned.store(bytes, Ordering::Relaxed);
+        self.floor.store(floor, Ordering::Relaxed);
+    }
+    /// Device memory held now.
+    pub fn held(&self) -> u64 {
+        self.now.load(Ordering::Relaxed)
+    }
     /// Restarts the peak at the current level (e.g. before one proof).
     pub fn reset_peak(&self) {
         self.peak
@@ -101,6 +120,9 @@ impl Counters {
             fills: conv(&m.fills),
             device_bytes_peak: self.peak.load(Ordering::Relaxed),
             device_bytes_now: self.now.load(Ordering::Relaxed),
+            vram_budget: 0,
+            vram_planned: self.planned.load(Ordering::Relaxed),
+            vram_floor: self.floor.load(Ordering::Relaxed),
         })
     }
     /// Clears every counter but the memory now held.
