@@ -87,14 +87,19 @@ mod gpu {
             for (what, budget) in budgets {
                 let (small, s, _) = prove_under(&g, name, Some(budget));
                 eprintln!(
-                    "{name}: budget {what} = {budget} B: {}, peak {} B, {} LDEs evicted, {} recomputed",
+                    "{name}: budget {what} = {budget} B: {}, peak {} B, {} LDEs evicted, {} recomputed, \
+                     {} spilled ({} B), {} reloaded ({} B)",
                     match &small {
                         Ok(_) => "proved".to_string(),
                         Err(e) => format!("refused ({e})"),
                     },
                     s.device_bytes_peak,
                     s.op("lde evicted"),
-                    s.op("lde recompute")
+                    s.op("lde recompute"),
+                    s.op("spill"),
+                    s.d2h_bytes.get("spill").copied().unwrap_or(0),
+                    s.op("spill reload"),
+                    s.h2d_bytes.get("spill reload").copied().unwrap_or(0)
                 );
                 assert!(
                     s.device_bytes_peak <= budget,

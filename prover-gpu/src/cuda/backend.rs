@@ -21,7 +21,7 @@ use super::merkle::{self, DeviceTree, Leaves};
 use super::ntt::{
     cols_to_rows, lde_coeff_rows, lde_coeffs, lde_from_cols, lde_rows, lde_trace, Twiddles,
 };
-use super::resident::{Lde, UNLIMITED};
+use super::resident::{Cached, Kind, UNLIMITED};
 use super::stats::CudaStats;
 use super::{deep, eval, fri, grind, logup, plan, quotient};
 use crate::backend::{
@@ -37,22 +37,27 @@ pub struct CudaBackend {
 }
 
 /// A committed matrix on the device: its LDE column-major (column c at `c · rows`, rows
-/// bit-reversed; cached under the memory budget, see [`super::resident`]), its Merkle tree,
-/// and the matrix it was committed from.
+/// bit-reversed), its Merkle tree (all levels, leaves first), and the matrix it was
+/// committed from, column-major (`width` columns of `2^log_n`, natural order) so that
+/// evaluations and the LogUp build need no upload. All three are [`Cached`] under the
+/// memory budget (see [`super::resident`]): the LDE is recomputed from the source, the
+/// source and tree are spilled to the host.
 pub struct CudaCommitted {
-    pub(crate) lde: Lde,
+    pub(crate) lde: Cached,
     pub(crate) width: usize,
     pub(crate) log_rows: u32,
-    pub(crate) tree: DeviceTree,
-    pub(crate) source: Source,
+    pub(crate) nodes: Cached,
+    pub(crate) root: Digest,
+    pub(crate) source: Cached,
+    /// The source holds coefficients (a quotient's chunks), not evaluations.
+    pub(crate) coefficients: bool,
 }
 
 /// How an operation gets a committed matrix's LDE ([`CudaBackend::lde`]).
 pub(crate) type LdeOf<'a> =
     &'a dyn Fn(&CudaCommitted) -> Result<Arc<DeviceBuffer<u64>>, ProverError>;
 
-/// What a commitment was made from, kept on the device column-major (`width` columns of
-/// `2^log_n`, natural order) so that evaluations and the LogUp build need no upload.
+/// What a commitment is made from (see [`CudaCommitted`]).
 pub(crate) enum Source {
     /// A trace's values on `H_n`.
     Evaluations(DeviceBuffer<u64>),
@@ -179,14 +184,11 @@ impl CudaBackend {
             return Ok(b);
         }
         self.dev.counters.op("lde recompute");
-        let (src, coefficients) = match &c.source {
-            Source::Evaluations(b) => (b, false),
-            Source::Coefficients(b) => (b, true),
-        };
-        let n = Self::source_rows(c, src)?;
+        let src = self.dev.budget.load(&self.dev, &c.source)?;
+        let n = Self::source_rows(c)?;
         let log_n = n.trailing_zeros();
         let log_blowup = c.log_rows - log_n;
-        let lde = if coefficients {
+        let lde = if c.coefficients {
             let rows = self.dev.alloc::<u64>(s, src.len(), "lde input")?;
             cols_to_rows(&self.dev, s, rows.ptr(s), src.ptr(s), n as u64, c.width)?;
             let (lde, cols) = lde_coeff_rows(
@@ -202,7 +204,7 @@ impl CudaBackend {
             drop((rows, cols));
             lde
         } else {
-            let evals = self.dev.copy(s, src, "lde input")?;
+            let evals = self.dev.copy(s, &src, "lde input")?;
             lde_from_cols(
                 &self.dev,
                 &self.twiddles,
@@ -263,12 +265,19 @@ impl CudaBackend {
             log_rows,
         )?;
         self.dev.sync(stream, "commit")?;
+        let (source, coefficients) = match source {
+            Source::Evaluations(b) => (b, false),
+            Source::Coefficients(b) => (b, true),
+        };
+        let budget = &self.dev.budget;
         Ok(CudaCommitted {
-            lde: self.dev.budget.cache(lde),
+            lde: budget.cache(lde, Kind::Recompute),
             width,
             log_rows,
-            tree,
-            source,
+            nodes: budget.cache(tree.nodes, Kind::Spill),
+            root: tree.root,
+            source: budget.cache(source, Kind::Spill),
+            coefficients,
         })
     }
 
@@ -289,22 +298,30 @@ impl CudaBackend {
         }
     }
 
-    /// A committed matrix's source columns, checked against the expected kind.
-    fn source<'a>(
-        c: &'a CudaCommitted,
+    /// A committed matrix's source columns on the device (uploaded again if spilled),
+    /// checked against the expected kind.
+    fn source(
+        &self,
+        c: &CudaCommitted,
         coefficients: bool,
         op: &'static str,
-    ) -> Result<&'a DeviceBuffer<u64>, ProverError> {
-        match (&c.source, coefficients) {
-            (Source::Evaluations(b), false) | (Source::Coefficients(b), true) => Ok(b),
-            _ => Err(ProverError::Internal(op)),
+    ) -> Result<Arc<DeviceBuffer<u64>>, ProverError> {
+        if c.coefficients != coefficients {
+            return Err(ProverError::Internal(op));
         }
+        Ok(self.dev.budget.load(&self.dev, &c.source)?)
+    }
+
+    /// A committed matrix's Merkle tree on the device (uploaded again if spilled).
+    fn nodes(&self, c: &CudaCommitted) -> Result<Arc<DeviceBuffer<u64>>, ProverError> {
+        Ok(self.dev.budget.load(&self.dev, &c.nodes)?)
     }
 
     /// The height of a commitment's source (before the blowup).
-    fn source_rows(c: &CudaCommitted, src: &DeviceBuffer<u64>) -> Result<usize, ProverError> {
-        let n = src.len() / c.width.max(1);
-        if c.width == 0 || !n.is_power_of_two() || n > c.rows() || n * c.width != src.len() {
+    fn source_rows(c: &CudaCommitted) -> Result<usize, ProverError> {
+        let len = c.source.len();
+        let n = len / c.width.max(1);
+        if c.width == 0 || !n.is_power_of_two() || n > c.rows() || n * c.width != len {
             return Err(ProverError::Internal("committed source of a wrong size"));
         }
         Ok(n)
@@ -392,7 +409,7 @@ impl Backend for CudaBackend {
     }
 
     fn root(&self, c: &CudaCommitted) -> Digest {
-        c.tree.root
+        c.root
     }
 
     fn open(&self, c: &CudaCommitted, row: usize) -> Result<Opening, ProverError> {
@@ -402,6 +419,7 @@ impl Backend for CudaBackend {
         self.dev.counters.op("open");
         let s = self.dev.stream();
         let lde = self.lde(c, &s)?;
+        let nodes = self.nodes(c)?;
         let (values, path) = merkle::open(
             &self.dev,
             &s,
@@ -410,7 +428,7 @@ impl Backend for CudaBackend {
             1,
             c.rows() as u64,
             c.width as u32,
-            &c.tree,
+            (nodes.ptr(&s), c.log_rows),
             row as u64,
         )?;
         Ok(Opening {
@@ -529,9 +547,9 @@ impl Backend for CudaBackend {
         points: &[Ext3],
     ) -> Result<Vec<Vec<Ext3>>, ProverError> {
         self.dev.counters.op("evaluate_trace");
-        let cols = Self::source(c, false, "evaluate_committed: not a trace commitment")?;
+        let cols = self.source(c, false, "evaluate_committed: not a trace commitment")?;
         let s = self.dev.stream();
-        let n = Self::source_rows(c, cols)?;
+        let n = Self::source_rows(c)?;
         eval::evaluate_cols(&self.dev, &s, cols.ptr(&s), n, c.width, points, false)
     }
 
@@ -569,12 +587,12 @@ impl Backend for CudaBackend {
         log_blowup: u32,
     ) -> Result<AuxCommitted<CudaCommitted>, ProverError> {
         self.dev.counters.op("logup_aux");
-        let main_cols = Self::source(main.0, false, "logup: main is not a trace commitment")?;
-        let n = Self::source_rows(main.0, main_cols)?;
+        let main_cols = self.source(main.0, false, "logup: main is not a trace commitment")?;
+        let n = Self::source_rows(main.0)?;
         let pre_cols = match preprocessed {
             Some((p, _)) => {
-                let cols = Self::source(p, false, "logup: preprocessed is not a trace")?;
-                if Self::source_rows(p, cols)? != n {
+                let cols = self.source(p, false, "logup: preprocessed is not a trace")?;
+                if Self::source_rows(p)? != n {
                     return Err(ProverError::Internal(
                         "logup: preprocessed and main heights differ",
                     ));
@@ -590,7 +608,7 @@ impl Backend for CudaBackend {
             table,
             shape,
             main_cols.ptr(&s),
-            pre_cols.map(|c| c.ptr(&s)),
+            pre_cols.as_ref().map(|c| c.ptr(&s)),
             n,
             public,
             challenges,
@@ -658,9 +676,9 @@ impl Backend for CudaBackend {
     ) -> Result<Vec<Ext3>, ProverError> {
         self.dev.counters.op("evaluate_coeffs");
         let c = &q.committed;
-        let cols = Self::source(c, true, "evaluate_quotient: not a coefficient commitment")?;
+        let cols = self.source(c, true, "evaluate_quotient: not a coefficient commitment")?;
         let s = self.dev.stream();
-        let n = Self::source_rows(c, cols)?;
+        let n = Self::source_rows(c)?;
         eval::evaluate_cols(&self.dev, &s, cols.ptr(&s), n, c.width, &[point], true)?
             .pop()
             .ok_or(ProverError::Internal("evaluation count"))
@@ -747,6 +765,7 @@ impl Backend for CudaBackend {
         let s = self.dev.stream();
         let at: Vec<(u64, u64)> = rows.iter().map(|&r| (r as u64, r as u64)).collect();
         let lde = self.lde(c, &s)?;
+        let nodes = self.nodes(c)?;
         merkle::open_batch(
             &self.dev,
             &s,
@@ -755,7 +774,7 @@ impl Backend for CudaBackend {
             1,
             c.rows() as u64,
             c.width as u32,
-            &c.tree,
+            (nodes.ptr(&s), c.log_rows),
         )?
         .into_iter()
         .map(|(values, path)| {

@@ -291,7 +291,7 @@ impl CudaDevice {
     ) -> Result<DeviceBuffer<T>, CudaError> {
         self.injected_alloc_failure(what)?;
         let bytes = (len.max(1) * std::mem::size_of::<T>()) as u64;
-        self.budget.allocate(&self.counters, bytes, what, || {
+        self.budget.allocate(self, bytes, what, || {
             // SAFETY: the memory is written by a kernel before it is read.
             let s = unsafe { stream.alloc::<T>(len.max(1)) }.map_err(CudaError::driver(
                 "cuMemAllocAsync",
@@ -310,7 +310,7 @@ impl CudaDevice {
     ) -> Result<DeviceBuffer<T>, CudaError> {
         self.injected_alloc_failure(what)?;
         let bytes = (len.max(1) * std::mem::size_of::<T>()) as u64;
-        self.budget.allocate(&self.counters, bytes, what, || {
+        self.budget.allocate(self, bytes, what, || {
             let s = stream
                 .alloc_zeros::<T>(len.max(1))
                 .map_err(CudaError::driver(

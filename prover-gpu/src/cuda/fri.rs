@@ -198,7 +198,7 @@ pub fn open_batch(
         3,
         1,
         3,
-        &layer.tree,
+        (layer.tree.nodes.ptr(stream), layer.tree.log_leaves),
     )?;
     opened
         .into_iter()

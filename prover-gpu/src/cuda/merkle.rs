@@ -94,10 +94,10 @@ pub fn open(
     row_stride: u64,
     col_stride: u64,
     count: u32,
-    tree: &DeviceTree,
+    (nodes, log_leaves): (u64, u32),
     leaf: u64,
 ) -> Result<(Vec<u64>, Vec<Digest>), CudaError> {
-    let depth = tree.log_leaves as usize;
+    let depth = log_leaves as usize;
     let total = count as usize + 4 * depth;
     let out = dev.alloc::<u64>(stream, total, "opening")?;
     let cfg = cudarc::driver::LaunchConfig {
@@ -117,8 +117,8 @@ pub fn open(
             &row_stride,
             &col_stride,
             &count,
-            &tree.nodes.ptr(stream),
-            &tree.log_leaves,
+            &nodes,
+            &log_leaves,
             &leaf
         ]
     );
@@ -150,7 +150,7 @@ fn digest(words: &[u64]) -> Digest {
 
 /// A batch of openings in one launch and one download (counted as openings): for each
 /// `(row, leaf)`, `count` values `data[row·row_stride + k·col_stride]` and the path of
-/// `leaf`.
+/// `leaf` in the tree at device address `nodes` (`2^log_leaves` leaves).
 #[allow(clippy::too_many_arguments)]
 pub fn open_batch(
     dev: &CudaDevice,
@@ -160,13 +160,13 @@ pub fn open_batch(
     row_stride: u64,
     col_stride: u64,
     count: u32,
-    tree: &DeviceTree,
+    (nodes, log_leaves): (u64, u32),
 ) -> Result<Vec<Gathered>, CudaError> {
     if at.is_empty() {
         return Ok(Vec::new());
     }
     let q = at.len();
-    let depth = tree.log_leaves as usize;
+    let depth = log_leaves as usize;
     let each = count as usize + 4 * depth;
     let idx: Vec<u64> = at
         .iter()
@@ -193,8 +193,8 @@ pub fn open_batch(
             &row_stride,
             &col_stride,
             &count,
-            &tree.nodes.ptr(stream),
-            &tree.log_leaves
+            &nodes,
+            &log_leaves
         ]
     );
     let words = dev.download(stream, &out, 0, q * each, "openings")?;

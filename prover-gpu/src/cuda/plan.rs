@@ -2,13 +2,14 @@
 //! against the budget before anything is committed (see [`super::resident`] for how the
 //! budget is kept while proving).
 //!
-//! Per table the proof keeps on the device, until it ends: each committed matrix's source
-//! (main trace, LogUp aux trace, quotient coefficients) and Merkle tree; the DEEP codeword
-//! sum of each LDE size; the FRI layers; twiddles for the largest LDE. LDEs are a cache
-//! the budget takes back, so a stage needs only the LDEs it reads (a table's preprocessed,
-//! main, aux and quotient LDEs in DEEP) plus its own scratch. The plan is the largest of
-//! those stage totals, modelled on the allocations the backend makes; with it under the
-//! budget the evictions always find room. A budget below it is refused up front, and an
+//! Committed buffers are a cache the budget takes back (LDEs dropped and recomputed,
+//! sources and Merkle trees spilled to the host and uploaded again), so a stage needs only
+//! what it reads and writes: e.g. a table's preprocessed, main, aux and quotient LDEs in
+//! DEEP, with the source and copy that recomputing one needs. What stays across stages is
+//! the device traces not yet committed, the DEEP codeword sum of each LDE size, the FRI
+//! layers and the twiddles. The plan is the largest of the stage totals, modelled on the
+//! allocations the backend makes; with it under the budget the evictions always find
+//! room. A budget below it is refused up front, and an
 //! allocation that still does not fit stops the proof with an error, never a wrong proof.
 
 use crate::backend::TablePlan;
@@ -50,9 +51,10 @@ impl Sizes {
         source * (self.big / self.n)
     }
     /// Scratch for recomputing one of the table's evicted LDEs next to those already
-    /// recomputed: a copy of its source (a coefficient source is transposed first: two).
+    /// recomputed: its source, uploaded again, and the copy the transform works on (a
+    /// coefficient source is transposed first: one more).
     fn recompute(&self) -> u64 {
-        self.pre.max(self.main).max(self.aux).max(2 * self.quotient)
+        (2 * self.pre.max(self.main).max(self.aux)).max(3 * self.quotient)
     }
     fn tree(&self, source: u64) -> u64 {
         if source == 0 {
@@ -66,46 +68,53 @@ impl Sizes {
 /// Bytes the proof over `tables` holds at its fullest stage, including main traces that
 /// are already resident (`main_resident`) but not what was held before the proof (the
 /// preprocessed commitments, staging).
+///
+/// A stage holds what it reads and writes; committed buffers it does not read can be
+/// evicted (sources and trees to the host, LDEs dropped), so only the uncommitted device
+/// traces, the DEEP sums, the FRI layers and the twiddles stay across stages.
 pub fn working_set(tables: &[TablePlan], log_blowup: u32) -> u64 {
     let s: Vec<Sizes> = tables.iter().map(|t| Sizes::of(t, log_blowup)).collect();
     let max_big = s.iter().map(|t| t.big).max().unwrap_or(0);
-    let twiddles = twiddle_bytes(tables, log_blowup);
-    let resident: u64 = s.iter().filter(|t| t.resident).map(|t| t.main).sum();
     let mut peak = 0u64;
-    let mut held = twiddles + resident;
+    let mut held = twiddle_bytes(tables, log_blowup);
     let mut at = |held: u64, transient: u64| peak = peak.max(held + transient);
 
-    // Main commitments: a device trace is copied into the LDE input; a host one is uploaded
+    // Main commitments: every device trace is filled before the first commitment and held
+    // until its own. A device trace is copied into the LDE input; a host one is uploaded
     // row-major, transposed into its kept columns and into the LDE input.
+    let mut pending: u64 = s.iter().filter(|t| t.resident).map(|t| t.main).sum();
+    at(held, pending);
     for t in &s {
-        if !t.resident {
-            held += t.main;
+        let input = if t.resident { t.main } else { 3 * t.main };
+        at(held, pending + input + t.lde(t.main) + t.tree(t.main));
+        if t.resident {
+            pending -= t.main;
         }
-        let input = if t.resident { t.main } else { 2 * t.main };
-        at(held, input + t.lde(t.main) + t.tree(t.main));
-        held += t.tree(t.main);
     }
-    // LogUp: multiplicities and fingerprints (k per row), the aux rows and row sums; then
-    // the aux columns kept, the LDE input and the LDE.
+    // LogUp: the main and preprocessed sources; multiplicities and fingerprints (k per
+    // row), the aux rows and row sums; then the aux rows, the aux columns kept, the LDE
+    // input, the LDE and its tree.
     for t in s.iter().filter(|t| t.interactions > 0) {
+        let read = t.main + t.pre;
         let build = t.n * t.interactions * (WORD + EXT) + t.aux + t.n * EXT;
-        at(held, build);
-        at(held, 2 * t.aux + t.lde(t.aux) + t.tree(t.aux));
-        held += t.aux + t.tree(t.aux);
+        let commit = 3 * t.aux + t.lde(t.aux) + t.tree(t.aux);
+        at(held, read + build.max(commit));
     }
-    // Quotients: the table's LDEs, the evaluations on the LDE domain and the chunks; then
-    // the chunks, the coefficient columns kept and their LDE.
+    // Quotients: the table's LDEs (one recomputed at a time), the evaluations on the LDE
+    // domain and the chunks; then the chunks, the coefficient columns kept, their LDE and
+    // tree.
     for t in &s {
         let evals = 3 * t.big * WORD;
-        at(
-            held,
-            t.lde(t.pre) + t.lde(t.main) + t.lde(t.aux) + t.recompute() + evals + t.quotient,
-        );
+        let ldes = t.lde(t.pre) + t.lde(t.main) + t.lde(t.aux);
+        at(held, ldes + t.recompute() + evals + t.quotient);
         at(
             held,
             2 * t.quotient + t.lde(t.quotient) + t.tree(t.quotient),
         );
-        held += t.quotient + t.tree(t.quotient);
+    }
+    // Out-of-domain values: one source and its partial sums at a time.
+    for t in &s {
+        at(held, t.main.max(t.aux).max(t.pre) + t.n * EXT);
     }
     // DEEP: every LDE of the table and its codeword, next to the sums made so far (one per
     // LDE size).
@@ -125,10 +134,12 @@ pub fn working_set(tables: &[TablePlan], log_blowup: u32) -> u64 {
         at(held, len / 2 * EXT);
         len /= 2;
     }
-    // Queries: one matrix's LDE at a time, recomputed.
+    // Queries: one matrix at a time: its LDE, recomputed, and its tree.
     let largest = s
         .iter()
-        .flat_map(|t| [t.pre, t.main, t.aux, t.quotient].map(|c| t.lde(c) + t.recompute()))
+        .flat_map(|t| {
+            [t.pre, t.main, t.aux, t.quotient].map(|c| t.lde(c) + t.tree(c) + t.recompute())
+        })
         .max()
         .unwrap_or(0);
     at(held, largest);
@@ -177,20 +188,34 @@ mod tests {
     }
 
     #[test]
-    fn the_plan_grows_with_every_size_and_counts_resident_traces_once() {
-        let base = working_set(&[table(10, 20, 9, true), table(12, 4, 6, true)], 1);
-        // At least every main trace, its LDE and tree, and the DEEP sums.
-        assert!(base > (20 << 10) * 8 * 3 + (4 << 12) * 8 * 3);
+    fn the_plan_is_its_largest_stage() {
+        // One table, blowup 2: n = 1024 rows, main 20 columns, aux 9, quotient 6.
+        let one = [table(10, 20, 9, true)];
+        let n = 1u64 << 10;
+        let (main, aux, q) = (20 * n * 8, 9 * n * 8, 6 * n * 8);
+        // DEEP: the three LDEs, a source and its copy, and the codeword.
+        let deep = 2 * (main + aux + q) + 2 * main + 2 * n * 24;
+        assert!(working_set(&one, 1) >= deep + twiddle_bytes(&one, 1));
+        // Growing the largest table grows the plan; growing a small one never shrinks it.
+        let base = working_set(&[table(12, 20, 9, true), table(8, 4, 6, true)], 1);
         for bigger in [
-            [table(11, 20, 9, true), table(12, 4, 6, true)],
-            [table(10, 21, 9, true), table(12, 4, 6, true)],
-            [table(10, 20, 12, true), table(12, 4, 6, true)],
+            [table(13, 20, 9, true), table(8, 4, 6, true)],
+            [table(12, 21, 9, true), table(8, 4, 6, true)],
         ] {
-            assert!(working_set(&bigger, 1) > base);
+            assert!(
+                working_set(&bigger, 1) > base,
+                "{bigger:?}: {} vs {base}",
+                working_set(&bigger, 1)
+            );
         }
-        // A host trace is uploaded (more scratch at its commit), never less than a device one.
-        assert!(working_set(&[table(10, 20, 9, true), table(12, 4, 6, false)], 1) >= base);
-        assert!(working_set(&[table(10, 20, 9, true), table(12, 4, 6, true)], 2) > base);
+        for same_or_more in [
+            [table(12, 20, 12, true), table(8, 4, 6, true)],
+            [table(12, 20, 9, true), table(9, 4, 6, true)],
+            [table(12, 20, 9, true), table(8, 4, 6, false)],
+        ] {
+            assert!(working_set(&same_or_more, 1) >= base);
+        }
+        assert!(working_set(&[table(12, 20, 9, true), table(8, 4, 6, true)], 2) > base);
         assert_eq!(
             resident_bytes(&[table(10, 20, 9, true), table(12, 4, 6, false)]),
             20 * 1024 * 8
