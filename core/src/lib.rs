@@ -12,6 +12,7 @@ pub mod isa;
 pub mod keys;
 pub mod matrix;
 pub mod merkle;
+pub mod par;
 pub mod params;
 pub mod proof;
 pub mod rv;

@@ -5,10 +5,13 @@ use kestrel_core::field::Felt;
 use kestrel_core::matrix::RowMajorMatrix;
 use kestrel_core::rv::cpu::Step;
 use kestrel_core::rv::decode::ProgramImage;
-use kestrel_core::rv::machine::{build_traces, pack_traces, PackedTraces, Rv64Machine, TraceError};
+use kestrel_core::rv::machine::{
+    build_traces, pack_traces_with, PackedTraces, Rv64Machine, TraceError,
+};
 
 use crate::backend::{DeviceTraces, MainTrace};
 use crate::cpu::CpuBackend;
+use crate::par::Rayon;
 use crate::prover::ProverError;
 
 use std::collections::BTreeMap;
@@ -116,7 +119,7 @@ pub trait RvFills: DeviceTraces {
     fn has_device_fills(&self) -> bool;
 
     /// The main traces of the [`RECORD_TABLES`](kestrel_core::rv::machine::RECORD_TABLES) (CPU, MEMW_R, LT, SHIFT, LOAD, STORE,
-    /// MEMW_A) built in the backend's memory from the packed records of [`pack_traces`],
+    /// MEMW_A) built in the backend's memory from the packed records of [`pack_traces_with`],
     /// with their table indices.
     ///
     /// # Errors
@@ -196,7 +199,8 @@ pub fn main_traces_timed<B: RvFills>(
 ) -> Result<TimedTraces<B>, MainTracesError> {
     let start = std::time::Instant::now();
     if !device_fills {
-        let packed = pack_traces(machine, image, records, input).map_err(MainTracesError::Trace)?;
+        let packed = pack_traces_with(&Rayon::default(), machine, image, records, input)
+            .map_err(MainTracesError::Trace)?;
         let pack = start.elapsed();
         let (tr, public) = packed
             .into_host_traces(image)
@@ -212,7 +216,8 @@ pub fn main_traces_timed<B: RvFills>(
             "device fills asked of a backend without them",
         )));
     }
-    let packed = pack_traces(machine, image, records, input).map_err(MainTracesError::Trace)?;
+    let packed = pack_traces_with(&Rayon::default(), machine, image, records, input)
+        .map_err(MainTracesError::Trace)?;
     let pack = start.elapsed();
     let mut filled: Vec<Option<B::DeviceTrace>> = (0..packed.traces.len()).map(|_| None).collect();
     for (t, trace) in backend

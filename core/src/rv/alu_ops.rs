@@ -92,6 +92,27 @@ pub fn distinct_ops(ops: &[AluOp]) -> Vec<Distinct> {
     out
 }
 
+/// The [`distinct_ops`] of the concatenation of several op lists from the [`distinct_ops`]
+/// of each (in any order): the same rows, multiplicities added modulo 2^32.
+pub fn merge_distinct(parts: &[&[Distinct]]) -> Vec<Distinct> {
+    let mut all: Vec<Distinct> = Vec::with_capacity(parts.iter().map(|p| p.len()).sum());
+    for p in parts {
+        all.extend_from_slice(p);
+    }
+    // Sorted runs: the stable sort merges them.
+    all.sort_by_key(|d| (d.op, d.a, d.b));
+    let mut out: Vec<Distinct> = Vec::with_capacity(all.len());
+    for d in all {
+        match out.last_mut() {
+            Some(last) if (last.op, last.a, last.b) == (d.op, d.a, d.b) => {
+                last.mult = last.mult.wrapping_add(d.mult);
+            }
+            _ => out.push(d),
+        }
+    }
+    out
+}
+
 /// The height of a table with one row per distinct op: the next power of two ≥ 8.
 pub fn distinct_height(rows: usize) -> usize {
     rows.next_power_of_two().max(8)
@@ -185,5 +206,31 @@ mod tests {
             Some(0xFFFF_FFFF_8000_0000)
         );
         assert_eq!(alu_eval(99, 1, 1), None);
+    }
+
+    #[test]
+    fn merged_distinct_parts_equal_the_distinct_whole() {
+        // Repeats within and across parts, several ops, parts of every size (empty too).
+        let ops: Vec<AluOp> = (0..500u64)
+            .map(|i| AluOp {
+                op: [ALU_SLL, ALU_SRL][(i % 3 == 0) as usize],
+                a: (i * 7919) % 13,
+                b: i % 5,
+                c: 0,
+            })
+            .collect();
+        let whole = distinct_ops(&ops);
+        for cuts in [&[][..], &[0, 0, 250], &[1, 2, 3, 100, 499]] {
+            let mut parts = Vec::new();
+            let mut from = 0;
+            for &to in cuts.iter().chain([&500]) {
+                parts.push(distinct_ops(&ops[from..to]));
+                from = to;
+            }
+            // In any order.
+            parts.reverse();
+            let refs: Vec<&[Distinct]> = parts.iter().map(|p| &p[..]).collect();
+            assert_eq!(merge_distinct(&refs), whole, "cuts {cuts:?}");
+        }
     }
 }

@@ -8,6 +8,7 @@ use super::{BUS_BYTE, BYTE_AND, BYTE_OR, BYTE_RANGE, BYTE_XOR};
 use crate::air::{Air, AirBuilder};
 use crate::field::Felt;
 use crate::matrix::RowMajorMatrix;
+use crate::par::ParMap;
 
 /// log2 of the table height.
 pub const LOG_HEIGHT: u32 = 16;
@@ -107,5 +108,23 @@ impl ByteCounts {
     /// BITWISE's main trace.
     pub fn trace(&self) -> RowMajorMatrix {
         RowMajorMatrix::new(self.counts.iter().map(|&c| Felt::from(c)).collect(), WIDTH)
+    }
+
+    /// BITWISE's main trace of the lookups of all of `parts` (the same as [`Self::trace`]
+    /// after merging them into one counter), summed slice by slice through `par`.
+    pub fn sum_trace(par: &impl ParMap, parts: &[&ByteCounts]) -> RowMajorMatrix {
+        const SLICE: usize = 1 << 12;
+        let slices = par.map((WIDTH << LOG_HEIGHT) / SLICE, |k| {
+            let range = k * SLICE..(k + 1) * SLICE;
+            let mut sum = alloc::vec![0u32; SLICE];
+            for p in parts {
+                for (a, b) in sum.iter_mut().zip(&p.counts[range.clone()]) {
+                    *a += b;
+                }
+            }
+            sum
+        });
+        let values = slices.iter().flatten().map(|&c| Felt::from(c)).collect();
+        RowMajorMatrix::new(values, WIDTH)
     }
 }

@@ -392,7 +392,20 @@ pub fn sum_and_carries(a: u64, b: u64, d: &Decoded) -> (u64, [u8; 8]) {
 /// The row's result bytes' value `res` (what [`fill_row`] returns), given operand b and
 /// the adder's `sum`.
 pub fn result(s: &Step, d: &Decoded, b: u64, sum: u64) -> u64 {
-    if d.class[class::JAL] || d.class[class::JALR] {
+    // Results of writes to x0 and of compares: recompute.
+    result_from_step(s, d).unwrap_or_else(|| result_without_write(d, s.rs1_val, b, sum))
+}
+
+/// The value the row writes to rd: its [`result`] if it writes (`wr`), else 0. A row that
+/// writes takes its result from the step, so this needs neither operand b nor the adder.
+pub fn written(s: &Step, d: &Decoded) -> u64 {
+    d.wr.then(|| result_from_step(s, d)).flatten().unwrap_or(0)
+}
+
+/// The [`result`] of a row that takes it from the step (jumps, system calls, loads, stores
+/// and every row that writes), `None` for one that recomputes it.
+fn result_from_step(s: &Step, d: &Decoded) -> Option<u64> {
+    Some(if d.class[class::JAL] || d.class[class::JALR] {
         s.pc as u64 + 4
     } else if d.class[class::ECALL] {
         s.rd_val
@@ -403,9 +416,8 @@ pub fn result(s: &Step, d: &Decoded, b: u64, sum: u64) -> u64 {
     } else if d.wr {
         s.rd_val
     } else {
-        // Results of writes to x0 and of compares: recompute.
-        result_without_write(d, s.rs1_val, b, sum)
-    }
+        return None;
+    })
 }
 
 /// What a load of kind `funct3` writes to rd, from the bytes it read (zero-extended).

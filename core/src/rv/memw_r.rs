@@ -143,7 +143,13 @@ pub fn fill_row(row: &mut [Felt], r: &RegRow) {
 
 /// The byte lookups of a row (`ts − old_ts − 1` as two range pairs).
 pub fn row_lookups(r: &RegRow, bytes: &mut ByteCounts) {
-    let d = (r.access.ts - r.old_ts - 1).to_le_bytes();
+    ts_lookups(r.access.ts, r.old_ts, bytes);
+}
+
+/// The byte lookups of a row of an access at `ts` to a register last accessed at `old_ts`.
+#[inline]
+pub fn ts_lookups(ts: u64, old_ts: u64, bytes: &mut ByteCounts) {
+    let d = (ts - old_ts - 1).to_le_bytes();
     bytes.range(d[0], d[1]);
     bytes.range(d[2], d[3]);
 }

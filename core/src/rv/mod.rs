@@ -97,6 +97,7 @@ pub mod machine;
 pub mod memw;
 pub mod memw_r;
 pub mod mul;
+pub mod pack;
 pub mod page;
 pub mod register;
 pub mod shift;

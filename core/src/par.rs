@@ -1,0 +1,52 @@
+//! The seam through which host passes run independent work concurrently: core stays
+//! `no_std` and names no thread pool; a std caller passes one (the prover's rayon
+//! [`ParMap`]). Results never depend on the implementation or on [`ParMap::chunk_len`].
+
+use alloc::vec;
+use alloc::vec::Vec;
+
+/// Steps per chunk of a chunked pass when a [`ParMap`] runs on threads.
+pub const DEFAULT_CHUNK_LEN: usize = 1 << 16;
+
+/// Runs independent calls, possibly concurrently and in any order, and returns their
+/// results in index order.
+pub trait ParMap: Sync {
+    /// `[f(0, &mut items[0]), f(1, &mut items[1]), …]`.
+    fn map_mut<T, R, F>(&self, items: &mut [T], f: F) -> Vec<R>
+    where
+        T: Send,
+        R: Send,
+        F: Fn(usize, &mut T) -> R + Sync + Send;
+
+    /// `[f(0), f(1), …, f(n − 1)]`.
+    fn map<R, F>(&self, n: usize, f: F) -> Vec<R>
+    where
+        R: Send,
+        F: Fn(usize) -> R + Sync + Send,
+    {
+        self.map_mut(&mut vec![(); n], |i, _| f(i))
+    }
+
+    /// Items per chunk when a pass splits a long sequence (steps) into chunks: large enough
+    /// that per-chunk overhead is small, small enough to spread over the threads.
+    fn chunk_len(&self) -> usize;
+}
+
+/// Every call in order on the calling thread, and one chunk per pass.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Sequential;
+
+impl ParMap for Sequential {
+    fn map_mut<T, R, F>(&self, items: &mut [T], f: F) -> Vec<R>
+    where
+        T: Send,
+        R: Send,
+        F: Fn(usize, &mut T) -> R + Sync + Send,
+    {
+        items.iter_mut().enumerate().map(|(i, t)| f(i, t)).collect()
+    }
+
+    fn chunk_len(&self) -> usize {
+        usize::MAX
+    }
+}

@@ -1,0 +1,1047 @@
+//! The packing pass: an execution's steps to the packed records of the
+//! [`RECORD_TABLES`](super::machine::RECORD_TABLES), every other table's trace and the
+//! public values, in four stages:
+//!
+//! 0. **Decode** (chunks of consecutive steps, in parallel): each step's DECODE row, up to
+//!    the first step whose pc is not a provable instruction of the program.
+//! 1. **Replay** (sequential), up to that step: what a step reads from the steps before it —
+//!    the register file, memory replayed from the image, system calls with their IO chains,
+//!    the input and output positions, the exit code. It makes every other check a step can
+//!    fail, in step order, so an error is the earliest failing step's. Of the register file
+//!    it keeps only a copy at the start of each chunk.
+//! 2. **Steps** (the chunks again, in parallel): what each step implies given the replay —
+//!    its CPU and MEMW_R columns (the chunk runs the register file again from its copy),
+//!    DECODE multiplicities, ALU operations per table (LT's and SHIFT's merged into distinct
+//!    rows per chunk), the byte lookups of its CPU row and register accesses.
+//! 3. **Tables** (one job per table, LT's and SHIFT's split by ranges of keys, in
+//!    parallel): each table's trace, rows or lookups from the records; then BITWISE from the
+//!    lookups of every chunk and job.
+//!
+//! Chunks are joined in step order and byte lookups are counts, so the result does not
+//! depend on the [`ParMap`] or its chunk length.
+
+use alloc::vec;
+use alloc::vec::Vec;
+use core::ops::Range;
+
+use super::bitwise::ByteCounts;
+use super::cpu::{self, Step};
+use super::decode::{class, decode_for_air, Decoded, ProgramImage};
+use super::ecall;
+use super::io;
+use super::load;
+use super::machine::{
+    public_values, CallMark, CpuRecords, MemwRRecords, PackedTraces, Rv64Machine, TraceError,
+    FIRST_ALU_TABLE, LT_TABLE, MAX_OUTPUT, MEMW_R_TABLE, SHIFT_TABLE,
+};
+use super::memw;
+use super::memw_r::{self, RegAccess, RegFile, RegRow};
+use super::page;
+use super::register;
+use super::store;
+use super::{
+    distinct_height, merge_distinct, AluOp, Distinct, EcallOp, IoWord, LoadOp, StoreOp, WordAccess,
+    BYTE_AND, BYTE_OR, BYTE_XOR, IO_IN, IO_OUT, IO_ZERO, MEMOP_LOAD, MEMOP_STORE, REG_BRK,
+    REG_HEAP_LIMIT, REG_HEAP_START, SYS_BRK, SYS_EXIT,
+};
+use crate::field::Felt;
+use crate::matrix::RowMajorMatrix;
+use crate::par::{ParMap, Sequential};
+
+/// The CPU and MEMW_R tables as packed records (no rows built), every other table's trace,
+/// and the public values. Memory is replayed from the program image; the recorded loads
+/// must agree with it, and `input` feeds the reads. Runs on the calling thread
+/// ([`pack_traces_with`] spreads the work over a thread pool).
+///
+/// # Errors
+/// [`TraceError`] when the execution cannot be proven.
+pub fn pack_traces<S: Copy + Into<Step> + Sync>(
+    machine: &Rv64Machine,
+    program: &ProgramImage,
+    steps: &[S],
+    input: &[u8],
+) -> Result<PackedTraces, TraceError> {
+    pack_traces_with(&Sequential, machine, program, steps, input)
+}
+
+/// [`pack_traces`], its independent work run through `par`: the same records and traces
+/// (bit for bit) and the same errors, whatever `par`.
+///
+/// # Errors
+/// [`TraceError`] when the execution cannot be proven.
+pub fn pack_traces_with<S: Copy + Into<Step> + Sync>(
+    par: &impl ParMap,
+    machine: &Rv64Machine,
+    program: &ProgramImage,
+    steps: &[S],
+    input: &[u8],
+) -> Result<PackedTraces, TraceError> {
+    let last: Step = (*steps.last().ok_or(TraceError::Empty)?).into();
+    if steps.len() > 1 << 26 {
+        return Err(TraceError::TooLong { steps: steps.len() });
+    }
+    let slots = CodeSlots::new(program);
+    let n = steps.len();
+    // At most MAX_CHUNKS chunks: each has its own byte lookup counter.
+    let len = par.chunk_len().max(n.div_ceil(MAX_CHUNKS)).clamp(1, n);
+
+    // 0. Decode.
+    let mut dec_row = vec![0u32; n];
+    let mut rows: Vec<&mut [u32]> = dec_row.chunks_mut(len).collect();
+    let first_bad = par
+        .map_mut(&mut rows, |c, rows| {
+            decode_chunk(c * len, rows, steps, &slots)
+        })
+        .into_iter()
+        .find_map(Result::err);
+    drop(rows);
+
+    // 1. Replay, up to the first step that has no DECODE row.
+    let upto = first_bad.as_ref().map_or(n, |&(k, _)| k);
+    let mut run = replay(program, &slots, &steps[..upto], &dec_row, input, len)?;
+    if let Some((_, e)) = first_bad {
+        return Err(e);
+    }
+    let exit = decode_for_air(last.pc, last.word).is_some_and(|d| d.class[class::ECALL]);
+    let exit_code = match run.exit_code {
+        Some(c) if exit && run.calls.last().is_some_and(|c| c.exit) => c,
+        _ => return Err(TraceError::NoExit),
+    };
+    if run.output.len() > MAX_OUTPUT {
+        return Err(TraceError::OutputTooLong {
+            bytes: run.output.len(),
+        });
+    }
+
+    // 2. Steps, chunk by chunk, each writing its part of the CPU and MEMW_R columns.
+    let mut cpu = CpuRecords {
+        height: n.next_power_of_two().max(8),
+        dec_row,
+        rs1: vec![0; n],
+        rs2: vec![0; n],
+        res: vec![0; n],
+        calls: core::mem::take(&mut run.calls),
+    };
+    let (mut meta, mut old, mut new) = (vec![0; 3 * n], vec![0; 3 * n], vec![0; n]);
+    let mut cols: Vec<Cols<'_>> = cpu
+        .rs1
+        .chunks_mut(len)
+        .zip(cpu.rs2.chunks_mut(len))
+        .zip(cpu.res.chunks_mut(len))
+        .zip(meta.chunks_mut(3 * len))
+        .zip(old.chunks_mut(3 * len))
+        .zip(new.chunks_mut(len))
+        .map(|(((((rs1, rs2), res), meta), old), new)| Cols {
+            rs1,
+            rs2,
+            res,
+            meta,
+            old,
+            new,
+        })
+        .collect();
+    let shared = ChunkInputs {
+        len,
+        steps,
+        dec_row: &cpu.dec_row,
+        slots: &slots,
+        routes: &AluRoutes::new(machine),
+        run: &run,
+    };
+    let chunks = par.map_mut(&mut cols, |c, cols| step_chunk(c, cols, &shared));
+    drop(cols);
+    if let Some(op) = chunks.iter().find_map(|c| c.no_table) {
+        return Err(TraceError::NoAluTable { op });
+    }
+
+    // 3. Tables.
+    let parts = chunks.len().min(MAX_DISTINCT_PARTS);
+    let records = Records {
+        machine,
+        program,
+        run: &run,
+        chunks: &chunks,
+        bounds: (0..machine.alu.len())
+            .map(|i| match distinct_rows(i) {
+                Some(_) => part_bounds(&chunks, i, parts),
+                None => Vec::new(),
+            })
+            .collect(),
+    };
+    let jobs = table_jobs(machine.alu.len(), parts);
+    let (built, counts): (Vec<Built>, Vec<ByteCounts>) = par
+        .map(jobs.len(), |j| {
+            let mut bytes = ByteCounts::default();
+            (build_table(jobs[j].1, &records, &mut bytes), bytes)
+        })
+        .into_iter()
+        .unzip();
+    drop(records);
+    // Jobs are in table order: the last is the last table's.
+    let mut traces: Vec<Option<RowMajorMatrix>> = vec![None; jobs.last().map_or(0, |j| j.0 + 1)];
+    // Per ALU table, its distinct rows (LT, SHIFT): the parts in order.
+    let mut distinct: Vec<Vec<Distinct>> = vec![Vec::new(); machine.alu.len()];
+    for (&(t, job), out) in jobs.iter().zip(built) {
+        match (job, out) {
+            (_, Built::Trace(m)) => traces[t] = Some(m),
+            (Job::Distinct(i, _), Built::Rows(rows)) => distinct[i].extend(rows),
+            _ => {}
+        }
+    }
+    // Their padding rows' lookups.
+    let mut padding = ByteCounts::default();
+    for (i, rows) in distinct.iter().enumerate() {
+        if let Some((_, lookups)) = distinct_rows(i) {
+            lookups(&[], distinct_height(rows.len()) - rows.len(), &mut padding);
+        }
+    }
+    let mut rows_of = |t: usize| {
+        let i = t - FIRST_ALU_TABLE;
+        distinct.get_mut(i).map(core::mem::take).unwrap_or_default()
+    };
+    let (lt, shift) = (rows_of(LT_TABLE), rows_of(SHIFT_TABLE));
+    let lookups: Vec<&ByteCounts> = chunks
+        .iter()
+        .map(|c| &c.bytes)
+        .chain(&counts)
+        .chain([&padding])
+        .collect();
+    traces[BITWISE_TABLE] = Some(ByteCounts::sum_trace(par, &lookups));
+    Ok(PackedTraces {
+        cpu,
+        memw_r: MemwRRecords {
+            height: (3 * n + run.extra.len()).next_power_of_two().max(8),
+            meta,
+            old,
+            new,
+            extra: run.extra,
+        },
+        lt,
+        shift,
+        loads: run.loads,
+        stores: run.stores,
+        mem_a: run.mem_a,
+        traces,
+        public: public_values(exit_code, &run.output),
+    })
+}
+
+/// The most chunks the steps are split into.
+const MAX_CHUNKS: usize = 256;
+
+/// Indices of tables in [`Machine::tables`](crate::air::Machine::tables) order.
+const DECODE_TABLE: usize = 1;
+const REGISTER_TABLE: usize = 3;
+const BITWISE_TABLE: usize = 4;
+
+// ---------------------------------------------------------------------------------------
+// Stage 1: replay.
+
+/// The replay: the state steps hand on to later steps and what it records.
+struct Run<'a> {
+    mem: MemReplay<'a>,
+    file: RegFile,
+    /// The register file at the start of each chunk.
+    file_at: Vec<RegFile>,
+    /// The system calls' register accesses (MEMW_R's rows after the CPU's).
+    extra: Vec<RegRow>,
+    /// Per system call, its rows of `extra`.
+    extra_of: Vec<Range<usize>>,
+    loads: Vec<LoadOp>,
+    stores: Vec<StoreOp>,
+    mem_a: Vec<WordAccess>,
+    mem_s: Vec<(WordAccess, WordAccess)>,
+    /// Every system call, in execution order.
+    ecalls: Vec<EcallOp>,
+    /// The CPU's view of each system call.
+    calls: Vec<CallMark>,
+    io: Vec<IoWord>,
+    input: &'a [u8],
+    input_pos: usize,
+    output: Vec<u8>,
+    exit_code: Option<u64>,
+}
+
+/// Replays `steps` (their DECODE rows `dec_row`) in order, stopping at the first that
+/// cannot be proven; chunks of `len` steps.
+fn replay<'a, S: Copy + Into<Step>>(
+    program: &'a ProgramImage,
+    slots: &CodeSlots,
+    steps: &[S],
+    dec_row: &[u32],
+    input: &'a [u8],
+    len: usize,
+) -> Result<Run<'a>, TraceError> {
+    let n = steps.len();
+    let mut run = Run {
+        mem: MemReplay {
+            image: &program.words,
+            floor: program.heap_start / 8,
+            words: hashbrown::HashMap::new(),
+        },
+        file: RegFile::new(register::initial_registers(program)),
+        file_at: Vec::with_capacity(n.div_ceil(len)),
+        extra: Vec::new(),
+        extra_of: Vec::new(),
+        // Reserved for the worst case: untouched capacity costs no memory, and the records
+        // are never copied by a regrowth.
+        loads: Vec::with_capacity(n),
+        stores: Vec::with_capacity(n),
+        mem_a: Vec::with_capacity(n),
+        mem_s: Vec::new(),
+        ecalls: Vec::new(),
+        calls: Vec::new(),
+        io: Vec::new(),
+        input,
+        input_pos: 0,
+        output: Vec::new(),
+        exit_code: None,
+    };
+    let mut outpos = 0u64;
+    for (c, (chunk, rows)) in steps.chunks(len).zip(dec_row.chunks(len)).enumerate() {
+        run.file_at.push(run.file.clone());
+        for (k, (&step, &r)) in chunk.iter().zip(rows).enumerate() {
+            let clk = c * len + k;
+            let s: Step = step.into();
+            let d = slots.fields(r);
+            let ts = 4 * clk as u64;
+            // The CPU's register accesses (the chunks record them).
+            run.reg(d.rs1, s.rs1_val, ts + 1, false);
+            run.reg(d.rs2, s.rs2_val, ts + 2, false);
+            if d.class[class::LOAD] || d.class[class::STORE] {
+                run.load_store(s.pc, d, &s, clk as u64)?;
+            }
+            if d.class[class::ECALL] {
+                let op = run.ecall(s.pc, &s, clk as u64, outpos)?;
+                let outn = ecall::outn(&op);
+                let exit = ecall::is_exit(&op);
+                run.calls.push(CallMark {
+                    clk: clk as u64,
+                    outpos,
+                    outn,
+                    exit,
+                });
+                outpos += outn;
+                if exit {
+                    run.exit_code = Some(s.rs2_val);
+                }
+            }
+            run.reg(d.rd, cpu::written(&s, d), ts + 3, true);
+        }
+    }
+    Ok(run)
+}
+
+/// A step's operand b, adder sum and result bytes' value ([`cpu::result`]).
+fn values(d: &Decoded, s: &Step) -> (u64, u64, u64) {
+    let b = cpu::operand_b(d, s.rs2_val);
+    let (sum, _) = cpu::sum_and_carries(s.rs1_val, b, d);
+    (b, sum, cpu::result(s, d, b, sum))
+}
+
+/// The program's code slots, decoded once: a step's DECODE row from its pc, a row's fields.
+struct CodeSlots {
+    /// `(first pc, first slot, slots)` per run of consecutive instruction words.
+    runs: Vec<(u32, usize, usize)>,
+    /// Each slot's fields (defaults for an instruction this version cannot prove)…
+    fields: Vec<Decoded>,
+    /// …and whether it can be proven (no step gets the row of one that cannot).
+    provable: Vec<bool>,
+}
+
+impl CodeSlots {
+    fn new(program: &ProgramImage) -> CodeSlots {
+        let mut runs: Vec<(u32, usize, usize)> = Vec::new();
+        for (i, &(pc, _)) in program.code.iter().enumerate() {
+            match runs.last_mut() {
+                Some((first, _, len)) if first.wrapping_add(4 * *len as u32) == pc => *len += 1,
+                _ => runs.push((pc, i, 1)),
+            }
+        }
+        runs.sort_unstable();
+        let decoded: Vec<Option<Decoded>> = program
+            .code
+            .iter()
+            .map(|&(pc, word)| decode_for_air(pc, word))
+            .collect();
+        CodeSlots {
+            runs,
+            provable: decoded.iter().map(Option::is_some).collect(),
+            fields: decoded.into_iter().map(Option::unwrap_or_default).collect(),
+        }
+    }
+
+    /// The step's DECODE row.
+    fn get(&self, s: &Step) -> Result<u32, TraceError> {
+        let not_in = TraceError::NotInProgram { pc: s.pc };
+        let k = self.runs.partition_point(|r| r.0 <= s.pc);
+        let &(first, slot0, len) = self.runs.get(k.wrapping_sub(1)).ok_or(not_in.clone())?;
+        let off = s.pc - first;
+        if !off.is_multiple_of(4) || (off / 4) as usize >= len {
+            return Err(not_in);
+        }
+        let slot = slot0 + (off / 4) as usize;
+        if !self.provable[slot] {
+            return Err(TraceError::Unsupported {
+                pc: s.pc,
+                word: s.word,
+            });
+        }
+        Ok(slot as u32)
+    }
+
+    /// The fields of DECODE row `r`.
+    fn fields(&self, r: u32) -> &Decoded {
+        &self.fields[r as usize]
+    }
+}
+
+/// The DECODE rows of steps `start .. start + rows.len()` into `rows`, up to the first step
+/// that has none: its index and error.
+fn decode_chunk<S: Copy + Into<Step>>(
+    start: usize,
+    rows: &mut [u32],
+    steps: &[S],
+    slots: &CodeSlots,
+) -> Result<(), (usize, TraceError)> {
+    for (k, (row, &step)) in rows.iter_mut().zip(&steps[start..]).enumerate() {
+        *row = slots.get(&step.into()).map_err(|e| (start + k, e))?;
+    }
+    Ok(())
+}
+
+/// Memory as the memory argument sees it: each touched word's value and last timestamp.
+struct MemReplay<'a> {
+    image: &'a [(u32, u64)],
+    floor: u32,
+    words: hashbrown::HashMap<u32, (u64, u64)>,
+}
+
+impl MemReplay<'_> {
+    fn image_value(&self, w: u32) -> Option<u64> {
+        self.image
+            .binary_search_by_key(&w, |&(k, _)| k)
+            .ok()
+            .map(|i| self.image[i].1)
+    }
+
+    /// Word `w`'s value and last timestamp (its initial token if untouched).
+    fn read(&self, pc: u32, w: u32) -> Result<(u64, u64), TraceError> {
+        if let Some(&v) = self.words.get(&w) {
+            return Ok(v);
+        }
+        match self.image_value(w) {
+            Some(v) => Ok((v, 0)),
+            None if w >= self.floor && w < 1 << 29 => Ok((0, 0)),
+            None => Err(TraceError::Unmapped {
+                pc,
+                addr: 8 * w as u64,
+            }),
+        }
+    }
+
+    /// Records the access that found `(old, old_ts)` (from [`MemReplay::read`]) and left
+    /// `new` at `ts`.
+    fn write(&mut self, w: u32, (old, old_ts): (u64, u64), new: u64, ts: u64) -> WordAccess {
+        self.words.insert(w, (new, ts));
+        WordAccess {
+            w,
+            old,
+            new,
+            old_ts,
+            ts,
+        }
+    }
+}
+
+impl Run<'_> {
+    /// A register access on the file: its row (the value and timestamp it found).
+    fn reg(&mut self, reg: u8, value: u64, ts: u64, is_write: bool) -> RegRow {
+        let access = RegAccess {
+            reg,
+            value,
+            ts,
+            is_write,
+        };
+        let (old, old_ts) = self.file.access(&access);
+        RegRow {
+            access,
+            old,
+            old_ts,
+        }
+    }
+
+    fn extra_reg(&mut self, reg: u32, value: u64, ts: u64, is_write: bool) -> u64 {
+        let r = self.reg(reg as u8, value, ts, is_write);
+        self.extra.push(r);
+        r.old
+    }
+
+    fn load_store(&mut self, pc: u32, d: &Decoded, s: &Step, clk: u64) -> Result<(), TraceError> {
+        let addr = s.mem_addr;
+        let unmapped = TraceError::Unmapped { pc, addr };
+        let addr32 = u32::try_from(addr).map_err(|_| unmapped.clone())?;
+        let ts = clk + 1;
+        let w = addr32 / 8;
+        let load = d.class[class::LOAD];
+        let funct3 = (d.alu_op - if load { MEMOP_LOAD } else { MEMOP_STORE }) as u8;
+        let split = load::is_split(funct3, addr32);
+        if split && w + 1 >= 1 << 29 {
+            return Err(unmapped);
+        }
+        let old0 = self.mem.read(pc, w)?;
+        let old1 = if split {
+            self.mem.read(pc, w + 1)?
+        } else {
+            (0, 0)
+        };
+        // The bytes the access reads or overwrites must be those the executor recorded.
+        let width_funct3 = match funct3 % 4 {
+            3 => 3,
+            f => 4 + f,
+        };
+        let raw = load::load_value(&LoadOp {
+            ts,
+            funct3: width_funct3,
+            addr: addr32,
+            word0: old0.0,
+            word1: old1.0,
+        });
+        if raw != s.mem_val {
+            return Err(TraceError::MemoryMismatch { pc, addr });
+        }
+        let (new0, new1) = if load {
+            self.loads.push(LoadOp {
+                ts,
+                funct3,
+                addr: addr32,
+                word0: old0.0,
+                word1: old1.0,
+            });
+            (old0.0, old1.0)
+        } else {
+            let op = StoreOp {
+                ts,
+                funct3,
+                addr: addr32,
+                value: s.rs2_val,
+                old0: old0.0,
+                old1: old1.0,
+            };
+            self.stores.push(op);
+            store::store_words(&op)
+        };
+        let a0 = self.mem.write(w, old0, new0, ts);
+        let a1 = split.then(|| self.mem.write(w + 1, old1, new1, ts));
+        self.route(a0, a1);
+        Ok(())
+    }
+
+    fn route(&mut self, a0: WordAccess, a1: Option<WordAccess>) {
+        match a1 {
+            Some(a1) => self.mem_s.push((a0, a1)),
+            None => self.mem_a.push(a0),
+        }
+    }
+
+    /// The IO rows of one chain over bytes `from .. from + cnt` at memory time `ts`, one per
+    /// word: input bytes come from the private input, output bytes go to the public output,
+    /// zeroed bytes become 0.
+    fn io_chain(
+        &mut self,
+        pc: u32,
+        kind: u32,
+        from: u32,
+        cnt: u32,
+        ts: u64,
+        mut pos: u64,
+    ) -> Result<(), TraceError> {
+        for (w, lo, c) in io::words_of(from, cnt) {
+            let covered = lo as usize..(lo + c) as usize;
+            let old = self.mem.read(pc, w)?;
+            let mut bytes = old.0.to_le_bytes();
+            match kind {
+                IO_IN => {
+                    let rest = self.input.get(self.input_pos..).unwrap_or(&[]);
+                    let take = rest
+                        .get(..c as usize)
+                        .ok_or(TraceError::InputExhausted { pc })?;
+                    bytes[covered].copy_from_slice(take);
+                    self.input_pos += c as usize;
+                }
+                IO_OUT => self.output.extend_from_slice(&bytes[covered]),
+                _ => bytes[covered].fill(0),
+            }
+            let a = self.mem.write(w, old, u64::from_le_bytes(bytes), ts);
+            self.io.push(IoWord {
+                kind,
+                ts,
+                pos,
+                w,
+                lo,
+                cnt: c,
+                old: a.old,
+                new: a.new,
+            });
+            self.mem_a.push(a);
+            pos += c as u64;
+        }
+        Ok(())
+    }
+
+    /// A system call's register accesses, transfer and ECALL record (its ALU operations are
+    /// the chunks').
+    fn ecall(&mut self, pc: u32, s: &Step, clk: u64, outpos: u64) -> Result<EcallOp, TraceError> {
+        let (a7, a0) = (s.rs1_val, s.rs2_val);
+        let io = matches!((a7, a0), (64, 1) | (64, 2) | (63, 0));
+        let brk = a7 == SYS_BRK as u64;
+        if !io && !brk && a7 != SYS_EXIT as u64 {
+            return Err(TraceError::UnsupportedCall {
+                pc,
+                number: a7,
+                arg: a0,
+            });
+        }
+        let ts = 4 * clk + 1;
+        let first_extra = self.extra.len();
+        let mut op = EcallOp {
+            clk,
+            a7,
+            a0,
+            a1: s.mem_addr,
+            a2: s.mem_val,
+            res: s.rd_val,
+            outpos,
+            brk: [0; 3],
+        };
+        if io {
+            self.extra_reg(11, 0, ts, false);
+            self.extra_reg(12, 0, ts, false);
+        }
+        if brk {
+            op.brk =
+                [REG_BRK, REG_HEAP_LIMIT, REG_HEAP_START].map(|r| self.extra_reg(r, 0, ts, false));
+            self.extra_reg(REG_BRK, s.rd_val, ts + 1, true);
+        }
+        self.extra_of.push(first_extra..self.extra.len());
+        if let Some((kind, buf, cnt)) = ecall::transfer(&op) {
+            self.io_chain(pc, kind, buf, cnt, clk + 1, outpos)?;
+        }
+        if let Some((from, cnt)) = ecall::zero_range(&op) {
+            // A break shrink: the released bytes become zero.
+            self.io_chain(pc, IO_ZERO, from, cnt, clk + 1, 0)?;
+        }
+        self.ecalls.push(op);
+        Ok(op)
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// Stage 2: steps, by chunks.
+
+/// One chunk's part of the CPU and MEMW_R columns ([`CpuRecords`], [`MemwRRecords`]).
+struct Cols<'a> {
+    rs1: &'a mut [u64],
+    rs2: &'a mut [u64],
+    res: &'a mut [u64],
+    meta: &'a mut [u64],
+    old: &'a mut [u64],
+    new: &'a mut [u64],
+}
+
+impl Cols<'_> {
+    /// The chunk's CPU register access `i` (`3·k + j` for its step `k`): runs it on `file`,
+    /// records its MEMW_R columns and its lookups.
+    fn access(&mut self, i: usize, a: &RegAccess, file: &mut RegFile, bytes: &mut ByteCounts) {
+        let (old, old_ts) = file.access(a);
+        self.meta[i] = a.reg as u64 | old_ts << 8;
+        self.old[i] = old;
+        memw_r::ts_lookups(a.ts, old_ts, bytes);
+    }
+}
+
+/// What a chunk of steps yields besides its CPU columns.
+struct Chunk {
+    /// Executions per code slot (DECODE's multiplicities).
+    mult: Vec<u64>,
+    /// Per ALU table, its operations in step order (empty for LT and SHIFT)…
+    ops: Vec<Vec<AluOp>>,
+    /// …or, for LT and SHIFT, their distinct rows.
+    rows: Vec<Vec<Distinct>>,
+    /// The first operation that no table accepts.
+    no_table: Option<u32>,
+    bytes: ByteCounts,
+}
+
+/// Operation codes are small: which ALU table accepts each.
+const OP_CODES: usize = 32;
+
+/// Where ALU operations go.
+struct AluRoutes {
+    /// The ALU table accepting each operation code (the first that does).
+    owner: [Option<usize>; OP_CODES],
+    tables: usize,
+}
+
+impl AluRoutes {
+    fn new(machine: &Rv64Machine) -> AluRoutes {
+        AluRoutes {
+            owner: core::array::from_fn(|op| machine.alu.iter().position(|t| t.accepts(op as u32))),
+            tables: machine.alu.len(),
+        }
+    }
+}
+
+/// How ALU table `i` keeps distinct rows (LT and SHIFT, filled elsewhere from them): their
+/// rows from operations, and their trace's lookups.
+type DistinctRows = (
+    fn(&[AluOp]) -> Vec<Distinct>,
+    fn(&[Distinct], usize, &mut ByteCounts),
+);
+
+fn distinct_rows(i: usize) -> Option<DistinctRows> {
+    match FIRST_ALU_TABLE + i {
+        LT_TABLE => Some((super::lt::distinct, super::lt::lookups)),
+        SHIFT_TABLE => Some((super::shift::distinct, super::shift::lookups)),
+        _ => None,
+    }
+}
+
+impl Chunk {
+    fn push_alu(&mut self, routes: &AluRoutes, o: AluOp) {
+        match routes.owner.get(o.op as usize).copied().flatten() {
+            Some(t) => self.ops[t].push(o),
+            None => {
+                self.no_table.get_or_insert(o.op);
+            }
+        }
+    }
+}
+
+/// What every chunk reads.
+struct ChunkInputs<'a, S> {
+    /// Steps per chunk.
+    len: usize,
+    steps: &'a [S],
+    /// Every step's DECODE row.
+    dec_row: &'a [u32],
+    slots: &'a CodeSlots,
+    routes: &'a AluRoutes,
+    run: &'a Run<'a>,
+}
+
+/// Chunk `c`: its steps' CPU and MEMW_R columns into `cols`, and the rest.
+fn step_chunk<S: Copy + Into<Step>>(
+    c: usize,
+    cols: &mut Cols<'_>,
+    inputs: &ChunkInputs<'_, S>,
+) -> Chunk {
+    let &ChunkInputs {
+        len,
+        steps,
+        dec_row,
+        slots,
+        routes,
+        run,
+    } = inputs;
+    let start = c * len;
+    let steps = &steps[start..start + cols.rs1.len()];
+    let mut out = Chunk {
+        mult: vec![0; slots.fields.len()],
+        ops: vec![Vec::new(); routes.tables],
+        rows: vec![Vec::new(); routes.tables],
+        no_table: None,
+        bytes: ByteCounts::default(),
+    };
+    let mut file = run.file_at[c].clone();
+    let first_call = run.ecalls.partition_point(|e| e.clk < start as u64);
+    let mut calls = run.ecalls[first_call..]
+        .iter()
+        .zip(&run.extra_of[first_call..]);
+    for (k, (&step, &r)) in steps.iter().zip(&dec_row[start..]).enumerate() {
+        let s: Step = step.into();
+        let d = slots.fields(r);
+        out.mult[r as usize] += 1;
+        let (b, sum, res) = values(d, &s);
+        cols.rs1[k] = s.rs1_val;
+        cols.rs2[k] = s.rs2_val;
+        cols.res[k] = res;
+        // The register accesses: rs1, rs2, the system call's own, rd.
+        let ts = 4 * (start + k) as u64;
+        let read = |j: u64, reg: u8, value: u64| RegAccess {
+            reg,
+            value,
+            ts: ts + j,
+            is_write: false,
+        };
+        cols.access(3 * k, &read(1, d.rs1, s.rs1_val), &mut file, &mut out.bytes);
+        cols.access(
+            3 * k + 1,
+            &read(2, d.rs2, s.rs2_val),
+            &mut file,
+            &mut out.bytes,
+        );
+        if d.class[class::ECALL] {
+            if let Some((op, rows)) = calls.next() {
+                debug_assert_eq!(op.clk, (start + k) as u64);
+                for row in &run.extra[rows.clone()] {
+                    file.access(&row.access);
+                }
+                for o in ecall::alu_lookups(op) {
+                    out.push_alu(routes, o);
+                }
+            }
+        }
+        let written = if d.wr { res } else { 0 };
+        debug_assert_eq!(written, cpu::written(&s, d));
+        let write = RegAccess {
+            reg: d.rd,
+            value: written,
+            ts: ts + 3,
+            is_write: true,
+        };
+        cols.access(3 * k + 2, &write, &mut file, &mut out.bytes);
+        cols.new[k] = written;
+        if let Some(o) = step_lookups(d, s.rs1_val, b, res, sum, &mut out.bytes) {
+            out.push_alu(routes, o);
+        }
+    }
+    for i in 0..routes.tables {
+        if let Some((distinct, _)) = distinct_rows(i) {
+            out.rows[i] = distinct(&core::mem::take(&mut out.ops[i]));
+        }
+    }
+    out
+}
+
+/// What one CPU step asks of other tables besides registers: its ALU operation (ALU
+/// instructions and branch compares; returned), its byte-logic lookups, and the range
+/// checks of its result and adder bytes and of the two split-off values (`2·L7`, `2·H`).
+fn step_lookups(
+    d: &Decoded,
+    a: u64,
+    b: u64,
+    res: u64,
+    sum: u64,
+    bytes: &mut ByteCounts,
+) -> Option<AluOp> {
+    let lop = [
+        (class::AND, BYTE_AND),
+        (class::OR, BYTE_OR),
+        (class::XOR, BYTE_XOR),
+    ]
+    .into_iter()
+    .find(|(k, _)| d.class[*k]);
+    if let Some((_, op)) = lop {
+        for (x, y) in a.to_le_bytes().into_iter().zip(b.to_le_bytes()) {
+            bytes.add(op, x, y);
+        }
+    }
+    let (rb, sb) = (res.to_le_bytes(), sum.to_le_bytes());
+    for j in 0..4 {
+        bytes.range(rb[2 * j], rb[2 * j + 1]);
+        bytes.range(sb[2 * j], sb[2 * j + 1]);
+    }
+    let (l7, h) = cpu::extra_range_bytes(d, sum);
+    bytes.range(l7, h);
+    (d.class[class::ALU] || d.class[class::BRANCH]).then_some(AluOp {
+        op: d.alu_op,
+        a,
+        b,
+        c: res,
+    })
+}
+
+// ---------------------------------------------------------------------------------------
+// Stage 3: tables.
+
+/// A job of the last stage.
+#[derive(Clone, Copy)]
+enum Job {
+    Decode,
+    /// MEMW_R: the lookups of the system calls' register accesses (the CPU's are the
+    /// chunks').
+    MemwR,
+    Register,
+    /// ALU table `i` (EQ, MUL, DVRM).
+    Alu(usize),
+    /// Part `p` of ALU table `i`'s distinct rows (LT, SHIFT): those with keys in the `p`-th
+    /// range of its [`part_bounds`], and their lookups.
+    Distinct(usize, usize),
+    Load,
+    Store,
+    MemwA,
+    Memw,
+    Page,
+    Page0,
+    Ecall,
+    Io,
+}
+
+/// Every job with its table's index in [`Machine::tables`](crate::air::Machine::tables)
+/// order, in that order, with `alu` ALU tables and `parts` parts of LT and SHIFT. CPU and
+/// BITWISE have none (the chunks make the CPU's records and lookups; BITWISE comes last).
+fn table_jobs(alu: usize, parts: usize) -> Vec<(usize, Job)> {
+    let mut jobs = vec![
+        (DECODE_TABLE, Job::Decode),
+        (MEMW_R_TABLE, Job::MemwR),
+        (REGISTER_TABLE, Job::Register),
+    ];
+    for i in 0..alu {
+        let t = FIRST_ALU_TABLE + i;
+        match distinct_rows(i) {
+            Some(_) => jobs.extend((0..parts).map(|p| (t, Job::Distinct(i, p)))),
+            None => jobs.push((t, Job::Alu(i))),
+        }
+    }
+    let mem = [
+        Job::Load,
+        Job::Store,
+        Job::MemwA,
+        Job::Memw,
+        Job::Page,
+        Job::Page0,
+        Job::Ecall,
+        Job::Io,
+    ];
+    let first = FIRST_ALU_TABLE + alu;
+    jobs.extend(mem.into_iter().enumerate().map(|(k, job)| (first + k, job)));
+    jobs
+}
+
+/// The most parts LT's and SHIFT's distinct rows are merged in.
+const MAX_DISTINCT_PARTS: usize = 16;
+
+/// The sort key of a distinct row.
+fn key(d: &Distinct) -> (u32, u64, u64) {
+    (d.op, d.a, d.b)
+}
+
+/// Keys splitting ALU table `i`'s distinct rows of all chunks into `parts` ranges of
+/// similar sizes: the first range ends before the first key, the last starts at the last
+/// (chosen from a sample; any keys give the same rows, merged part by part).
+fn part_bounds(chunks: &[Chunk], i: usize, parts: usize) -> Vec<(u32, u64, u64)> {
+    let total: usize = chunks.iter().map(|c| c.rows[i].len()).sum();
+    let every = (total / (16 * parts)).max(1);
+    let mut sample: Vec<(u32, u64, u64)> = chunks
+        .iter()
+        .flat_map(|c| c.rows[i].iter().step_by(every).map(key))
+        .collect();
+    sample.sort_unstable();
+    (1..parts)
+        .filter_map(|p| sample.get(p * sample.len() / parts).copied())
+        .collect()
+}
+
+/// What a job builds.
+enum Built {
+    Nothing,
+    Trace(RowMajorMatrix),
+    /// LT's or SHIFT's distinct rows.
+    Rows(Vec<Distinct>),
+}
+
+/// What the table jobs read.
+struct Records<'a> {
+    machine: &'a Rv64Machine,
+    program: &'a ProgramImage,
+    run: &'a Run<'a>,
+    chunks: &'a [Chunk],
+    /// Per ALU table, the [`part_bounds`] of its distinct rows (LT and SHIFT).
+    bounds: Vec<Vec<(u32, u64, u64)>>,
+}
+
+/// One table's trace, rows or nothing, recording its byte lookups in `bytes`.
+fn build_table(job: Job, r: &Records<'_>, bytes: &mut ByteCounts) -> Built {
+    let run = r.run;
+    match job {
+        Job::Decode => {
+            let mut mult = vec![0u64; r.program.code.len().next_power_of_two().max(8)];
+            for c in r.chunks {
+                for (m, x) in mult.iter_mut().zip(&c.mult) {
+                    *m += x;
+                }
+            }
+            Built::Trace(RowMajorMatrix::new(
+                mult.into_iter().map(Felt::new).collect(),
+                1,
+            ))
+        }
+        Job::MemwR => {
+            for row in &run.extra {
+                memw_r::row_lookups(row, bytes);
+            }
+            Built::Nothing
+        }
+        Job::Register => Built::Trace(register::build_trace(&run.file)),
+        Job::Alu(i) => {
+            let ops: Vec<AluOp> = r.chunks.iter().flat_map(|c| &c.ops[i]).copied().collect();
+            Built::Trace(r.machine.alu[i].build(&ops, bytes))
+        }
+        Job::Distinct(i, p) => {
+            // Keys from bounds[p - 1] (inclusive) to bounds[p] (exclusive); parts past the
+            // last bound are empty.
+            let bounds = &r.bounds[i];
+            if p > bounds.len() {
+                return Built::Rows(Vec::new());
+            }
+            let (lo, hi) = (p.checked_sub(1).map(|q| &bounds[q]), bounds.get(p));
+            let parts: Vec<&[Distinct]> = r
+                .chunks
+                .iter()
+                .map(|c| {
+                    let rows = &c.rows[i][..];
+                    let start = lo.map_or(0, |lo| rows.partition_point(|d| key(d) < *lo));
+                    let end = hi.map_or(rows.len(), |hi| rows.partition_point(|d| key(d) < *hi));
+                    &rows[start..end.max(start)]
+                })
+                .collect();
+            let rows = merge_distinct(&parts);
+            if let Some((_, lookups)) = distinct_rows(i) {
+                lookups(&rows, rows.len(), bytes);
+            }
+            Built::Rows(rows)
+        }
+        Job::Load => {
+            load::lookups(&run.loads, bytes);
+            Built::Nothing
+        }
+        Job::Store => {
+            store::lookups(&run.stores, bytes);
+            Built::Nothing
+        }
+        Job::MemwA => {
+            memw::lookups_a(&run.mem_a, bytes);
+            Built::Nothing
+        }
+        Job::Memw => Built::Trace(memw::build_trace_s(&run.mem_s, bytes)),
+        Job::Page => {
+            // Final memory of the image words (untouched ones keep their initial token).
+            let finals: Vec<(u64, u64)> = r
+                .program
+                .words
+                .iter()
+                .map(|&(w, init)| run.mem.words.get(&w).copied().unwrap_or((init, 0)))
+                .collect();
+            let image = page::MemoryImage {
+                words: r.program.words.clone(),
+                heap_start: r.program.heap_start,
+            };
+            Built::Trace(page::build_trace(&image, &finals))
+        }
+        Job::Page0 => {
+            // Touched zero-initialised words, sorted.
+            let mem = &run.mem;
+            let mut zero: Vec<(u32, u64, u64)> = mem
+                .words
+                .iter()
+                .filter(|(w, _)| mem.image_value(**w).is_none())
+                .map(|(&w, &(v, ts))| (w, v, ts))
+                .collect();
+            zero.sort_unstable_by_key(|z| z.0);
+            Built::Trace(page::build_trace0(mem.floor, &zero, bytes))
+        }
+        Job::Ecall => Built::Trace(ecall::build_trace(&run.ecalls, bytes)),
+        Job::Io => Built::Trace(io::build_trace(&run.io, bytes)),
+    }
+}
