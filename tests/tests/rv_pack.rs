@@ -212,7 +212,8 @@ fn parallel_pack_fails_like_sequential() {
 }
 
 /// Sequential and parallel packing side by side on a sha256 run of `PACK_KIB` KiB of input
-/// (default 12: about 1.1M steps), best and median of `PACK_REPS` (default 7) runs each.
+/// (default 12: about 1.1M steps), or on the fibonacci guest with input `PACK_FIB` when it
+/// is set (840000: about 4.2M steps), best and median of `PACK_REPS` (default 7) runs each.
 #[test]
 #[ignore = "timing driver; run with --ignored --nocapture"]
 fn pack_timing() {
@@ -222,16 +223,19 @@ fn pack_timing() {
             .and_then(|s| s.parse().ok())
             .unwrap_or(d)
     };
-    let input = vec![0x61u8; env("PACK_KIB", 12) << 10];
+    let (guest, input) = match std::env::var("PACK_FIB") {
+        Ok(n) => ("fibonacci", n.into_bytes()),
+        Err(_) => ("sha256", vec![0x61u8; env("PACK_KIB", 12) << 10]),
+    };
     let reps = env("PACK_REPS", 7);
-    let (program, records, _) = run_recorded("sha256", &input);
+    let (program, records, _) = run_recorded(guest, &input);
     let image = program_image(&program);
     let machine = machine_for(&image);
     let par = Rayon::default();
     let n = records.len();
     eprintln!(
-        "sha256, {} KiB input: {n} steps, {} threads, chunks of {}",
-        input.len() >> 10,
+        "{guest}, {} B input: {n} steps, {} threads, chunks of {}",
+        input.len(),
         std::thread::available_parallelism().map_or(1, |n| n.get()),
         par.chunk_len
     );

@@ -16,7 +16,7 @@
 use alloc::vec::Vec;
 
 use super::bitwise::ByteCounts;
-use super::{alu_eval, distinct_ops, AluOp, ALU_EQ, BUS_ALU};
+use super::{alu_eval, distinct_height, distinct_ops, AluOp, Distinct, ALU_EQ, BUS_ALU};
 use crate::air::{Air, AirBuilder};
 use crate::field::{batch_inverse, Felt};
 use crate::matrix::RowMajorMatrix;
@@ -75,14 +75,26 @@ impl Air for EqAir {
 /// EQ makes no byte lookups; `bytes` is taken for uniformity with the other ALU tables.
 /// Height: the next power of two ≥ 8.
 pub fn build_trace(ops: &[AluOp], _bytes: &mut ByteCounts) -> RowMajorMatrix {
+    let rows = distinct(ops);
+    let mut values = fill_rows(&rows);
+    values.resize(distinct_height(rows.len()) * WIDTH, Felt::ZERO);
+    RowMajorMatrix::new(values, WIDTH)
+}
+
+/// The distinct EQ operations of `ops` (any order), sorted by `(op, a, b)`, repeats merged
+/// into multiplicities: EQ's rows in order.
+pub fn distinct(ops: &[AluOp]) -> Vec<Distinct> {
     for o in ops {
         debug_assert_eq!(o.op, ALU_EQ, "EQ got op {}", o.op);
         debug_assert_eq!(alu_eval(o.op, o.a, o.b), Some(o.c));
     }
-    // Distinct (a, b) pairs in order, each with its multiplicity.
-    let rows = distinct_ops(ops);
-    let h = rows.len().next_power_of_two().max(8);
-    let mut t = RowMajorMatrix::zeros(h, WIDTH);
+    distinct_ops(ops)
+}
+
+/// EQ's rows for `rows` (in order), row-major, without padding (padding rows are zero).
+/// Rows are independent, so the rows of consecutive slices of `rows` concatenate to
+/// those of the whole.
+pub fn fill_rows(rows: &[Distinct]) -> Vec<Felt> {
     let sums: Vec<Felt> = rows
         .iter()
         .map(|d| {
@@ -97,8 +109,8 @@ pub fn build_trace(ops: &[AluOp], _bytes: &mut ByteCounts) -> RowMajorMatrix {
     // One batched inversion of the non-zero sums (a zero sum, a = b, has inverse 0).
     let nonzero: Vec<Felt> = sums.iter().copied().filter(|s| *s != Felt::ZERO).collect();
     let mut inverses = batch_inverse(&nonzero).unwrap_or_default().into_iter();
-    for (r, (d, &s)) in rows.iter().zip(&sums).enumerate() {
-        let row = t.row_mut(r);
+    let mut values = alloc::vec![Felt::ZERO; rows.len() * WIDTH];
+    for ((d, &s), row) in rows.iter().zip(&sums).zip(values.chunks_exact_mut(WIDTH)) {
         let (ab, bb) = (d.a.to_le_bytes(), d.b.to_le_bytes());
         for i in 0..8 {
             row[A + i] = Felt::from(ab[i] as u32);
@@ -113,5 +125,38 @@ pub fn build_trace(ops: &[AluOp], _bytes: &mut ByteCounts) -> RowMajorMatrix {
         };
         row[M] = Felt::from(d.mult);
     }
-    t
+    values
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The rows of slices of the distinct rows concatenate to the trace of the whole (what
+    /// the parallel packing pass relies on), padded with zero rows.
+    #[test]
+    fn rows_of_slices_concatenate_to_the_trace() {
+        let ops: Vec<AluOp> = (0..300u64)
+            .map(|k| {
+                let (a, b) = (k % 37, (k * 7) % 37);
+                AluOp {
+                    op: ALU_EQ,
+                    a: a << (k % 8 * 8),
+                    b: b << (k % 8 * 8),
+                    c: u64::from(a << (k % 8 * 8) == b << (k % 8 * 8)),
+                }
+            })
+            .collect();
+        let whole = build_trace(&ops, &mut ByteCounts::default());
+        let rows = distinct(&ops);
+        assert!(rows.len() > 100 && whole.height() == distinct_height(rows.len()));
+        for cut in [0, 1, rows.len() / 3, rows.len()] {
+            let mut values = fill_rows(&rows[..cut]);
+            values.extend(fill_rows(&rows[cut..]));
+            assert_eq!(values[..], whole.values[..rows.len() * WIDTH]);
+            assert!(whole.values[rows.len() * WIDTH..]
+                .iter()
+                .all(|v| *v == Felt::ZERO));
+        }
+    }
 }

@@ -448,6 +448,8 @@ pub fn fill_memw_r_host(rec: &MemwRRecords) -> RowMajorMatrix {
 pub const FIRST_ALU_TABLE: usize = 5;
 /// Index of the LT table in [`Machine::tables`] order.
 pub const LT_TABLE: usize = FIRST_ALU_TABLE;
+/// Index of the EQ table.
+pub const EQ_TABLE: usize = 6;
 /// Index of the SHIFT table.
 pub const SHIFT_TABLE: usize = 7;
 /// Index of the LOAD table.

@@ -32,7 +32,7 @@ use super::io;
 use super::load;
 use super::machine::{
     public_values, CallMark, CpuRecords, MemwRRecords, PackedTraces, Rv64Machine, TraceError,
-    FIRST_ALU_TABLE, LT_TABLE, MAX_OUTPUT, MEMW_R_TABLE, SHIFT_TABLE,
+    EQ_TABLE, FIRST_ALU_TABLE, LT_TABLE, MAX_OUTPUT, MEMW_R_TABLE, SHIFT_TABLE,
 };
 use super::memw;
 use super::memw_r::{self, RegAccess, RegFile, RegRow};
@@ -179,20 +179,32 @@ pub fn pack_traces_with<S: Copy + Into<Step> + Sync>(
     drop(records);
     // Jobs are in table order: the last is the last table's.
     let mut traces: Vec<Option<RowMajorMatrix>> = vec![None; jobs.last().map_or(0, |j| j.0 + 1)];
-    // Per ALU table, its distinct rows (LT, SHIFT): the parts in order.
+    // Per ALU table, its distinct rows (LT, EQ, SHIFT) and EQ's trace rows: the parts in
+    // order.
     let mut distinct: Vec<Vec<Distinct>> = vec![Vec::new(); machine.alu.len()];
+    let mut filled: Vec<Vec<Felt>> = vec![Vec::new(); machine.alu.len()];
     for (&(t, job), out) in jobs.iter().zip(built) {
         match (job, out) {
             (_, Built::Trace(m)) => traces[t] = Some(m),
-            (Job::Distinct(i, _), Built::Rows(rows)) => distinct[i].extend(rows),
+            (Job::Distinct(i, _), Built::Rows(rows, values)) => {
+                distinct[i].extend(rows);
+                filled[i].extend(values);
+            }
             _ => {}
         }
     }
-    // Their padding rows' lookups.
+    // Their padding rows' lookups, and the traces built here.
     let mut padding = ByteCounts::default();
     for (i, rows) in distinct.iter().enumerate() {
-        if let Some((_, lookups)) = distinct_rows(i) {
-            lookups(&[], distinct_height(rows.len()) - rows.len(), &mut padding);
+        if let Some((_, lookups, fill)) = distinct_rows(i) {
+            let h = distinct_height(rows.len());
+            lookups(&[], h - rows.len(), &mut padding);
+            if fill.is_some() {
+                let mut values = core::mem::take(&mut filled[i]);
+                let width = machine.alu[i].air().width();
+                values.resize(h * width, Felt::ZERO);
+                traces[FIRST_ALU_TABLE + i] = Some(RowMajorMatrix::new(values, width));
+            }
         }
     }
     let mut rows_of = |t: usize| {
@@ -692,20 +704,26 @@ impl AluRoutes {
     }
 }
 
-/// How ALU table `i` keeps distinct rows (LT and SHIFT, filled elsewhere from them): their
-/// rows from operations, and their trace's lookups.
+/// How ALU table `i` keeps distinct rows (LT, EQ, SHIFT): their rows from operations,
+/// their trace's lookups, and for a table built here (EQ; LT's and SHIFT's rows are records
+/// for fills elsewhere) its trace rows, row-major without padding (padding rows are zero).
 type DistinctRows = (
     fn(&[AluOp]) -> Vec<Distinct>,
     fn(&[Distinct], usize, &mut ByteCounts),
+    Option<fn(&[Distinct]) -> Vec<Felt>>,
 );
 
 fn distinct_rows(i: usize) -> Option<DistinctRows> {
     match FIRST_ALU_TABLE + i {
-        LT_TABLE => Some((super::lt::distinct, super::lt::lookups)),
-        SHIFT_TABLE => Some((super::shift::distinct, super::shift::lookups)),
+        LT_TABLE => Some((super::lt::distinct, super::lt::lookups, None)),
+        EQ_TABLE => Some((super::eq::distinct, no_lookups, Some(super::eq::fill_rows))),
+        SHIFT_TABLE => Some((super::shift::distinct, super::shift::lookups, None)),
         _ => None,
     }
 }
+
+/// EQ makes no byte lookups.
+fn no_lookups(_: &[Distinct], _: usize, _: &mut ByteCounts) {}
 
 impl Chunk {
     fn push_alu(&mut self, routes: &AluRoutes, o: AluOp) {
@@ -807,7 +825,7 @@ fn step_chunk<S: Copy + Into<Step>>(
         }
     }
     for i in 0..routes.tables {
-        if let Some((distinct, _)) = distinct_rows(i) {
+        if let Some((distinct, ..)) = distinct_rows(i) {
             out.rows[i] = distinct(&core::mem::take(&mut out.ops[i]));
         }
     }
@@ -937,8 +955,8 @@ fn part_bounds(chunks: &[Chunk], i: usize, parts: usize) -> Vec<(u32, u64, u64)>
 enum Built {
     Nothing,
     Trace(RowMajorMatrix),
-    /// LT's or SHIFT's distinct rows.
-    Rows(Vec<Distinct>),
+    /// Distinct rows (LT, EQ, SHIFT), and EQ's trace rows for them.
+    Rows(Vec<Distinct>, Vec<Felt>),
 }
 
 /// What the table jobs read.
@@ -983,7 +1001,7 @@ fn build_table(job: Job, r: &Records<'_>, bytes: &mut ByteCounts) -> Built {
             // last bound are empty.
             let bounds = &r.bounds[i];
             if p > bounds.len() {
-                return Built::Rows(Vec::new());
+                return Built::Rows(Vec::new(), Vec::new());
             }
             let (lo, hi) = (p.checked_sub(1).map(|q| &bounds[q]), bounds.get(p));
             let parts: Vec<&[Distinct]> = r
@@ -997,10 +1015,14 @@ fn build_table(job: Job, r: &Records<'_>, bytes: &mut ByteCounts) -> Built {
                 })
                 .collect();
             let rows = merge_distinct(&parts);
-            if let Some((_, lookups)) = distinct_rows(i) {
+            let mut values = Vec::new();
+            if let Some((_, lookups, fill)) = distinct_rows(i) {
                 lookups(&rows, rows.len(), bytes);
+                if let Some(fill) = fill {
+                    values = fill(&rows);
+                }
             }
-            Built::Rows(rows)
+            Built::Rows(rows, values)
         }
         Job::Load => {
             load::lookups(&run.loads, bytes);
