@@ -76,9 +76,9 @@ impl Air for EqAir {
 /// Height: the next power of two ≥ 8.
 pub fn build_trace(ops: &[AluOp], _bytes: &mut ByteCounts) -> RowMajorMatrix {
     let rows = distinct(ops);
-    let mut values = fill_rows(&rows);
-    values.resize(distinct_height(rows.len()) * WIDTH, Felt::ZERO);
-    RowMajorMatrix::new(values, WIDTH)
+    let mut t = RowMajorMatrix::zeros(distinct_height(rows.len()), WIDTH);
+    fill_rows(&rows, &mut t.values[..rows.len() * WIDTH]);
+    t
 }
 
 /// The distinct EQ operations of `ops` (any order), sorted by `(op, a, b)`, repeats merged
@@ -91,10 +91,10 @@ pub fn distinct(ops: &[AluOp]) -> Vec<Distinct> {
     distinct_ops(ops)
 }
 
-/// EQ's rows for `rows` (in order), row-major, without padding (padding rows are zero).
-/// Rows are independent, so the rows of consecutive slices of `rows` concatenate to
-/// those of the whole.
-pub fn fill_rows(rows: &[Distinct]) -> Vec<Felt> {
+/// EQ's rows for `rows` (in order), row-major, into `out` (`rows.len()` rows of [`WIDTH`],
+/// zero on entry); padding rows stay zero. Rows are independent, so slices of `rows` fill
+/// the matching slices of the trace.
+pub fn fill_rows(rows: &[Distinct], out: &mut [Felt]) {
     let sums: Vec<Felt> = rows
         .iter()
         .map(|d| {
@@ -109,8 +109,7 @@ pub fn fill_rows(rows: &[Distinct]) -> Vec<Felt> {
     // One batched inversion of the non-zero sums (a zero sum, a = b, has inverse 0).
     let nonzero: Vec<Felt> = sums.iter().copied().filter(|s| *s != Felt::ZERO).collect();
     let mut inverses = batch_inverse(&nonzero).unwrap_or_default().into_iter();
-    let mut values = alloc::vec![Felt::ZERO; rows.len() * WIDTH];
-    for ((d, &s), row) in rows.iter().zip(&sums).zip(values.chunks_exact_mut(WIDTH)) {
+    for ((d, &s), row) in rows.iter().zip(&sums).zip(out.chunks_exact_mut(WIDTH)) {
         let (ab, bb) = (d.a.to_le_bytes(), d.b.to_le_bytes());
         for i in 0..8 {
             row[A + i] = Felt::from(ab[i] as u32);
@@ -125,7 +124,6 @@ pub fn fill_rows(rows: &[Distinct]) -> Vec<Felt> {
         };
         row[M] = Felt::from(d.mult);
     }
-    values
 }
 
 #[cfg(test)]
@@ -151,8 +149,10 @@ mod tests {
         let rows = distinct(&ops);
         assert!(rows.len() > 100 && whole.height() == distinct_height(rows.len()));
         for cut in [0, 1, rows.len() / 3, rows.len()] {
-            let mut values = fill_rows(&rows[..cut]);
-            values.extend(fill_rows(&rows[cut..]));
+            let mut values = alloc::vec![Felt::ZERO; rows.len() * WIDTH];
+            let (lo, hi) = values.split_at_mut(cut * WIDTH);
+            fill_rows(&rows[..cut], lo);
+            fill_rows(&rows[cut..], hi);
             assert_eq!(values[..], whole.values[..rows.len() * WIDTH]);
             assert!(whole.values[rows.len() * WIDTH..]
                 .iter()

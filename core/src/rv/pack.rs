@@ -20,6 +20,7 @@
 //! Chunks are joined in step order and byte lookups are counts, so the result does not
 //! depend on the [`ParMap`] or its chunk length.
 
+use alloc::boxed::Box;
 use alloc::vec;
 use alloc::vec::Vec;
 use core::ops::Range;
@@ -179,17 +180,12 @@ pub fn pack_traces_with<S: Copy + Into<Step> + Sync>(
     drop(records);
     // Jobs are in table order: the last is the last table's.
     let mut traces: Vec<Option<RowMajorMatrix>> = vec![None; jobs.last().map_or(0, |j| j.0 + 1)];
-    // Per ALU table, its distinct rows (LT, EQ, SHIFT) and EQ's trace rows: the parts in
-    // order.
+    // Per ALU table, its distinct rows (LT, EQ, SHIFT): the parts in order.
     let mut distinct: Vec<Vec<Distinct>> = vec![Vec::new(); machine.alu.len()];
-    let mut filled: Vec<Vec<Felt>> = vec![Vec::new(); machine.alu.len()];
     for (&(t, job), out) in jobs.iter().zip(built) {
         match (job, out) {
             (_, Built::Trace(m)) => traces[t] = Some(m),
-            (Job::Distinct(i, _), Built::Rows(rows, values)) => {
-                distinct[i].extend(rows);
-                filled[i].extend(values);
-            }
+            (Job::Distinct(i, _), Built::Rows(rows)) => distinct[i].extend(rows),
             _ => {}
         }
     }
@@ -199,10 +195,17 @@ pub fn pack_traces_with<S: Copy + Into<Step> + Sync>(
         if let Some((_, lookups, fill)) = distinct_rows(i) {
             let h = distinct_height(rows.len());
             lookups(&[], h - rows.len(), &mut padding);
-            if fill.is_some() {
-                let mut values = core::mem::take(&mut filled[i]);
+            if let Some(fill) = fill {
+                // Filled in place, slices of rows in parallel.
+                const ROWS: usize = 1 << 14;
                 let width = machine.alu[i].air().width();
-                values.resize(h * width, Felt::ZERO);
+                let mut values = vec![Felt::ZERO; h * width];
+                let mut slices: Vec<(&[Distinct], &mut [Felt])> = rows
+                    .chunks(ROWS)
+                    .zip(values.chunks_mut(ROWS * width))
+                    .collect();
+                par.map_mut(&mut slices, |_, (rows, out)| fill(rows, out));
+                drop(slices);
                 traces[FIRST_ALU_TABLE + i] = Some(RowMajorMatrix::new(values, width));
             }
         }
@@ -289,7 +292,7 @@ fn replay<'a, S: Copy + Into<Step>>(
         mem: MemReplay {
             image: &program.words,
             floor: program.heap_start / 8,
-            words: hashbrown::HashMap::new(),
+            words: Words::default(),
         },
         file: RegFile::new(register::initial_registers(program)),
         file_at: Vec::with_capacity(n.div_ceil(len)),
@@ -422,11 +425,51 @@ fn decode_chunk<S: Copy + Into<Step>>(
     Ok(())
 }
 
+/// Touched memory words' `(value, last timestamp)` by word index, in pages of
+/// `2^PAGE_BITS` words allocated on first touch. Timestamp 0 marks an untouched word: every
+/// access has a memory timestamp ≥ 1.
+#[derive(Default)]
+struct Words {
+    pages: Vec<Option<Box<[(u64, u64)]>>>,
+}
+
+const PAGE_BITS: u32 = 12;
+
+impl Words {
+    fn get(&self, w: u32) -> Option<(u64, u64)> {
+        let page = self.pages.get((w >> PAGE_BITS) as usize)?.as_ref()?;
+        let e = page[(w & ((1 << PAGE_BITS) - 1)) as usize];
+        (e.1 != 0).then_some(e)
+    }
+
+    fn insert(&mut self, w: u32, e: (u64, u64)) {
+        debug_assert!(e.1 != 0, "a memory access at timestamp 0");
+        let p = (w >> PAGE_BITS) as usize;
+        if self.pages.len() <= p {
+            self.pages.resize_with(p + 1, || None);
+        }
+        let page = self.pages[p].get_or_insert_with(|| vec![(0, 0); 1 << PAGE_BITS].into());
+        page[(w & ((1 << PAGE_BITS) - 1)) as usize] = e;
+    }
+
+    /// Every touched word, by increasing index.
+    fn iter(&self) -> impl Iterator<Item = (u32, (u64, u64))> + '_ {
+        self.pages.iter().enumerate().flat_map(|(p, page)| {
+            page.iter().flat_map(move |page| {
+                page.iter()
+                    .enumerate()
+                    .filter(|(_, e)| e.1 != 0)
+                    .map(move |(k, &e)| (((p << PAGE_BITS) + k) as u32, e))
+            })
+        })
+    }
+}
+
 /// Memory as the memory argument sees it: each touched word's value and last timestamp.
 struct MemReplay<'a> {
     image: &'a [(u32, u64)],
     floor: u32,
-    words: hashbrown::HashMap<u32, (u64, u64)>,
+    words: Words,
 }
 
 impl MemReplay<'_> {
@@ -439,7 +482,7 @@ impl MemReplay<'_> {
 
     /// Word `w`'s value and last timestamp (its initial token if untouched).
     fn read(&self, pc: u32, w: u32) -> Result<(u64, u64), TraceError> {
-        if let Some(&v) = self.words.get(&w) {
+        if let Some(v) = self.words.get(w) {
             return Ok(v);
         }
         match self.image_value(w) {
@@ -706,11 +749,11 @@ impl AluRoutes {
 
 /// How ALU table `i` keeps distinct rows (LT, EQ, SHIFT): their rows from operations,
 /// their trace's lookups, and for a table built here (EQ; LT's and SHIFT's rows are records
-/// for fills elsewhere) its trace rows, row-major without padding (padding rows are zero).
+/// for fills elsewhere) how to fill its rows into a zeroed row-major slice.
 type DistinctRows = (
     fn(&[AluOp]) -> Vec<Distinct>,
     fn(&[Distinct], usize, &mut ByteCounts),
-    Option<fn(&[Distinct]) -> Vec<Felt>>,
+    Option<fn(&[Distinct], &mut [Felt])>,
 );
 
 fn distinct_rows(i: usize) -> Option<DistinctRows> {
@@ -955,8 +998,8 @@ fn part_bounds(chunks: &[Chunk], i: usize, parts: usize) -> Vec<(u32, u64, u64)>
 enum Built {
     Nothing,
     Trace(RowMajorMatrix),
-    /// Distinct rows (LT, EQ, SHIFT), and EQ's trace rows for them.
-    Rows(Vec<Distinct>, Vec<Felt>),
+    /// Distinct rows (LT, EQ, SHIFT).
+    Rows(Vec<Distinct>),
 }
 
 /// What the table jobs read.
@@ -1001,7 +1044,7 @@ fn build_table(job: Job, r: &Records<'_>, bytes: &mut ByteCounts) -> Built {
             // last bound are empty.
             let bounds = &r.bounds[i];
             if p > bounds.len() {
-                return Built::Rows(Vec::new(), Vec::new());
+                return Built::Rows(Vec::new());
             }
             let (lo, hi) = (p.checked_sub(1).map(|q| &bounds[q]), bounds.get(p));
             let parts: Vec<&[Distinct]> = r
@@ -1015,14 +1058,10 @@ fn build_table(job: Job, r: &Records<'_>, bytes: &mut ByteCounts) -> Built {
                 })
                 .collect();
             let rows = merge_distinct(&parts);
-            let mut values = Vec::new();
-            if let Some((_, lookups, fill)) = distinct_rows(i) {
+            if let Some((_, lookups, _)) = distinct_rows(i) {
                 lookups(&rows, rows.len(), bytes);
-                if let Some(fill) = fill {
-                    values = fill(&rows);
-                }
             }
-            Built::Rows(rows, values)
+            Built::Rows(rows)
         }
         Job::Load => {
             load::lookups(&run.loads, bytes);
@@ -1043,7 +1082,7 @@ fn build_table(job: Job, r: &Records<'_>, bytes: &mut ByteCounts) -> Built {
                 .program
                 .words
                 .iter()
-                .map(|&(w, init)| run.mem.words.get(&w).copied().unwrap_or((init, 0)))
+                .map(|&(w, init)| run.mem.words.get(w).unwrap_or((init, 0)))
                 .collect();
             let image = page::MemoryImage {
                 words: r.program.words.clone(),
@@ -1052,15 +1091,14 @@ fn build_table(job: Job, r: &Records<'_>, bytes: &mut ByteCounts) -> Built {
             Built::Trace(page::build_trace(&image, &finals))
         }
         Job::Page0 => {
-            // Touched zero-initialised words, sorted.
+            // Touched zero-initialised words, in order.
             let mem = &run.mem;
-            let mut zero: Vec<(u32, u64, u64)> = mem
+            let zero: Vec<(u32, u64, u64)> = mem
                 .words
                 .iter()
-                .filter(|(w, _)| mem.image_value(**w).is_none())
-                .map(|(&w, &(v, ts))| (w, v, ts))
+                .filter(|(w, _)| mem.image_value(*w).is_none())
+                .map(|(w, (v, ts))| (w, v, ts))
                 .collect();
-            zero.sort_unstable_by_key(|z| z.0);
             Built::Trace(page::build_trace0(mem.floor, &zero, bytes))
         }
         Job::Ecall => Built::Trace(ecall::build_trace(&run.ecalls, bytes)),
