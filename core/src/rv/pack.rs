@@ -430,8 +430,11 @@ fn decode_chunk<S: Copy + Into<Step>>(
 /// access has a memory timestamp ≥ 1.
 #[derive(Default)]
 struct Words {
-    pages: Vec<Option<Box<[(u64, u64)]>>>,
+    pages: Vec<Option<Page>>,
 }
+
+/// One page of [`Words`]: `(value, last timestamp)` per word.
+type Page = Box<[(u64, u64)]>;
 
 const PAGE_BITS: u32 = 12;
 
