@@ -284,18 +284,32 @@ fn pack_timing() {
     drop(p);
     let calls = timed.calls.into_inner().unwrap();
     let ms = |d: Duration| d.as_secs_f64() * 1e3;
-    let [(s0, e0), (s1, e1), (s2, e2), (s3, e3)] = calls[..] else {
-        panic!("{} calls through the ParMap", calls.len());
-    };
+    // The calls: decode, step chunks, table jobs, then EQ's fill and BITWISE's sum; the
+    // replay runs between the first two, and the rest between and after the calls.
+    let names = ["decode", "steps", "tables", "eq fill", "bitwise"];
+    let mut line = String::new();
+    let mut gaps = Duration::ZERO;
+    let mut prev = Duration::ZERO;
+    for (k, &(s, e)) in calls.iter().enumerate() {
+        if k == 1 {
+            line += &format!("replay {:.1}, ", ms(s - prev));
+        } else {
+            gaps += s - prev;
+        }
+        let name = if calls.len() == names.len() {
+            names[k]
+        } else {
+            ["decode", "steps", "tables"]
+                .get(k)
+                .copied()
+                .unwrap_or("other")
+        };
+        line += &format!("{name} {:.1}, ", ms(e - s));
+        prev = e;
+    }
     eprintln!(
-        "one parallel pack, ms: decode {:.1}, replay {:.1}, steps {:.1}, tables {:.1}, \
-         bitwise {:.1}, rest {:.1}, total {:.1}",
-        ms(e0 - s0),
-        ms(s1 - e0),
-        ms(e1 - s1),
-        ms(e2 - s2),
-        ms(e3 - s3),
-        ms(s0 + (s2 - e1) + (s3 - e2) + (end - e3)),
+        "one parallel pack, ms: {line}rest {:.1}, total {:.1}",
+        ms(gaps + (end - prev)),
         ms(end)
     );
 }
