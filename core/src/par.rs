@@ -5,6 +5,8 @@
 use alloc::vec;
 use alloc::vec::Vec;
 
+use crate::field::Felt;
+
 /// Steps per chunk of a chunked pass when a [`ParMap`] runs on threads.
 pub const DEFAULT_CHUNK_LEN: usize = 1 << 16;
 
@@ -30,6 +32,13 @@ pub trait ParMap: Sync {
     /// Items per chunk when a pass splits a long sequence (steps) into chunks: large enough
     /// that per-chunk overhead is small, small enough to spread over the threads.
     fn chunk_len(&self) -> usize;
+
+    /// `n` zeros, for a trace the calls then fill in slices. This writes them; a std
+    /// implementation can take zeroed pages from the system instead, so that the threads
+    /// filling the slices fault them in parallel rather than one thread writing them all.
+    fn zeroed_felts(&self, n: usize) -> Vec<Felt> {
+        vec![Felt::ZERO; n]
+    }
 }
 
 /// Every call in order on the calling thread, and one chunk per pass.

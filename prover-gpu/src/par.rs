@@ -1,6 +1,7 @@
 //! [`ParMap`] on rayon's thread pool: how the prover runs core's host passes (trace
 //! packing) on every core.
 
+use kestrel_core::field::Felt;
 use kestrel_core::par::{ParMap, DEFAULT_CHUNK_LEN};
 use rayon::prelude::*;
 
@@ -42,5 +43,31 @@ impl ParMap for Rayon {
 
     fn chunk_len(&self) -> usize {
         self.chunk_len
+    }
+
+    /// Zeroed pages from the allocator (`calloc`: mapped on first touch), not written here.
+    fn zeroed_felts(&self, n: usize) -> Vec<Felt> {
+        let mut words = std::mem::ManuallyDrop::new(vec![0u64; n]);
+        let (ptr, len, cap) = (words.as_mut_ptr(), words.len(), words.capacity());
+        // SAFETY: `Felt` is `repr(transparent)` over `u64` (same size and alignment, so the
+        // allocation's layout is the same), and 0 is the canonical zero; the words' vector
+        // is not dropped, so the allocation has one owner.
+        unsafe { Vec::from_raw_parts(ptr.cast::<Felt>(), len, cap) }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn zeroed_felts_are_zeros_and_writable() {
+        for n in [0, 1, 1000, 1 << 20] {
+            let mut v = Rayon::default().zeroed_felts(n);
+            assert_eq!(v.len(), n);
+            assert!(v.iter().all(|x| *x == Felt::ZERO));
+            v.push(Felt::new(7));
+            assert_eq!(v[n], Felt::new(7));
+        }
     }
 }

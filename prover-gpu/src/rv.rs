@@ -228,8 +228,21 @@ pub fn main_traces_timed<B: RvFills>(
             *slot = Some(trace);
         }
     }
-    let out = packed
-        .traces
+    let PackedTraces {
+        cpu,
+        memw_r,
+        lt,
+        shift,
+        loads,
+        stores,
+        mem_a,
+        traces,
+        public,
+    } = packed;
+    // The records are on the device now: their host memory (hundreds of MB at 2^22 steps)
+    // is given back on another thread instead of holding up the proof.
+    std::thread::spawn(move || drop((cpu, memw_r, lt, shift, loads, stores, mem_a)));
+    let out = traces
         .into_iter()
         .zip(filled)
         .map(|(m, d)| {
@@ -247,7 +260,7 @@ pub fn main_traces_timed<B: RvFills>(
         pack,
         fill: start.elapsed() - pack,
     };
-    Ok((out, packed.public, times))
+    Ok((out, public, times))
 }
 
 /// [`debug_check`] over main traces of which some live in the backend's memory: those are

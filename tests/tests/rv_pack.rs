@@ -352,4 +352,8 @@ impl<P: ParMap> ParMap for Timed<P> {
     fn chunk_len(&self) -> usize {
         self.inner.chunk_len()
     }
+
+    fn zeroed_felts(&self, n: usize) -> Vec<kestrel_core::field::Felt> {
+        self.inner.zeroed_felts(n)
+    }
 }

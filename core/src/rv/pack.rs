@@ -199,7 +199,7 @@ pub fn pack_traces_with<S: Copy + Into<Step> + Sync>(
                 // Filled in place, slices of rows in parallel.
                 const ROWS: usize = 1 << 14;
                 let width = machine.alu[i].air().width();
-                let mut values = vec![Felt::ZERO; h * width];
+                let mut values = par.zeroed_felts(h * width);
                 let mut slices: Vec<(&[Distinct], &mut [Felt])> = rows
                     .chunks(ROWS)
                     .zip(values.chunks_mut(ROWS * width))
