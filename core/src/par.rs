@@ -33,6 +33,17 @@ pub trait ParMap: Sync {
     /// that per-chunk overhead is small, small enough to spread over the threads.
     fn chunk_len(&self) -> usize;
 
+    /// `(a(), b())`, possibly concurrently.
+    fn join<A, B, FA, FB>(&self, a: FA, b: FB) -> (A, B)
+    where
+        A: Send,
+        B: Send,
+        FA: FnOnce() -> A + Send,
+        FB: FnOnce() -> B + Send,
+    {
+        (a(), b())
+    }
+
     /// `n` zeros, for a trace the calls then fill in slices. This writes them; a std
     /// implementation can take zeroed pages from the system instead, so that the threads
     /// filling the slices fault them in parallel rather than one thread writing them all.

@@ -45,6 +45,16 @@ impl ParMap for Rayon {
         self.chunk_len
     }
 
+    fn join<A, B, FA, FB>(&self, a: FA, b: FB) -> (A, B)
+    where
+        A: Send,
+        B: Send,
+        FA: FnOnce() -> A + Send,
+        FB: FnOnce() -> B + Send,
+    {
+        rayon::join(a, b)
+    }
+
     /// Zeroed pages from the allocator (`calloc`: mapped on first touch), not written here.
     fn zeroed_felts(&self, n: usize) -> Vec<Felt> {
         let mut words = std::mem::ManuallyDrop::new(vec![0u64; n]);

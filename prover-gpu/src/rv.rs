@@ -6,7 +6,8 @@ use kestrel_core::matrix::RowMajorMatrix;
 use kestrel_core::rv::cpu::Step;
 use kestrel_core::rv::decode::ProgramImage;
 use kestrel_core::rv::machine::{
-    build_traces, pack_traces_with, PackedTraces, Rv64Machine, TraceError,
+    build_traces, pack_traces_overlapped, pack_traces_with, PackedTraces, RecordRefs, Rv64Machine,
+    TraceError, EARLY_TABLES, LT_TABLE, RECORD_TABLES, SHIFT_TABLE,
 };
 
 use crate::backend::{DeviceTraces, MainTrace};
@@ -128,6 +129,20 @@ pub trait RvFills: DeviceTraces {
         &self,
         image: &ProgramImage,
         packed: &PackedTraces,
+    ) -> Result<Vec<(usize, Self::DeviceTrace)>, ProverError> {
+        self.fill_records(image, &packed.records(), &RECORD_TABLES)
+    }
+
+    /// [`RvFills::fill_rv`] for the record tables `tables` only, from their records (e.g.
+    /// the [`EARLY_TABLES`] while the packing pass builds the others).
+    ///
+    /// # Errors
+    /// Any backend failure; nothing is built in its place.
+    fn fill_records(
+        &self,
+        image: &ProgramImage,
+        records: &RecordRefs<'_>,
+        tables: &[usize],
     ) -> Result<Vec<(usize, Self::DeviceTrace)>, ProverError>;
 }
 
@@ -136,10 +151,11 @@ impl RvFills for CpuBackend {
         false
     }
 
-    fn fill_rv(
+    fn fill_records(
         &self,
         _image: &ProgramImage,
-        _packed: &PackedTraces,
+        _records: &RecordRefs<'_>,
+        _tables: &[usize],
     ) -> Result<Vec<(usize, Self::DeviceTrace)>, ProverError> {
         Err(ProverError::Internal("the CPU backend has no device fills"))
     }
@@ -216,12 +232,18 @@ pub fn main_traces_timed<B: RvFills>(
             "device fills asked of a backend without them",
         )));
     }
-    let packed = pack_traces_with(&Rayon::default(), machine, image, records, input)
+    // The fills of the tables whose records are final first run while the packing pass
+    // builds the others; LT's and SHIFT's follow it.
+    let (packed, early) =
+        pack_traces_overlapped(&Rayon::default(), machine, image, records, input, |r| {
+            backend.fill_records(image, &r, &EARLY_TABLES)
+        })
         .map_err(MainTracesError::Trace)?;
     let pack = start.elapsed();
+    let late = backend.fill_records(image, &packed.records(), &[LT_TABLE, SHIFT_TABLE]);
     let mut filled: Vec<Option<B::DeviceTrace>> = (0..packed.traces.len()).map(|_| None).collect();
-    for (t, trace) in backend
-        .fill_rv(image, &packed)
+    for (t, trace) in early
+        .and_then(|e| Ok(e.into_iter().chain(late?)))
         .map_err(MainTracesError::Fill)?
     {
         if let Some(slot) = filled.get_mut(t) {

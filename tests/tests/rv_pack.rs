@@ -9,7 +9,7 @@ use kestrel_core::par::ParMap;
 use kestrel_core::rv::cpu::Step;
 use kestrel_core::rv::decode::{class, decode_for_air, ProgramImage};
 use kestrel_core::rv::machine::{
-    pack_traces, pack_traces_with, PackedTraces, Rv64Machine, TraceError,
+    pack_traces, pack_traces_overlapped, pack_traces_with, PackedTraces, Rv64Machine, TraceError,
 };
 use kestrel_prover_gpu::par::Rayon;
 use kestrel_prover_gpu::rv::{machine_for, program_image, steps};
@@ -57,6 +57,43 @@ fn assert_same(name: &str, a: &PackedTraces, b: &PackedTraces) {
     }
     assert_eq!(a.public, b.public, "{name}: public values");
     assert!(a == b, "{name}");
+}
+
+#[test]
+fn records_handed_out_early_are_the_final_ones() {
+    for &(name, input) in PROVABLE_PROGRAMS {
+        let (image, steps) = load(name);
+        let machine = machine_for(&image);
+        let whole = pack_traces(&machine, &image, &steps, input).unwrap();
+        for chunk_len in [64, 1 << 16] {
+            let (p, early) = pack_traces_overlapped(
+                &Rayon { chunk_len },
+                &machine,
+                &image,
+                &steps,
+                input,
+                |r| {
+                    assert!(
+                        r.lt.is_empty() && r.shift.is_empty(),
+                        "{name}: LT/SHIFT early"
+                    );
+                    (
+                        r.cpu.clone(),
+                        r.memw_r.clone(),
+                        r.loads.to_vec(),
+                        r.stores.to_vec(),
+                        r.mem_a.to_vec(),
+                    )
+                },
+            )
+            .unwrap();
+            assert!(p == whole, "{name}: overlapped pack differs");
+            assert!(
+                early == (p.cpu, p.memw_r, p.loads, p.stores, p.mem_a),
+                "{name}: early records differ from the final ones"
+            );
+        }
+    }
 }
 
 #[test]

@@ -21,7 +21,7 @@ use crate::air::{Air, Direction, Machine, PublicInteraction, TableAir};
 use crate::field::Felt;
 use crate::matrix::RowMajorMatrix;
 
-pub use super::pack::{pack_traces, pack_traces_with};
+pub use super::pack::{pack_traces, pack_traces_overlapped, pack_traces_with};
 
 /// An ALU table: its AIR, the operations it accepts, and its trace builder.
 pub trait AluTable: Sync {
@@ -488,7 +488,43 @@ pub struct PackedTraces {
     pub public: Vec<Felt>,
 }
 
+/// The records of the [`RECORD_TABLES`], borrowed: what their fills read. Those the
+/// packing pass hands out before its last stage ([`EARLY_TABLES`]) have LT and SHIFT empty.
+#[derive(Clone, Copy, Debug)]
+pub struct RecordRefs<'a> {
+    pub cpu: &'a CpuRecords,
+    pub memw_r: &'a MemwRRecords,
+    pub lt: &'a [Distinct],
+    pub shift: &'a [Distinct],
+    pub loads: &'a [LoadOp],
+    pub stores: &'a [StoreOp],
+    pub mem_a: &'a [WordAccess],
+}
+
+/// The [`RECORD_TABLES`] whose records are final before the packing pass's last stage
+/// (all but LT and SHIFT, whose distinct rows that stage merges).
+pub const EARLY_TABLES: [usize; 5] = [
+    CPU_TABLE,
+    MEMW_R_TABLE,
+    LOAD_TABLE,
+    STORE_TABLE,
+    MEMW_A_TABLE,
+];
+
 impl PackedTraces {
+    /// The records, borrowed.
+    pub fn records(&self) -> RecordRefs<'_> {
+        RecordRefs {
+            cpu: &self.cpu,
+            memw_r: &self.memw_r,
+            lt: &self.lt,
+            shift: &self.shift,
+            loads: &self.loads,
+            stores: &self.stores,
+            mem_a: &self.mem_a,
+        }
+    }
+
     /// Every table's trace, the [`RECORD_TABLES`] filled on the host, and the public values.
     ///
     /// # Errors

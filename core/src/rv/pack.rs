@@ -32,8 +32,8 @@ use super::ecall;
 use super::io;
 use super::load;
 use super::machine::{
-    public_values, CallMark, CpuRecords, MemwRRecords, PackedTraces, Rv64Machine, TraceError,
-    EQ_TABLE, FIRST_ALU_TABLE, LT_TABLE, MAX_OUTPUT, MEMW_R_TABLE, SHIFT_TABLE,
+    public_values, CallMark, CpuRecords, MemwRRecords, PackedTraces, RecordRefs, Rv64Machine,
+    TraceError, EQ_TABLE, FIRST_ALU_TABLE, LT_TABLE, MAX_OUTPUT, MEMW_R_TABLE, SHIFT_TABLE,
 };
 use super::memw;
 use super::memw_r::{self, RegAccess, RegFile, RegRow};
@@ -77,6 +77,29 @@ pub fn pack_traces_with<S: Copy + Into<Step> + Sync>(
     steps: &[S],
     input: &[u8],
 ) -> Result<PackedTraces, TraceError> {
+    pack_traces_overlapped(par, machine, program, steps, input, |_| ()).map(|(p, ())| p)
+}
+
+/// [`pack_traces_with`], running `early` on the records of the [`EARLY_TABLES`] as soon as
+/// they are final, while the last stage builds the other tables (e.g. to start their fills
+/// on a device); returns its result with the records. `early` runs only if the pass gets
+/// that far.
+///
+/// # Errors
+/// [`TraceError`] when the execution cannot be proven.
+pub fn pack_traces_overlapped<S, R, E>(
+    par: &impl ParMap,
+    machine: &Rv64Machine,
+    program: &ProgramImage,
+    steps: &[S],
+    input: &[u8],
+    early: E,
+) -> Result<(PackedTraces, R), TraceError>
+where
+    S: Copy + Into<Step> + Sync,
+    R: Send,
+    E: FnOnce(RecordRefs<'_>) -> R + Send,
+{
     let last: Step = (*steps.last().ok_or(TraceError::Empty)?).into();
     if steps.len() > 1 << 26 {
         return Err(TraceError::TooLong { steps: steps.len() });
@@ -155,16 +178,64 @@ pub fn pack_traces_with<S: Copy + Into<Step> + Sync>(
         return Err(TraceError::NoAluTable { op });
     }
 
-    // 3. Tables.
+    // 3. Tables, while `early` reads the records that are final.
+    let memw_r = MemwRRecords {
+        height: (3 * n + run.extra.len()).next_power_of_two().max(8),
+        meta,
+        old,
+        new,
+        extra: core::mem::take(&mut run.extra),
+    };
+    let refs = RecordRefs {
+        cpu: &cpu,
+        memw_r: &memw_r,
+        lt: &[],
+        shift: &[],
+        loads: &run.loads,
+        stores: &run.stores,
+        mem_a: &run.mem_a,
+    };
+    let ((traces, lt, shift), early) = par.join(
+        || tables(par, machine, program, &run, &memw_r.extra, &chunks),
+        || early(refs),
+    );
+    drop(chunks);
+    Ok((
+        PackedTraces {
+            cpu,
+            memw_r,
+            lt,
+            shift,
+            loads: run.loads,
+            stores: run.stores,
+            mem_a: run.mem_a,
+            traces,
+            public: public_values(exit_code, &run.output),
+        },
+        early,
+    ))
+}
+
+/// Stage 3: every table's trace but the record tables' (`None` there), and LT's and
+/// SHIFT's distinct rows.
+fn tables(
+    par: &impl ParMap,
+    machine: &Rv64Machine,
+    program: &ProgramImage,
+    run: &Run<'_>,
+    extra: &[RegRow],
+    chunks: &[Chunk],
+) -> (Vec<Option<RowMajorMatrix>>, Vec<Distinct>, Vec<Distinct>) {
     let parts = chunks.len().min(MAX_DISTINCT_PARTS);
     let records = Records {
         machine,
         program,
-        run: &run,
-        chunks: &chunks,
+        run,
+        extra,
+        chunks,
         bounds: (0..machine.alu.len())
             .map(|i| match distinct_rows(i) {
-                Some(_) => part_bounds(&chunks, i, parts),
+                Some(_) => part_bounds(chunks, i, parts),
                 None => Vec::new(),
             })
             .collect(),
@@ -222,23 +293,7 @@ pub fn pack_traces_with<S: Copy + Into<Step> + Sync>(
         .chain([&padding])
         .collect();
     traces[BITWISE_TABLE] = Some(ByteCounts::sum_trace(par, &lookups));
-    Ok(PackedTraces {
-        cpu,
-        memw_r: MemwRRecords {
-            height: (3 * n + run.extra.len()).next_power_of_two().max(8),
-            meta,
-            old,
-            new,
-            extra: run.extra,
-        },
-        lt,
-        shift,
-        loads: run.loads,
-        stores: run.stores,
-        mem_a: run.mem_a,
-        traces,
-        public: public_values(exit_code, &run.output),
-    })
+    (traces, lt, shift)
 }
 
 /// The most chunks the steps are split into.
@@ -1010,6 +1065,8 @@ struct Records<'a> {
     machine: &'a Rv64Machine,
     program: &'a ProgramImage,
     run: &'a Run<'a>,
+    /// The system calls' register accesses (MEMW_R's rows after the CPU's).
+    extra: &'a [RegRow],
     chunks: &'a [Chunk],
     /// Per ALU table, the [`part_bounds`] of its distinct rows (LT and SHIFT).
     bounds: Vec<Vec<(u32, u64, u64)>>,
@@ -1032,7 +1089,7 @@ fn build_table(job: Job, r: &Records<'_>, bytes: &mut ByteCounts) -> Built {
             ))
         }
         Job::MemwR => {
-            for row in &run.extra {
+            for row in r.extra {
                 memw_r::row_lookups(row, bytes);
             }
             Built::Nothing

@@ -11,8 +11,8 @@ use cudarc::driver::CudaStream;
 use kestrel_core::matrix::RowMajorMatrix;
 use kestrel_core::rv::decode::ProgramImage;
 use kestrel_core::rv::machine::{
-    decode_fields, CpuRecords, MemwRRecords, PackedTraces, CPU_TABLE, DECODE_WORDS, LOAD_TABLE,
-    LT_TABLE, MEMW_A_TABLE, MEMW_R_TABLE, RECORD_TABLES, SHIFT_TABLE, STORE_TABLE,
+    decode_fields, CpuRecords, MemwRRecords, PackedTraces, RecordRefs, CPU_TABLE, DECODE_WORDS,
+    LOAD_TABLE, LT_TABLE, MEMW_A_TABLE, MEMW_R_TABLE, RECORD_TABLES, SHIFT_TABLE, STORE_TABLE,
 };
 use kestrel_core::rv::{cpu, load, lt, memw, memw_r, shift, store};
 
@@ -270,7 +270,7 @@ impl CudaBackend {
 
 /// `(width, height)` of record table `t`'s trace as its fill builds it (`None` for the
 /// other tables).
-fn record_dims(p: &PackedTraces, t: usize) -> Option<(usize, usize)> {
+fn record_dims(p: &RecordRefs<'_>, t: usize) -> Option<(usize, usize)> {
     let records = |n: usize| n.next_power_of_two().max(8);
     Some(match t {
         CPU_TABLE => (cpu::WIDTH, p.cpu.height),
@@ -294,40 +294,49 @@ impl RvFills for CudaBackend {
         image: &ProgramImage,
         packed: &PackedTraces,
     ) -> Result<Vec<(usize, CudaTrace)>, ProverError> {
-        let dev = self.device();
         // Nothing is built for a proof the budget cannot hold. Without the machine's shapes
         // this plans the main traces alone (blowup 2, the least any parameter set uses): a
         // lower bound of the plan the prover checks before committing.
+        let records = packed.records();
         let tables: Vec<TablePlan> = (0..packed.traces.len())
             .map(|t| {
-                let (main, h) = record_dims(packed, t)
+                let (main, h) = record_dims(&records, t)
                     .or(packed.traces[t].as_ref().map(|m| (m.width, m.height())))?;
-                Some(TablePlan {
-                    log_height: h.trailing_zeros(),
-                    main,
-                    pre: 0,
-                    aux: 0,
-                    quotient: 0,
-                    interactions: 0,
-                    main_resident: RECORD_TABLES.contains(&t),
-                })
+                Some(plan_of(t, main, h))
             })
             .collect::<Option<_>>()
             .ok_or(ProverError::Internal("a table without a trace or records"))?;
         self.check_plan(&tables, 1, 0)?;
-        // Every fill is enqueued on its own stream first, then each stream is synchronised
-        // once: the kernels overlap and no fill waits for another's round trip.
-        let streams: Vec<_> = (0..RECORD_TABLES.len()).map(|_| dev.stream()).collect();
-        let mut out = Vec::with_capacity(RECORD_TABLES.len());
-        for (&t, s) in RECORD_TABLES.iter().zip(&streams) {
+        self.fill_records(image, &records, &RECORD_TABLES)
+    }
+
+    /// Checks the plan of the requested tables alone (a lower bound: the others' traces
+    /// are not built yet), then enqueues every fill on its own stream and synchronises
+    /// each stream once: the kernels overlap and no fill waits for another's round trip.
+    fn fill_records(
+        &self,
+        image: &ProgramImage,
+        r: &RecordRefs<'_>,
+        tables: &[usize],
+    ) -> Result<Vec<(usize, CudaTrace)>, ProverError> {
+        let dev = self.device();
+        let plan: Vec<TablePlan> = tables
+            .iter()
+            .map(|&t| record_dims(r, t).map(|(main, h)| plan_of(t, main, h)))
+            .collect::<Option<_>>()
+            .ok_or(ProverError::Internal("no fill kernel for a record table"))?;
+        self.check_plan(&plan, 1, 0)?;
+        let streams: Vec<_> = tables.iter().map(|_| dev.stream()).collect();
+        let mut out = Vec::with_capacity(tables.len());
+        for (&t, s) in tables.iter().zip(&streams) {
             let trace = match t {
-                CPU_TABLE => enqueue_cpu(dev, s, &packed.cpu, &decode_fields(image))?,
-                MEMW_R_TABLE => enqueue_memw_r(dev, s, &packed.memw_r)?,
-                LT_TABLE => enqueue_lt(dev, s, &packed.lt)?,
-                SHIFT_TABLE => enqueue_shift(dev, s, &packed.shift)?,
-                LOAD_TABLE => enqueue_load(dev, s, &packed.loads)?,
-                STORE_TABLE => enqueue_store(dev, s, &packed.stores)?,
-                MEMW_A_TABLE => enqueue_memw_a(dev, s, &packed.mem_a)?,
+                CPU_TABLE => enqueue_cpu(dev, s, r.cpu, &decode_fields(image))?,
+                MEMW_R_TABLE => enqueue_memw_r(dev, s, r.memw_r)?,
+                LT_TABLE => enqueue_lt(dev, s, r.lt)?,
+                SHIFT_TABLE => enqueue_shift(dev, s, r.shift)?,
+                LOAD_TABLE => enqueue_load(dev, s, r.loads)?,
+                STORE_TABLE => enqueue_store(dev, s, r.stores)?,
+                MEMW_A_TABLE => enqueue_memw_a(dev, s, r.mem_a)?,
                 _ => return Err(ProverError::Internal("no fill kernel for a record table")),
             };
             out.push((t, trace));
@@ -336,5 +345,19 @@ impl RvFills for CudaBackend {
             dev.sync(s, "trace fills")?;
         }
         Ok(out)
+    }
+}
+
+/// Table `t`'s main trace (`main` columns of `h` rows) as the plan before any commitment
+/// sees it: the record tables resident, no aux or quotient yet.
+fn plan_of(t: usize, main: usize, h: usize) -> TablePlan {
+    TablePlan {
+        log_height: h.trailing_zeros(),
+        main,
+        pre: 0,
+        aux: 0,
+        quotient: 0,
+        interactions: 0,
+        main_resident: RECORD_TABLES.contains(&t),
     }
 }
