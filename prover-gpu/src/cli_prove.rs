@@ -61,7 +61,7 @@ pub struct ProveArgs {
     pub host_fills: bool,
     /// Device-memory budget for the CUDA backend (e.g. 24G, 512M; default: the free device
     /// memory at start). Buffers already held count against it; a budget below the proof's
-    /// working set is refused before anything is built.
+    /// working set is refused before anything is committed.
     #[arg(long, value_parser = crate::select::parse_bytes)]
     pub vram_budget: Option<u64>,
 }
