@@ -263,7 +263,11 @@ pub fn main_traces_timed<B: RvFills>(
     } = packed;
     // The records are on the device now: their host memory (hundreds of MB at 2^22 steps)
     // is given back on another thread instead of holding up the proof.
-    std::thread::spawn(move || drop((cpu, memw_r, lt, shift, loads, stores, mem_a)));
+    let records = (cpu, memw_r, lt, shift, loads, stores, mem_a);
+    // If no thread can be started, the closure and the records are dropped right here.
+    let _ = std::thread::Builder::new()
+        .name("free records".into())
+        .spawn(move || drop(records));
     let out = traces
         .into_iter()
         .zip(filled)
