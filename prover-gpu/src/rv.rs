@@ -7,7 +7,7 @@ use kestrel_core::rv::cpu::Step;
 use kestrel_core::rv::decode::ProgramImage;
 use kestrel_core::rv::machine::{
     build_traces, pack_traces_overlapped, pack_traces_with, PackedTraces, RecordRefs, Rv64Machine,
-    TraceError, EARLY_TABLES, LT_TABLE, RECORD_TABLES, SHIFT_TABLE,
+    TraceError, EARLY_TABLES, LT_TABLE, SHIFT_TABLE,
 };
 
 use crate::backend::{DeviceTraces, MainTrace};
@@ -115,26 +115,15 @@ pub fn debug_check(
 
 /// Backends that can build RV64IM main traces in their own memory (device fills).
 pub trait RvFills: DeviceTraces {
-    /// Whether [`RvFills::fill_rv`] builds traces here (false: every trace is built on the
-    /// host).
+    /// Whether [`RvFills::fill_records`] builds traces here (false: every trace is built on
+    /// the host).
     fn has_device_fills(&self) -> bool;
 
-    /// The main traces of the [`RECORD_TABLES`](kestrel_core::rv::machine::RECORD_TABLES) (CPU, MEMW_R, LT, SHIFT, LOAD, STORE,
-    /// MEMW_A) built in the backend's memory from the packed records of [`pack_traces_with`],
-    /// with their table indices.
-    ///
-    /// # Errors
-    /// Any backend failure; nothing is built in its place.
-    fn fill_rv(
-        &self,
-        image: &ProgramImage,
-        packed: &PackedTraces,
-    ) -> Result<Vec<(usize, Self::DeviceTrace)>, ProverError> {
-        self.fill_records(image, &packed.records(), &RECORD_TABLES)
-    }
-
-    /// [`RvFills::fill_rv`] for the record tables `tables` only, from their records (e.g.
-    /// the [`EARLY_TABLES`] while the packing pass builds the others).
+    /// The main traces of the record tables `tables` (of the
+    /// [`RECORD_TABLES`](kestrel_core::rv::machine::RECORD_TABLES): CPU, MEMW_R, LT, SHIFT,
+    /// LOAD, STORE, MEMW_A) built in the backend's memory from their packed records, with
+    /// their table indices (e.g. the [`EARLY_TABLES`] while the packing pass builds the
+    /// others).
     ///
     /// # Errors
     /// Any backend failure; nothing is built in its place.

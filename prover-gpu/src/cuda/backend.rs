@@ -21,7 +21,7 @@ use super::merkle::{self, DeviceTree, Leaves};
 use super::ntt::{
     cols_to_rows, lde_coeff_rows, lde_coeffs, lde_from_cols, lde_rows, lde_trace, Twiddles,
 };
-use super::resident::{Cached, Kind, UNLIMITED};
+use super::resident::{Cached, Kind};
 use super::stats::CudaStats;
 use super::{deep, eval, fri, grind, logup, plan, quotient};
 use crate::backend::{
@@ -130,12 +130,6 @@ impl CudaBackend {
         self.dev.budget.limit()
     }
 
-    /// Turns the budget off (allocations limited by the device only); for comparisons.
-    #[doc(hidden)]
-    pub fn unlimit_vram(&self) {
-        self.dev.budget.set_limit(UNLIMITED);
-    }
-
     /// Checks the plan of `tables` against the budget: `resident` bytes of their main
     /// traces are already held (and counted in what is held).
     pub(crate) fn check_plan(
@@ -200,7 +194,7 @@ impl CudaBackend {
                 c.width,
                 log_blowup,
             )?;
-            self.dev.sync(s, "lde recompute")?;
+            // Frees are stream-ordered: after the kernels that read them.
             drop((rows, cols));
             lde
         } else {

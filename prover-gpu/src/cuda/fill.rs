@@ -11,8 +11,8 @@ use cudarc::driver::CudaStream;
 use kestrel_core::matrix::RowMajorMatrix;
 use kestrel_core::rv::decode::ProgramImage;
 use kestrel_core::rv::machine::{
-    decode_fields, CpuRecords, MemwRRecords, PackedTraces, RecordRefs, CPU_TABLE, DECODE_WORDS,
-    LOAD_TABLE, LT_TABLE, MEMW_A_TABLE, MEMW_R_TABLE, RECORD_TABLES, SHIFT_TABLE, STORE_TABLE,
+    decode_fields, CpuRecords, MemwRRecords, RecordRefs, CPU_TABLE, DECODE_WORDS, LOAD_TABLE,
+    LT_TABLE, MEMW_A_TABLE, MEMW_R_TABLE, SHIFT_TABLE, STORE_TABLE,
 };
 use kestrel_core::rv::{cpu, load, lt, memw, memw_r, shift, store};
 
@@ -289,27 +289,6 @@ impl RvFills for CudaBackend {
         true
     }
 
-    fn fill_rv(
-        &self,
-        image: &ProgramImage,
-        packed: &PackedTraces,
-    ) -> Result<Vec<(usize, CudaTrace)>, ProverError> {
-        // Nothing is built for a proof the budget cannot hold. Without the machine's shapes
-        // this plans the main traces alone (blowup 2, the least any parameter set uses): a
-        // lower bound of the plan the prover checks before committing.
-        let records = packed.records();
-        let tables: Vec<TablePlan> = (0..packed.traces.len())
-            .map(|t| {
-                let (main, h) = record_dims(&records, t)
-                    .or(packed.traces[t].as_ref().map(|m| (m.width, m.height())))?;
-                Some(plan_of(t, main, h))
-            })
-            .collect::<Option<_>>()
-            .ok_or(ProverError::Internal("a table without a trace or records"))?;
-        self.check_plan(&tables, 1, 0)?;
-        self.fill_records(image, &records, &RECORD_TABLES)
-    }
-
     /// Checks the plan of the requested tables alone (a lower bound: the others' traces
     /// are not built yet), then enqueues every fill on its own stream and synchronises
     /// each stream once: the kernels overlap and no fill waits for another's round trip.
@@ -322,7 +301,7 @@ impl RvFills for CudaBackend {
         let dev = self.device();
         let plan: Vec<TablePlan> = tables
             .iter()
-            .map(|&t| record_dims(r, t).map(|(main, h)| plan_of(t, main, h)))
+            .map(|&t| record_dims(r, t).map(|(main, h)| plan_of(main, h)))
             .collect::<Option<_>>()
             .ok_or(ProverError::Internal("no fill kernel for a record table"))?;
         self.check_plan(&plan, 1, 0)?;
@@ -348,9 +327,9 @@ impl RvFills for CudaBackend {
     }
 }
 
-/// Table `t`'s main trace (`main` columns of `h` rows) as the plan before any commitment
-/// sees it: the record tables resident, no aux or quotient yet.
-fn plan_of(t: usize, main: usize, h: usize) -> TablePlan {
+/// A record table's main trace (`main` columns of `h` rows) as the plan before any
+/// commitment sees it: resident, no aux or quotient yet.
+fn plan_of(main: usize, h: usize) -> TablePlan {
     TablePlan {
         log_height: h.trailing_zeros(),
         main,
@@ -358,6 +337,6 @@ fn plan_of(t: usize, main: usize, h: usize) -> TablePlan {
         aux: 0,
         quotient: 0,
         interactions: 0,
-        main_resident: RECORD_TABLES.contains(&t),
+        main_resident: true,
     }
 }
