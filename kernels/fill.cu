@@ -21,7 +21,7 @@
 #define CPU_RES (CPU_CARRY + 8)
 #define CPU_RDV (CPU_RES + 8)
 #define CPU_TAKEN (CPU_RDV + 8)
-#define CPU_H (CPU_TAKEN + 1)
+#define CPU_Q (CPU_TAKEN + 1)
 #define CPU_BIT0 (CPU_TAKEN + 2)
 #define CPU_SGN (CPU_TAKEN + 3)
 #define CPU_L7 (CPU_TAKEN + 4)
@@ -35,6 +35,7 @@
 #define CLS_ADDW 2
 #define CLS_SUBW 3
 #define CLS_BRANCH 8
+#define CLS_JAL 9
 #define CLS_JALR 10
 #define CLS_LOAD 12
 #define CLS_STORE 13
@@ -145,7 +146,8 @@ extern "C" __global__ void ks_fill_cpu(uint64_t *out, uint64_t h, const uint64_t
         const bool taken = f[CLS_BRANCH] && (((r & 1) == 1) != (f[F_BR_NEG] != 0));
         PUT(CPU_TAKEN, taken ? 1 : 0);
         const bool jalr = f[CLS_JALR] != 0;
-        PUT(CPU_H, jalr ? (sum & 0xff) >> 1 : 0);
+        // cpu::quarter: JALR's sum_0 / 4, a JAL's or taken branch's imm_0 / 4, else 0.
+        PUT(CPU_Q, jalr ? (sum & 0xff) >> 2 : (f[CLS_JAL] || taken) ? (imm & 0xff) >> 2 : 0);
         PUT(CPU_BIT0, jalr ? sum & 1 : 0);
         const bool w = f[CLS_ADDW] | f[CLS_SUBW];
         const uint64_t s3 = (sum >> 24) & 0xff;

@@ -43,7 +43,9 @@
 #define MA_TS 18
 #define MA_IS_REAL 19
 #define MA_DIFF 20
-#define MA_WIDTH 24
+#define MA_WR 24
+#define MA_RO 25
+#define MA_WIDTH 26
 
 __device__ __forceinline__ uint64_t mem_byte(uint64_t v, int i) { return (v >> (8 * i)) & 0xff; }
 
@@ -157,7 +159,8 @@ extern "C" __global__ void ks_fill_store(uint64_t *out, uint64_t h, const uint64
     }
 }
 
-// MEMW_A (h rows) from n word accesses: w[n], old[n], new[n], old_ts[n], ts[n].
+// MEMW_A (h rows) from n word accesses: w[n] (bits 0..32 the word index, bit 32 ro, bit 33
+// wr), old[n], new[n], old_ts[n], ts[n].
 extern "C" __global__ void ks_fill_memw_a(uint64_t *out, uint64_t h, const uint64_t *rec, uint64_t n) {
     const uint64_t *w = rec;
     const uint64_t *old = w + n;
@@ -183,6 +186,8 @@ extern "C" __global__ void ks_fill_memw_a(uint64_t *out, uint64_t h, const uint6
         PUT(MA_TS, gl_canon(t));
         PUT(MA_IS_REAL, 1);
         for (int k = 0; k < 4; k++) PUT(MA_DIFF + k, mem_byte(diff, k));
+        PUT(MA_WR, (w[i] >> 33) & 1);
+        PUT(MA_RO, (w[i] >> 32) & 1);
 #undef PUT
     }
 }

@@ -15,8 +15,6 @@ use crate::cpu::CpuBackend;
 use crate::par::Rayon;
 use crate::prover::ProverError;
 
-use std::collections::BTreeMap;
-
 use crate::vm::map;
 use crate::vm::record::Record;
 use crate::vm::Program;
@@ -27,36 +25,53 @@ pub struct RvMachine {
     pub image: ProgramImage,
 }
 
-/// The program's image: every aligned instruction word of its executable segments, every
-/// 8-byte word of its segments (bss included) and its heap bounds, as the executor maps them.
+/// The program's image, as the executor maps it: every aligned instruction word of its
+/// executable segments' file bytes, every file-backed 8-byte word of its readable segments,
+/// their bss as zero ranges, which words are read-only, and its heap bounds. Costs time and
+/// memory in proportion to the file-backed bytes only. Segments without read permission
+/// have no words: the proof cannot touch them (the executor lets a store reach a
+/// write-only segment; no real toolchain makes one).
 pub fn program_image(program: &Program) -> ProgramImage {
     let mut code = Vec::new();
-    for seg in program.segments.iter().filter(|s| s.perm.exec) {
-        for (i, w) in seg.data.chunks_exact(4).enumerate() {
-            let pc = seg.vaddr + 4 * i as u64;
-            code.push((pc as u32, u32::from_le_bytes([w[0], w[1], w[2], w[3]])));
-        }
-    }
-    let mut words: BTreeMap<u32, [u8; 8]> = BTreeMap::new();
+    let mut words = Vec::new();
+    let mut bss = Vec::new();
+    let mut read_only: Vec<(u32, u32)> = Vec::new();
     for seg in &program.segments {
-        for (i, &b) in seg.data.iter().enumerate() {
-            let a = seg.vaddr + i as u64;
-            words.entry((a / 8) as u32).or_default()[(a % 8) as usize] = b;
+        // Segments are whole words (the loader rounds them out), sorted and disjoint.
+        let w0 = (seg.vaddr / 8) as u32;
+        let file = &seg.data[..seg.file_len];
+        if seg.perm.exec {
+            for (i, w) in file.chunks(4).enumerate() {
+                let mut b = [0u8; 4];
+                b[..w.len()].copy_from_slice(w);
+                code.push(((seg.vaddr + 4 * i as u64) as u32, u32::from_le_bytes(b)));
+            }
+        }
+        if !seg.perm.read {
+            continue;
+        }
+        let n_file = file.len().div_ceil(8);
+        for (i, w) in seg.data[..8 * n_file].chunks_exact(8).enumerate() {
+            let v = u64::from_le_bytes(w.try_into().expect("8 bytes"));
+            words.push((w0 + i as u32, v));
+        }
+        let end = w0 + (seg.data.len() / 8) as u32;
+        if w0 + (n_file as u32) < end {
+            bss.push((w0 + n_file as u32, end));
+        }
+        if !seg.perm.write {
+            read_only.push((w0, end));
         }
     }
     let heap_start = program.heap_start();
-    let heap_limit = heap_start
-        .saturating_add(map::MAX_HEAP)
-        .min(map::STACK_BOTTOM);
     ProgramImage {
         entry: program.entry as u32,
         code,
-        words: words
-            .into_iter()
-            .map(|(w, b)| (w, u64::from_le_bytes(b)))
-            .collect(),
+        words,
+        bss,
+        read_only,
         heap_start: heap_start as u32,
-        heap_limit: heap_limit as u32,
+        heap_limit: map::heap_limit(heap_start) as u32,
     }
 }
 

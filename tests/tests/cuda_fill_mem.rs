@@ -104,6 +104,8 @@ fn edge_records() -> Records {
                 new: EDGE_WORDS[j % EDGE_WORDS.len()],
                 old_ts,
                 ts,
+                ro: i % 2 == 1,
+                wr: (i + j) % 3 == 0,
             });
         }
     }
@@ -125,6 +127,8 @@ fn edge_records() -> Records {
                 new: 2,
                 old_ts: base,
                 ts: base.wrapping_add(d).wrapping_add(1),
+                ro: false,
+                wr: true,
             });
         }
     }
@@ -151,6 +155,8 @@ fn replay_records(n: usize, seed: u64) -> Records {
             new,
             old_ts,
             ts,
+            ro: i % 2 == 0,
+            wr: new != old,
         }
     };
     for _ in 0..n {
@@ -266,6 +272,8 @@ fn random_records(n: usize, seed: u64) -> Records {
                 ts(&mut rng)
             },
             ts: t,
+            ro: rng.gen(),
+            wr: rng.gen(),
         });
     }
     r

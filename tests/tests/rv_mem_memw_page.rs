@@ -2,8 +2,8 @@
 //! constraint and have valid shapes; every single-cell mutation of a real row is detected;
 //! and in a small machine (a driver sending access requests, MEMW_A, MEMW, PAGE, PAGE0,
 //! BITWISE) the honest run balances while forged reads, stale reads, non-increasing
-//! timestamps, duplicated / unsorted / below-the-floor PAGE0 words and wrong final values
-//! are caught.
+//! timestamps, duplicated / unsorted PAGE0 words, words outside the memory map, writes to
+//! read-only words and wrong final values are caught.
 
 use std::collections::BTreeMap;
 
@@ -14,8 +14,8 @@ use kestrel_core::matrix::RowMajorMatrix;
 use kestrel_core::params::StarkParams;
 use kestrel_core::rv::bitwise::{BitwiseAir, ByteCounts};
 use kestrel_core::rv::memw::{self, MEMW, MEMW_A};
-use kestrel_core::rv::page::{self, MemoryImage, Page0Air, PageAir};
-use kestrel_core::rv::{WordAccess, BUS_FLOOR, BUS_MEM, BUS_MEM_A, BUS_MEM_S};
+use kestrel_core::rv::page::{self, MemoryImage, Page0Air, PageAir, ZeroRange, ZeroWord};
+use kestrel_core::rv::{WordAccess, BUS_MEM, BUS_MEM_A, BUS_MEM_S, BUS_ZRANGE};
 use kestrel_prover_gpu::cpu::CpuBackend;
 use kestrel_prover_gpu::prover::{prove, setup};
 use kestrel_tests::mutation::assert_all_detected;
@@ -27,7 +27,7 @@ use rand_chacha::ChaCha8Rng;
 // The driver: sends the requests LOAD / STORE / IO would send.
 // ---------------------------------------------------------------------------------------
 
-/// Columns: `w, old[16], new[16], ts, m_a, m_s` (a single-word request uses the first 8
+/// Columns: `w, old[16], new[16], ts, m_a, m_s, wr` (a single-word request uses the first 8
 /// bytes of `old` and `new`).
 struct MemDriverAir;
 
@@ -37,7 +37,8 @@ const D_NEW: usize = 17;
 const D_TS: usize = 33;
 const D_MA: usize = 34;
 const D_MS: usize = 35;
-const D_WIDTH: usize = 36;
+const D_WR: usize = 36;
+const D_WIDTH: usize = 37;
 
 impl Air for MemDriverAir {
     fn name(&self) -> &str {
@@ -53,6 +54,7 @@ impl Air for MemDriverAir {
             t.extend((0..8 * k).map(|i| m(D_OLD + i)));
             t.extend((0..8 * k).map(|i| m(D_NEW + i)));
             t.push(m(D_TS));
+            t.push(m(D_WR));
             t
         };
         let (a, s) = (tuple(1), tuple(2));
@@ -117,20 +119,28 @@ struct Run {
 /// every word's token history (initial token first).
 type Tamper<'a> = &'a mut dyn FnMut(usize, &mut [WordAccess], &BTreeMap<u32, Vec<(u64, u64)>>);
 
+/// Writable words 100..112, read-only words 114..116 (a hole at 112, 113), then zero
+/// ranges: bss 116..120, heap 120..140, "stack" 990..1010.
 fn image() -> MemoryImage {
     let mut words = Vec::new();
-    for w in (100..112).chain(114..120) {
-        let v = if w >= 116 {
-            0 // bss
-        } else {
-            (w as u64).wrapping_mul(0x0101_0101_0101_0101) ^ 0x8000_0000_0000_00ff
-        };
-        words.push((w, v));
+    for w in (100..112).chain(114..116) {
+        let v = (w as u64).wrapping_mul(0x0101_0101_0101_0101) ^ 0x8000_0000_0000_00ff;
+        words.push((w, v, w >= 114));
     }
+    let z = |lo, hi| ZeroRange { lo, hi, ro: false };
     MemoryImage {
         words,
-        heap_start: 120 * 8,
+        zero: vec![z(116, 120), z(120, 140), z(990, 1010)],
     }
+}
+
+/// Whether word `w` of `image` is read-only.
+fn read_only(image: &MemoryImage, w: u32) -> bool {
+    image
+        .words
+        .iter()
+        .find(|e| e.0 == w)
+        .map_or_else(|| image.zero_range(w).is_some_and(|z| z.ro), |e| e.2)
 }
 
 /// A fixed scenario, then random requests over image, heap and stack words.
@@ -161,16 +171,20 @@ fn requests(seed: u64, random: usize) -> Vec<Req> {
         a(1001, None),                    // 10: stack read
         a(100, Some(0x3333)),             // 11: overwrite again
         s(109, None),                     // 12: split read
+        a(114, None),                     // 13: read a read-only word
+        s(115, None),                     // 14: split read across read-only / bss
     ];
     let mut rng = ChaCha8Rng::seed_from_u64(seed);
-    let pool: Vec<u32> = (100..112).chain(114..133).chain(990..1010).collect();
+    let pool: Vec<u32> = (100..112).chain(114..140).chain(990..1009).collect();
     for _ in 0..random {
         let split = rng.gen_bool(0.3);
         let mut w = pool[rng.gen_range(0..pool.len())];
         if split && !pool.contains(&(w + 1)) {
             w -= 1;
         }
-        let new = rng.gen_bool(0.5).then(|| [rng.gen(), rng.gen()]);
+        // Read-only words are only read.
+        let ro = (114..116).contains(&w) || (split && w + 1 == 114);
+        let new = (!ro && rng.gen_bool(0.5)).then(|| [rng.gen(), rng.gen()]);
         reqs.push(if split {
             s(w, new)
         } else {
@@ -186,7 +200,7 @@ fn requests(seed: u64, random: usize) -> Vec<Req> {
 
 /// Runs `reqs` against `image`, letting `tamper` change each request's accesses.
 fn simulate(image: &MemoryImage, reqs: &[Req], tamper: Tamper<'_>) -> Run {
-    let in_image: BTreeMap<u32, u64> = image.words.iter().copied().collect();
+    let in_image: BTreeMap<u32, u64> = image.words.iter().map(|e| (e.0, e.1)).collect();
     let mut hist: BTreeMap<u32, Vec<(u64, u64)>> = BTreeMap::new();
     // Tokens a tampered access left unconsumed: (w, value, ts).
     let mut orphans: Vec<(u32, u64, u64)> = Vec::new();
@@ -206,6 +220,8 @@ fn simulate(image: &MemoryImage, reqs: &[Req], tamper: Tamper<'_>) -> Run {
                     new: r.new.map_or(old, |v| v[j]),
                     old_ts,
                     ts: r.ts,
+                    ro: read_only(image, w),
+                    wr: r.new.is_some(),
                 }
             })
             .collect();
@@ -228,7 +244,7 @@ fn simulate(image: &MemoryImage, reqs: &[Req], tamper: Tamper<'_>) -> Run {
     // from zero, the abandoned chain rooted at PAGE; every other chain ends in PAGE0.
     let mut page_finals = Vec::new();
     let mut page0: Vec<(u32, u64, u64)> = Vec::new();
-    for &(w, init) in &image.words {
+    for &(w, init, _) in &image.words {
         let cur = hist.get(&w).map_or((init, 0), |h| *h.last().unwrap());
         match orphans.iter().position(|o| o.0 == w) {
             Some(k) => {
@@ -275,6 +291,7 @@ fn driver_trace(rows: &[Row]) -> RowMajorMatrix {
         };
         out[D_W] = Felt::from(acc[0].w);
         out[D_TS] = Felt::new(acc[0].ts);
+        out[D_WR] = Felt::from(acc[0].wr);
         for (j, a) in acc.iter().enumerate() {
             for i in 0..8 {
                 out[D_OLD + 8 * j + i] = Felt::from(a.old.to_le_bytes()[i] as u32);
@@ -307,21 +324,38 @@ fn traces(image: &MemoryImage, run: &Run, page0: Option<RowMajorMatrix>) -> Vec<
         .collect();
     let ta = memw::build_trace_a(&a, &mut bytes);
     let ts = memw::build_trace_s(&s, &mut bytes);
-    let tp = page::build_trace(image, &run.page_finals);
+    let zero = zero_words(image, &run.page0);
+    let tp = page::build_trace(image, &run.page_finals, &page::zero_counts(image, &zero));
     let t0 = match page0 {
         Some(t) => {
             for r in t.rows() {
                 if r[page::P0_REAL] == Felt::ONE {
-                    let d = |i: usize| r[page::P0_D + i].as_u64() as u8;
-                    bytes.range(d(0), d(1));
-                    bytes.range(d(2), d(3));
+                    for base in [page::P0_D, page::P0_E, page::P0_F] {
+                        let d = |i: usize| r[base + i].as_u64() as u8;
+                        bytes.range(d(0), d(1));
+                        bytes.range(d(2), d(3));
+                    }
                 }
             }
             t
         }
-        None => page::build_trace0(image.floor(), &run.page0, &mut bytes),
+        None => page::build_trace0(&zero, &mut bytes),
     };
     vec![driver_trace(&run.rows), ta, ts, tp, t0, bytes.trace()]
+}
+
+/// PAGE0's rows for `(w, final value, final ts)`: each word with its zero range (a word
+/// outside every range gets an empty range at 0, which no PAGE row lists).
+fn zero_words(image: &MemoryImage, words: &[(u32, u64, u64)]) -> Vec<ZeroWord> {
+    words
+        .iter()
+        .map(|&(w, fin, fin_ts)| ZeroWord {
+            w,
+            range: image.zero_range(w).unwrap_or_default(),
+            fin,
+            fin_ts,
+        })
+        .collect()
 }
 
 fn check_traces(image: &MemoryImage, t: &[RowMajorMatrix]) -> DebugReport {
@@ -376,8 +410,8 @@ fn shapes_are_valid() {
         assert!(shape.is_ok(), "{}: {shape:?}", t.name());
         println!("{}: {:?}", t.name(), shape.unwrap());
     }
-    assert_eq!(Air::width(&MEMW_A), 24);
-    assert_eq!(Air::width(&MEMW), 45);
+    assert_eq!(Air::width(&MEMW_A), 26);
+    assert_eq!(Air::width(&MEMW), 48);
     assert_eq!(Air::name(&MEMW_A), "MEMW_A");
     assert_eq!(Air::name(&MEMW), "MEMW");
 }
@@ -400,15 +434,20 @@ fn edge_cases_balance() {
     assert!(run.page0.is_empty());
     let r = check(&img, &run);
     assert!(r.is_ok(), "{r}");
-    // Image words only: PAGE0 empty but still consumes the floor token.
+    // Image words only: PAGE0 empty.
     let run = honest(&img, &requests(5, 0)[..5]);
     assert!(run.page0.is_empty());
     let r = check(&img, &run);
     assert!(r.is_ok(), "{r}");
-    // An empty image (one padded PAGE); heap words only, starting at the floor itself.
+    // An empty image (one padded PAGE); heap words only, starting at the range's start,
+    // with a range reaching word 2^29 (its last word touched).
     let empty = MemoryImage {
         words: vec![],
-        heap_start: 4096,
+        zero: vec![ZeroRange {
+            lo: 512,
+            hi: 1 << 29,
+            ro: false,
+        }],
     };
     let mut reqs = vec![
         Req {
@@ -428,8 +467,14 @@ fn edge_cases_balance() {
     let r = check(&empty, &run);
     assert!(r.is_ok(), "{r}");
     assert_eq!(run.page0[0].0, 512);
-    // Large gaps between PAGE0 words (d uses all four bytes).
+    // Large gaps between PAGE0 words (d uses all four bytes), and the last word.
     reqs[1].w = 512 + 0x0300_0000;
+    reqs.push(Req {
+        w: (1 << 29) - 1,
+        split: false,
+        ts: 9,
+        new: Some([3, 0]),
+    });
     let run = honest(&empty, &reqs);
     let r = check(&empty, &run);
     assert!(r.is_ok(), "{r}");
@@ -453,6 +498,21 @@ fn honest_run_proves_and_verifies() {
     // Another image's key rejects the proof.
     let mut other = image();
     other.words[3].1 ^= 1;
+    let mut other_ro = image();
+    other_ro.words[3].2 = true;
+    let mut other_map = image();
+    other_map.zero[1].hi += 1;
+    for other in [other_ro, other_map] {
+        let pk2 = setup(
+            &CpuBackend,
+            &MemMachine {
+                page: PageAir::new(&other),
+            },
+            StarkParams::BLOWUP_8,
+        )
+        .unwrap();
+        assert!(verify(&verifier, &pk2.vk, &[], &proof.to_bytes()).is_err());
+    }
     let pk2 = setup(
         &CpuBackend,
         &MemMachine {
@@ -465,10 +525,18 @@ fn honest_run_proves_and_verifies() {
 }
 
 #[test]
-#[should_panic(expected = "image word lies at or above heap_start")]
-fn page_rejects_image_above_heap_start() {
+#[should_panic(expected = "an image word lies in a zero range")]
+fn page_rejects_image_word_in_zero_range() {
     let mut img = image();
-    img.heap_start = 119 * 8;
+    img.zero[0].lo = 115;
+    let _ = PageAir::new(&img);
+}
+
+#[test]
+#[should_panic(expected = "zero ranges are not sorted and disjoint")]
+fn page_rejects_overlapping_zero_ranges() {
+    let mut img = image();
+    img.zero[1].lo = 119;
     let _ = PageAir::new(&img);
 }
 
@@ -495,7 +563,7 @@ fn mutations_are_detected() {
         &t[3],
         pre[3].as_ref(),
         &[],
-        &rows(img.words.len()),
+        &rows(img.words.len().max(img.zero.len())),
         40,
     );
     assert_all_detected(&Page0Air, &t[4], None, &[], &rows(run.page0.len()), 40);
@@ -601,7 +669,7 @@ fn page0_word_twice() {
     let k = dup.iter().position(|e| e.0 == 125).unwrap();
     let second = dup.remove(k + 1);
     let mut sink = ByteCounts::default();
-    let base = page::build_trace0(img.floor(), &dup, &mut sink);
+    let base = page::build_trace0(&zero_words(&img, &dup), &mut sink);
     let n = dup.len();
     let mut t = RowMajorMatrix::zeros((n + 2).next_power_of_two().max(8), page::P0_WIDTH);
     for r in 0..n {
@@ -616,6 +684,15 @@ fn page0_word_twice() {
         row[page::P0_FIN + i] = Felt::from(byte as u32);
     }
     row[page::P0_FIN_TS] = Felt::new(second.2);
+    // Its range, and bounds, as an honest row would have them.
+    let heap = img.zero_range(125).unwrap();
+    row[page::P0_LO] = Felt::from(heap.lo);
+    row[page::P0_HI] = Felt::from(heap.hi);
+    for (base, v) in [(page::P0_E, 125 - heap.lo), (page::P0_F, heap.hi - 1 - 125)] {
+        for (i, byte) in v.to_le_bytes().into_iter().enumerate() {
+            row[base + i] = Felt::from(byte as u32);
+        }
+    }
     let r = check_traces(&img, &traces(&img, &run, Some(t)));
     assert!(r.imbalances.is_empty(), "{r}");
     assert!(fails(&r, "PAGE0", "page0 real rows first"), "{r}");
@@ -632,13 +709,13 @@ fn page0_image_word() {
         }
     });
     assert_eq!(run.page0[0].0, 105);
-    assert!(unbalanced(&r, BUS_FLOOR), "{r}");
-    // A word below the floor that is not in the image either (112: the image's hole).
+    assert!(unbalanced(&r, BUS_ZRANGE), "{r}");
+    // A word that is not in the image and in no zero range either (112: the image's hole).
     let img = image();
     let mut reqs = requests(11, 0);
     reqs[8].w = 112;
     let r = check(&img, &honest(&img, &reqs));
-    assert!(unbalanced(&r, BUS_FLOOR), "{r}");
+    assert!(unbalanced(&r, BUS_ZRANGE), "{r}");
 }
 
 #[test]
@@ -648,7 +725,7 @@ fn page0_unsorted() {
     assert!(check(&img, &run).is_ok());
     let n = run.page0.len();
     assert!(n >= 4);
-    // Swap two later words (row 0 still at the floor) and then the first two.
+    // Swap two later words and then the first two.
     run.page0.swap(2, 3);
     let r = check(&img, &run);
     assert!(r.imbalances.is_empty(), "{r}");
@@ -680,4 +757,118 @@ fn final_value_differs_from_last_write() {
     bad.page0[k].1 ^= 0x100;
     let r = check(&img, &bad);
     assert!(unbalanced(&r, BUS_MEM), "{r}");
+}
+
+// ---------------------------------------------------------------------------------------
+// The memory map: read-only words and words outside it.
+// ---------------------------------------------------------------------------------------
+
+#[test]
+fn write_to_read_only_word() {
+    let img = image();
+    let v114 = img.words.iter().find(|e| e.0 == 114).unwrap().1;
+    // A store into read-only word 114: of a new value, and of the value it already holds
+    // (the executor faults on both).
+    for new in [0x5555, v114] {
+        let mut reqs = requests(11, 0);
+        reqs[13].new = Some([new, 0]);
+        let run = honest(&img, &reqs);
+        let r = check(&img, &run);
+        assert!(
+            fails(&r, "MEMW_A", "memw no write to a read-only word"),
+            "{r}"
+        );
+        // Claiming the word writable (the access's flag and so every token it passes on)
+        // leaves PAGE's read-only tokens unmatched.
+        let run = simulate(&img, &reqs, &mut |i, acc, _| {
+            if i == 13 {
+                acc[0].ro = false;
+            }
+        });
+        let r = check(&img, &run);
+        assert!(
+            !fails(&r, "MEMW_A", "memw no write to a read-only word"),
+            "{r}"
+        );
+        assert!(unbalanced(&r, BUS_MEM), "{r}");
+        // Claiming the access a read (wr = 0) that still changes the word: the requester's
+        // tuple says it is a write, so the request finds no receiver.
+        let run = simulate(&img, &reqs, &mut |i, acc, _| {
+            if i == 13 {
+                acc[0].wr = false;
+            }
+        });
+        let mut t = traces(&img, &run, None);
+        t[0] = driver_trace(&honest(&img, &reqs).rows);
+        let r = check_traces(&img, &t);
+        assert!(unbalanced(&r, BUS_MEM_A), "{r}");
+    }
+    // A split store over read-only word 115 and bss word 116.
+    let mut reqs = requests(11, 0);
+    reqs[14].new = Some([1, 2]);
+    let r = check(&img, &honest(&img, &reqs));
+    assert!(fails(&r, "MEMW", "memw no write to a read-only word"), "{r}");
+    // Reads of read-only words are fine (requests 13 and 14 of every honest run).
+    assert!(check(&img, &honest(&img, &requests(11, 0))).is_ok());
+}
+
+#[test]
+fn words_outside_the_map() {
+    let img = image();
+    // The image's hole, just past the heap's end, just below and at the stack's end, and
+    // word 2^29 (a split access at 0xFFFF_FFFC reaches it).
+    for w in [112u32, 113, 140, 989, 1010, 1 << 29] {
+        let mut reqs = requests(11, 0);
+        reqs[8].w = w;
+        let run = honest(&img, &reqs);
+        assert!(run.page0.iter().any(|e| e.0 == w));
+        // Honestly: no zero range holds the word.
+        let r = check(&img, &run);
+        assert!(unbalanced(&r, BUS_ZRANGE), "w {w}: {r}");
+        // Forged: the row claims the nearest range (with PAGE's counts to match); its
+        // bounds fail.
+        let mut zero = zero_words(&img, &run.page0);
+        let k = zero.iter().position(|z| z.w == w).unwrap();
+        zero[k].range = if w < 990 {
+            img.zero[1]
+        } else {
+            img.zero[2]
+        };
+        let mut sink = ByteCounts::default();
+        let t0 = page::build_trace0(&zero, &mut sink);
+        let mut t = traces(&img, &run, Some(t0));
+        t[3] = page::build_trace(&img, &run.page_finals, &page::zero_counts(&img, &zero));
+        let r = check_traces(&img, &t);
+        assert!(r.imbalances.is_empty(), "w {w}: {r}");
+        assert!(
+            fails(&r, "PAGE0", "page0 word at or above its range")
+                || fails(&r, "PAGE0", "page0 word below its range's end"),
+            "w {w}: {r}"
+        );
+    }
+    // A range the key does not list (the heap's, one word longer).
+    let mut reqs = requests(11, 0);
+    reqs[8].w = 140;
+    let run = honest(&img, &reqs);
+    let mut zero = zero_words(&img, &run.page0);
+    let k = zero.iter().position(|z| z.w == 140).unwrap();
+    zero[k].range = ZeroRange {
+        lo: 120,
+        hi: 141,
+        ro: false,
+    };
+    let mut sink = ByteCounts::default();
+    let t = traces(&img, &run, Some(page::build_trace0(&zero, &mut sink)));
+    let r = check_traces(&img, &t);
+    assert!(unbalanced(&r, BUS_ZRANGE), "{r}");
+    // PAGE offering a range on a row that holds none.
+    let run = honest(&img, &requests(11, 0));
+    let mut t = traces(&img, &run, None);
+    let last = t[3].height() - 1;
+    t[3].row_mut(last)[page::ZMULT] = Felt::ONE;
+    let r = check_traces(&img, &t);
+    assert!(
+        fails(&r, "PAGE", "page zmult only on zero-range rows"),
+        "{r}"
+    );
 }

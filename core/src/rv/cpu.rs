@@ -45,8 +45,12 @@ pub const CARRY: usize = SUM + 8;
 pub const RES: usize = CARRY + 8;
 pub const RDV: usize = RES + 8;
 pub const TAKEN: usize = RDV + 8;
-/// JALR target: `sum_0 = 2·H + BIT0`.
-pub const H: usize = TAKEN + 1;
+/// A quarter byte that keeps the pc a multiple of 4: on JALR `sum_0 = 4·Q + BIT0` (the
+/// target `sum & !1` has its low two bits clear), on JAL and taken branches `imm_0 = 4·Q`
+/// (the offset is a multiple of 4); `Q` is range-checked as a byte, so `4·Q + BIT0` and
+/// `imm_0` are the integers they look like. Zero on other rows.
+pub const Q: usize = TAKEN + 1;
+/// JALR: the bit of `sum` the target clears.
 pub const BIT0: usize = TAKEN + 2;
 /// W forms: `sum_3 = 128·SGN + L7`.
 pub const SGN: usize = TAKEN + 3;
@@ -208,9 +212,19 @@ impl Air for CpuAir {
             b.assert_zero("cpu rd value", m(RDV + i) - m(WR) * m(RES + i));
         }
         b.assert_zero("cpu link = pc + 4", jump * (link - m(PC) - Felt::new(4)));
+        // Every pc is a multiple of 4: the entry is (DECODE's, a multiple of 4 by the
+        // loader), pc + 4 is, and so are the two other targets given the checks below.
         b.assert_zero(
-            "cpu jalr low bit",
-            jalr.clone() * (m(SUM) - m(H) * Felt::TWO - m(BIT0)),
+            "cpu jalr target a multiple of 4",
+            jalr.clone() * (m(SUM) - m(Q) * Felt::new(4) - m(BIT0)),
+        );
+        b.assert_zero(
+            "cpu jump offset a multiple of 4",
+            (cls[class::JAL].clone() + m(TAKEN)) * (m(IMM) - m(Q) * Felt::new(4)),
+        );
+        b.assert_zero(
+            "cpu quarter only on jumps",
+            (one() - jalr.clone() - cls[class::JAL].clone() - m(TAKEN)) * m(Q),
         );
 
         // Control flow.
@@ -277,10 +291,12 @@ impl Air for CpuAir {
                 );
             }
         }
+        // `2·L7` is a byte iff `L7 < 128`: `L7 = sum_3 − 128·SGN` is an integer in
+        // `[−128, 255]`, so `2·L7` is even and the check pins it. `Q` itself is checked.
         b.send(
             BUS_BYTE,
             is_real,
-            &[range, m(L7) * Felt::TWO, m(H) * Felt::TWO, c(0)],
+            &[range, m(L7) * Felt::TWO, m(Q), c(0)],
         );
         let a0: Vec<B::Expr> = (0..8).map(|i| m(RS2V + i)).collect();
         b.send(BUS_EXIT, exit.clone(), &a0);
@@ -349,10 +365,10 @@ pub fn fill_row(
         row[RES + i] = f(res.to_le_bytes()[i] as u64);
         row[RDV + i] = if d.wr { row[RES + i] } else { Felt::ZERO };
     }
-    let taken = d.class[class::BRANCH] && ((res & 1 == 1) != d.br_neg);
+    let taken = is_taken(d, res);
     row[TAKEN] = Felt::from(taken);
+    row[Q] = f(quarter(d, sum, taken) as u64);
     if d.class[class::JALR] {
-        row[H] = f((sum & 0xff) >> 1);
         row[BIT0] = f(sum & 1);
     }
     if d.class[class::ADDW] || d.class[class::SUBW] {
@@ -433,19 +449,32 @@ pub fn load_extend(funct3: u32, raw: u64) -> u64 {
     }
 }
 
-/// The two bytes a row range-checks besides its result and sum bytes: `(2·L7, 2·H)`.
-pub fn extra_range_bytes(d: &Decoded, sum: u64) -> (u8, u8) {
+/// The row's [`Q`]: the quarter of JALR's `sum_0` or of a JAL's or taken branch's
+/// `imm_0`, else 0.
+pub fn quarter(d: &Decoded, sum: u64, taken: bool) -> u8 {
+    if d.class[class::JALR] {
+        (sum & 0xff) as u8 >> 2
+    } else if d.class[class::JAL] || taken {
+        (d.imm & 0xff) as u8 >> 2
+    } else {
+        0
+    }
+}
+
+/// The two bytes a row range-checks besides its result and sum bytes: `(2·L7, Q)`, given
+/// its result `res` (a branch's compare bit).
+pub fn extra_range_bytes(d: &Decoded, sum: u64, res: u64) -> (u8, u8) {
     let l7 = if d.class[class::ADDW] || d.class[class::SUBW] {
         ((sum >> 24) & 0x7f) as u8
     } else {
         0
     };
-    let h = if d.class[class::JALR] {
-        ((sum & 0xff) >> 1) as u8
-    } else {
-        0
-    };
-    (2 * l7, 2 * h)
+    (2 * l7, quarter(d, sum, is_taken(d, res)))
+}
+
+/// Whether a branch row with compare result `res` is taken (false on other rows).
+pub fn is_taken(d: &Decoded, res: u64) -> bool {
+    d.class[class::BRANCH] && ((res & 1 == 1) != d.br_neg)
 }
 
 /// `a + b` mod 2^64 and the carry out of each byte.

@@ -22,9 +22,16 @@ use crate::isa::{decode, Opcode};
 pub struct ProgramImage {
     pub entry: u32,
     pub code: Vec<(u32, u32)>,
-    /// Initial memory: every word of the loadable segments (bss as zeros), strictly
+    /// Initial memory: every file-backed word of the loadable segments, strictly
     /// increasing word index `w` (bytes `8w .. 8w + 8`).
     pub words: Vec<(u32, u64)>,
+    /// Zero-initialised words of the segments (bss) as word ranges `lo .. hi`, sorted,
+    /// disjoint and disjoint from `words`, below `heap_start / 8`. Untouched ones cost
+    /// nothing: they are PAGE0's, like the heap's and the stack's.
+    pub bss: Vec<(u32, u32)>,
+    /// Word ranges `lo .. hi` that are read-only (segments without write permission),
+    /// sorted and disjoint; every other word of `words` and `bss` is writable.
+    pub read_only: Vec<(u32, u32)>,
     /// The initial program break (a multiple of 8, above every image word).
     pub heap_start: u32,
     /// The highest break `brk` accepts.

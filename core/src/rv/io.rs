@@ -43,7 +43,7 @@
 //! # Interactions
 //!
 //! - receive [`BUS_IO`] `(kind + 2·zero, 8w + lo, ts, pos)`, send [`BUS_IO`] `(kind + 2·zero,
-//!   8w + lo + cnt, ts, pos + cnt)`, send [`BUS_MEM_A`] `(w, old, new, ts)`, multiplicity
+//!   8w + lo + cnt, ts, pos + cnt)`, send [`BUS_MEM_A`] `(w, old, new, ts, 1 − kind)` (input and zeroing write), multiplicity
 //!   `real`;
 //! - send [`BUS_OUTPUT`] `(pos + j − lo, oldⱼ)` for each `j`, multiplicity `omⱼ`;
 //! - [`BUS_BYTE`] range checks `(wb₀, wb₁)`, `(wb₂, wb₃)`, `(8·wb₃, 0)` (so `w < 2^29`) and
@@ -178,6 +178,8 @@ impl Air for IoAir {
         access.extend((0..8).map(|i| m(OLD + i)));
         access.extend((0..8).map(|i| m(NEW + i)));
         access.push(m(TS));
+        // Input and zeroing write the word, output reads it.
+        access.push(k(1) - m(KIND));
         b.send(BUS_MEM_A, real.clone(), &access);
         for j in 0..8 {
             b.send(

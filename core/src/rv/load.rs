@@ -37,8 +37,8 @@
 //! # Interactions
 //!
 //! - receive [`super::BUS_MEMOP`] `(MEMOP_LOAD + funct3, addr₀, addr_hi[3], value[8], ts)`, mult `is_real`;
-//! - send [`super::BUS_MEM_A`] `(w, mem[0..8], mem[0..8], ts)`, mult `is_real − split`;
-//! - send [`super::BUS_MEM_S`] `(w, mem[0..16], mem[0..16], ts)`, mult `split`;
+//! - send [`super::BUS_MEM_A`] `(w, mem[0..8], mem[0..8], ts, 0)`, mult `is_real − split`;
+//! - send [`super::BUS_MEM_S`] `(w, mem[0..16], mem[0..16], ts, 0)`, mult `split` (a read: `wr = 0`);
 //! - send [`super::BUS_BYTE`] `(RANGE, q, 2·low7, 0)`, mult `is_real`.
 //!
 //! `q` is a byte and `addr₀ = 8·q + off` is a canonical byte (the CPU range-checks the
@@ -105,7 +105,7 @@ pub(crate) struct AccessNames {
 /// What LOAD and STORE share: width selectors `sz` and offset `off` one-hot on real rows
 /// (`real = Σ sz`), `split = [off + width > 8]`, the second word's bytes zero unless split,
 /// the receive of `(op_base + funct3, addr[4], value, ts)` on [`BUS_MEMOP`] with
-/// `addr0 = 8q + off`, and the send of `(w, old, new, ts)` on [`BUS_MEM_A`] (one word) or
+/// `addr0 = 8q + off`, and the send of `(w, old, new, ts, wr)` on [`BUS_MEM_A`] (one word) or
 /// [`BUS_MEM_S`] (two) with `w = q + 32·(addr1 + 256·addr2 + 65536·addr3)`. Returns `real`.
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn eval_access<B: AirBuilder>(
@@ -121,6 +121,7 @@ pub(crate) fn eval_access<B: AirBuilder>(
     ts: &B::Expr,
     old: &[B::Expr; 16],
     new: &[B::Expr; 16],
+    wr: u64,
 ) -> B::Expr {
     let k = |v: u64| B::Expr::from(Felt::new(v));
     let real = sz.iter().fold(k(0), |a, s| a + s.clone());
@@ -159,7 +160,7 @@ pub(crate) fn eval_access<B: AirBuilder>(
         let mut t = alloc::vec![w.clone()];
         t.extend(old[..n].iter().cloned());
         t.extend(new[..n].iter().cloned());
-        t.push(ts.clone());
+        t.extend([ts.clone(), k(wr)]);
         t
     };
     b.send(BUS_MEM_A, real.clone() - split.clone(), &access(8));
@@ -209,6 +210,7 @@ impl Air for LoadAir {
             &ts,
             &mem,
             &mem,
+            0,
         );
         b.assert_bool("load unsigned boolean", u.clone());
         b.assert_zero(

@@ -89,10 +89,7 @@ impl Rv64Machine {
         Rv64Machine {
             decode: DecodeAir::new(program),
             register: RegisterAir::new(program),
-            page: PageAir::new(&page::MemoryImage {
-                words: program.words.clone(),
-                heap_start: program.heap_start,
-            }),
+            page: PageAir::new(&page::MemoryImage::of(program)),
             alu: alu_tables(),
         }
     }
@@ -203,9 +200,11 @@ pub enum TraceError {
     TooLong { steps: usize },
     /// A system call the proof does not cover.
     UnsupportedCall { pc: u32, number: u64, arg: u64 },
-    /// A memory access at an address the proof's memory does not cover (below the heap and
-    /// outside the program image, or above 2^32).
+    /// A memory access at an address the memory map does not cover (outside the program
+    /// image, its bss, the heap up to its limit and the stack).
     Unmapped { pc: u32, addr: u64 },
+    /// A write (store, input transfer, break shrink) to a read-only word.
+    ReadOnly { pc: u32, addr: u64 },
     /// The recorded execution disagrees with memory as replayed from the image (e.g. a load
     /// of bytes that were never stored there).
     MemoryMismatch { pc: u32, addr: u64 },
@@ -234,6 +233,10 @@ impl core::fmt::Display for TraceError {
             TraceError::Unmapped { pc, addr } => write!(
                 f,
                 "memory access at {addr:#x} (pc {pc:#x}) is outside the provable memory"
+            ),
+            TraceError::ReadOnly { pc, addr } => write!(
+                f,
+                "write to read-only memory at {addr:#x} (pc {pc:#x})"
             ),
             TraceError::MemoryMismatch { pc, addr } => write!(
                 f,

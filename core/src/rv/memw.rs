@@ -3,10 +3,15 @@
 //! Both tables are one AIR, [`MemwAir`], over `k` words (`k = 1`: MEMW_A, an access inside
 //! one aligned word; `k = 2`: MEMW, an access split over words `w` and `w + 1`). A real row
 //!
-//! - receives the request: MEMW_A `BUS_MEM_A (w, old[8], new[8], ts)`, MEMW
-//!   `BUS_MEM_S (w, old0[8]‖old1[8], new0[8]‖new1[8], ts)`;
-//! - for each word `w + j`: receives its previous token `BUS_MEM (w + j, old_j[8], old_ts_j)`
-//!   and sends the new one `BUS_MEM (w + j, new_j[8], ts)` (one `ts` for all words of a row);
+//! - receives the request: MEMW_A `BUS_MEM_A (w, old[8], new[8], ts, wr)`, MEMW
+//!   `BUS_MEM_S (w, old0[8]‖old1[8], new0[8]‖new1[8], ts, wr)`, where `wr = 1` marks a
+//!   write (a store, an input transfer, a break shrink) and `wr = 0` a read (a load, an
+//!   output transfer, which send `new = old`);
+//! - for each word `w + j`: receives its previous token `BUS_MEM (w + j, old_j[8], old_ts_j,
+//!   ro_j)` and sends the new one `BUS_MEM (w + j, new_j[8], ts, ro_j)` (one `ts` for all
+//!   words of a row; the read-only flag travels with the word);
+//! - proves `wr·ro_j = 0`: no write touches a read-only word, even one that would leave
+//!   its value unchanged (the executor faults on any store into a read-only segment);
 //! - proves `old_ts_j < ts` by writing `ts − old_ts_j − 1` as four bytes `diff_j[4]`,
 //!   range-checked with two [`BYTE_RANGE`] lookups.
 //!
@@ -21,13 +26,17 @@
 //! | `ts` | `1 + 17k` |
 //! | `is_real` | `2 + 17k` |
 //! | `diff_j[4]` | `3 + 17k + 4j` |
+//! | `wr` | `3 + 21k` |
+//! | `ro_j` | `4 + 21k + j` |
 //!
-//! Width `3 + 21k`: 24 (MEMW_A), 45 (MEMW).
+//! Width `4 + 22k`: 26 (MEMW_A), 48 (MEMW).
 //!
 //! # Constraints
 //!
 //! - `is_real ∈ {0, 1}`;
-//! - `is_real · (Σ_i diff_j[i]·256^i − (ts − old_ts_j − 1)) = 0` for each `j`.
+//! - `is_real · (Σ_i diff_j[i]·256^i − (ts − old_ts_j − 1)) = 0` for each `j`;
+//! - `wr · ro_j = 0` for each `j` (`wr` is the requester's constant or expression, `ro_j`
+//!   the flag of the word's tokens, fixed by PAGE and PAGE0).
 //!
 //! Every interaction has multiplicity `is_real`; padding rows (`is_real = 0`) are inert.
 //!
@@ -91,9 +100,17 @@ impl MemwAir {
     pub const fn diff(&self, j: usize) -> usize {
         3 + 17 * self.words + 4 * j
     }
+    /// The write flag of the request.
+    pub const fn wr(&self) -> usize {
+        3 + 21 * self.words
+    }
+    /// Word `j`'s read-only flag.
+    pub const fn ro(&self, j: usize) -> usize {
+        4 + 21 * self.words + j
+    }
     /// Number of main columns.
     pub const fn num_columns(&self) -> usize {
-        3 + 21 * self.words
+        4 + 22 * self.words
     }
 
     /// Fills one real row from the accesses of words `w, w + 1, …` (equal `ts`).
@@ -102,7 +119,9 @@ impl MemwAir {
         row[W] = Felt::from(acc[0].w);
         row[self.ts()] = Felt::new(acc[0].ts);
         row[self.is_real()] = Felt::ONE;
+        row[self.wr()] = Felt::from(acc[0].wr);
         for (j, a) in acc.iter().enumerate() {
+            row[self.ro(j)] = Felt::from(a.ro);
             for i in 0..8 {
                 row[self.old(j) + i] = Felt::from(a.old.to_le_bytes()[i] as u32);
                 row[self.new_value(j) + i] = Felt::from(a.new.to_le_bytes()[i] as u32);
@@ -154,6 +173,7 @@ impl Air for MemwAir {
         req.extend((0..8 * k).map(|i| m(self.old(0) + i)));
         req.extend((0..8 * k).map(|i| m(self.new_value(0) + i)));
         req.push(m(self.ts()));
+        req.push(m(self.wr()));
         let bus = if k == 1 { BUS_MEM_A } else { BUS_MEM_S };
         b.receive(bus, real.clone(), &req);
 
@@ -162,12 +182,17 @@ impl Air for MemwAir {
         for j in 0..k {
             let w = m(W) + Felt::from(j as u32);
             let token = |vals: usize, ts: usize| {
-                let mut t = Vec::with_capacity(10);
-                t.push(w.clone());
-                t.extend((0..8).map(|i| m(vals + i)));
-                t.push(m(ts));
-                t
+                super::page::token(
+                    w.clone(),
+                    (0..8).map(|i| m(vals + i)),
+                    m(ts),
+                    m(self.ro(j)),
+                )
             };
+            b.assert_zero(
+                "memw no write to a read-only word",
+                m(self.wr()) * m(self.ro(j)),
+            );
             b.receive(BUS_MEM, real.clone(), &token(self.old(j), self.old_ts(j)));
             b.send(BUS_MEM, real.clone(), &token(self.new_value(j), self.ts()));
             let d = self.diff(j);

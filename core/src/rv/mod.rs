@@ -129,8 +129,8 @@ pub const BUS_MEM_A: u32 = 18;
 pub const BUS_MEM_S: u32 = 19;
 /// Memory tokens.
 pub const BUS_MEM: u32 = 20;
-/// The lowest word PAGE0 may hold.
-pub const BUS_FLOOR: u32 = 21;
+/// The zero ranges of the memory map (PAGE to PAGE0).
+pub const BUS_ZRANGE: u32 = 21;
 /// System calls from the CPU to ECALL.
 pub const BUS_ECALL: u32 = 22;
 /// The read/write transfer chain.
@@ -161,6 +161,13 @@ pub const REG_HEAP_START: u32 = 34;
 /// Registers of the memory argument: 32 architectural ones and the three above.
 pub const NUM_REGS: usize = 35;
 
+/// One past the highest stack byte, and `sp` at entry.
+pub const STACK_TOP: u32 = 0xC000_0000;
+/// Size of the stack region in bytes.
+pub const STACK_SIZE: u32 = 1 << 20;
+/// Lowest stack byte: the stack is `STACK_BOTTOM .. STACK_TOP`, readable and writable.
+pub const STACK_BOTTOM: u32 = STACK_TOP - STACK_SIZE;
+
 /// System call numbers (Linux RISC-V).
 pub const SYS_EXIT: u32 = 93;
 pub const SYS_WRITE: u32 = 64;
@@ -176,6 +183,11 @@ pub struct WordAccess {
     pub new: u64,
     pub old_ts: u64,
     pub ts: u64,
+    /// The word is read-only (its tokens carry `ro = 1`).
+    pub ro: bool,
+    /// The access is a write (a store, an input transfer, a break shrink), even if it
+    /// leaves the value as it was.
+    pub wr: bool,
 }
 
 /// One load as LOAD proves it: `word0` is word `addr / 8`, `word1` the next word (used only

@@ -309,7 +309,7 @@ const BITWISE_TABLE: usize = 4;
 
 /// The replay: the state steps hand on to later steps and what it records.
 struct Run<'a> {
-    mem: MemReplay<'a>,
+    mem: MemReplay,
     file: RegFile,
     /// The register file at the start of each chunk.
     file_at: Vec<RegFile>,
@@ -345,8 +345,7 @@ fn replay<'a, S: Copy + Into<Step>>(
     let n = steps.len();
     let mut run = Run {
         mem: MemReplay {
-            image: &program.words,
-            floor: program.heap_start / 8,
+            image: page::MemoryImage::of(program),
             words: Words::default(),
         },
         file: RegFile::new(register::initial_registers(program)),
@@ -482,7 +481,8 @@ fn decode_chunk<S: Copy + Into<Step>>(
 
 /// Touched memory words' `(value, last timestamp)` by word index, in pages of
 /// `2^PAGE_BITS` words allocated on first touch. Timestamp 0 marks an untouched word: every
-/// access has a memory timestamp ≥ 1.
+/// access has a memory timestamp ≥ 1. The timestamp's top bit holds the word's read-only
+/// flag ([`RO_BIT`]; timestamps stay far below 2^63).
 #[derive(Default)]
 struct Words {
     pages: Vec<Option<Page>>,
@@ -492,6 +492,9 @@ struct Words {
 type Page = Box<[(u64, u64)]>;
 
 const PAGE_BITS: u32 = 12;
+
+/// The read-only flag in a [`Words`] timestamp.
+const RO_BIT: u64 = 1 << 63;
 
 impl Words {
     fn get(&self, w: u32) -> Option<(u64, u64)> {
@@ -523,48 +526,99 @@ impl Words {
     }
 }
 
-/// Memory as the memory argument sees it: each touched word's value and last timestamp.
-struct MemReplay<'a> {
-    image: &'a [(u32, u64)],
-    floor: u32,
+/// A word as the replay found it: value, last timestamp, read-only flag.
+#[derive(Copy, Clone)]
+struct Found {
+    value: u64,
+    ts: u64,
+    ro: bool,
+}
+
+/// Memory as the memory argument sees it: the memory map, and each touched word's value
+/// and last timestamp.
+struct MemReplay {
+    image: page::MemoryImage,
     words: Words,
 }
 
-impl MemReplay<'_> {
-    fn image_value(&self, w: u32) -> Option<u64> {
-        self.image
-            .binary_search_by_key(&w, |&(k, _)| k)
-            .ok()
-            .map(|i| self.image[i].1)
+impl MemReplay {
+    /// Image word `w`'s initial value and read-only flag.
+    fn image_word(&self, w: u32) -> Option<(u64, bool)> {
+        let i = self.image.words.binary_search_by_key(&w, |e| e.0).ok()?;
+        let (_, v, ro) = self.image.words[i];
+        Some((v, ro))
     }
 
-    /// Word `w`'s value and last timestamp (its initial token if untouched).
-    fn read(&self, pc: u32, w: u32) -> Result<(u64, u64), TraceError> {
-        if let Some(v) = self.words.get(w) {
-            return Ok(v);
+    /// Word `w` (its initial token if untouched); an error if the memory map has no such
+    /// word.
+    fn read(&self, pc: u32, w: u32) -> Result<Found, TraceError> {
+        if let Some((value, t)) = self.words.get(w) {
+            return Ok(Found {
+                value,
+                ts: t & !RO_BIT,
+                ro: t & RO_BIT != 0,
+            });
         }
-        match self.image_value(w) {
-            Some(v) => Ok((v, 0)),
-            None if w >= self.floor && w < 1 << 29 => Ok((0, 0)),
-            None => Err(TraceError::Unmapped {
+        let (value, ro) = match self.image_word(w) {
+            Some(e) => e,
+            None => match self.image.zero_range(w) {
+                Some(z) => (0, z.ro),
+                None => {
+                    return Err(TraceError::Unmapped {
+                        pc,
+                        addr: 8 * w as u64,
+                    })
+                }
+            },
+        };
+        Ok(Found { value, ts: 0, ro })
+    }
+
+    /// Records the access (a write if `wr`) that found `old` (from [`MemReplay::read`]) and
+    /// left `new` at `ts`; an error for a write to a read-only word.
+    fn write(
+        &mut self,
+        pc: u32,
+        w: u32,
+        old: Found,
+        new: u64,
+        ts: u64,
+        wr: bool,
+    ) -> Result<WordAccess, TraceError> {
+        if wr && old.ro {
+            return Err(TraceError::ReadOnly {
                 pc,
                 addr: 8 * w as u64,
-            }),
+            });
         }
-    }
-
-    /// Records the access that found `(old, old_ts)` (from [`MemReplay::read`]) and left
-    /// `new` at `ts`.
-    fn write(&mut self, w: u32, (old, old_ts): (u64, u64), new: u64, ts: u64) -> WordAccess {
-        self.words.insert(w, (new, ts));
-        WordAccess {
+        self.words
+            .insert(w, (new, ts | if old.ro { RO_BIT } else { 0 }));
+        Ok(WordAccess {
             w,
-            old,
+            old: old.value,
             new,
-            old_ts,
+            old_ts: old.ts,
             ts,
-        }
+            ro: old.ro,
+            wr,
+        })
     }
+}
+
+/// The touched zero-initialised words (PAGE0's rows), in order.
+fn zero_words(mem: &MemReplay) -> Vec<page::ZeroWord> {
+    mem.words
+        .iter()
+        .filter_map(|(w, (fin, t))| {
+            let range = mem.image.zero_range(w)?;
+            Some(page::ZeroWord {
+                w,
+                range,
+                fin,
+                fin_ts: t & !RO_BIT,
+            })
+        })
+        .collect()
 }
 
 impl Run<'_> {
@@ -606,7 +660,11 @@ impl Run<'_> {
         let old1 = if split {
             self.mem.read(pc, w + 1)?
         } else {
-            (0, 0)
+            Found {
+                value: 0,
+                ts: 0,
+                ro: false,
+            }
         };
         // The bytes the access reads or overwrites must be those the executor recorded.
         let width_funct3 = match funct3 % 4 {
@@ -617,8 +675,8 @@ impl Run<'_> {
             ts,
             funct3: width_funct3,
             addr: addr32,
-            word0: old0.0,
-            word1: old1.0,
+            word0: old0.value,
+            word1: old1.value,
         });
         if raw != s.mem_val {
             return Err(TraceError::MemoryMismatch { pc, addr });
@@ -628,24 +686,28 @@ impl Run<'_> {
                 ts,
                 funct3,
                 addr: addr32,
-                word0: old0.0,
-                word1: old1.0,
+                word0: old0.value,
+                word1: old1.value,
             });
-            (old0.0, old1.0)
+            (old0.value, old1.value)
         } else {
             let op = StoreOp {
                 ts,
                 funct3,
                 addr: addr32,
                 value: s.rs2_val,
-                old0: old0.0,
-                old1: old1.0,
+                old0: old0.value,
+                old1: old1.value,
             };
             self.stores.push(op);
             store::store_words(&op)
         };
-        let a0 = self.mem.write(w, old0, new0, ts);
-        let a1 = split.then(|| self.mem.write(w + 1, old1, new1, ts));
+        let a0 = self.mem.write(pc, w, old0, new0, ts, !load)?;
+        let a1 = if split {
+            Some(self.mem.write(pc, w + 1, old1, new1, ts, !load)?)
+        } else {
+            None
+        };
         self.route(a0, a1);
         Ok(())
     }
@@ -672,7 +734,7 @@ impl Run<'_> {
         for (w, lo, c) in io::words_of(from, cnt) {
             let covered = lo as usize..(lo + c) as usize;
             let old = self.mem.read(pc, w)?;
-            let mut bytes = old.0.to_le_bytes();
+            let mut bytes = old.value.to_le_bytes();
             match kind {
                 IO_IN => {
                     let rest = self.input.get(self.input_pos..).unwrap_or(&[]);
@@ -685,7 +747,8 @@ impl Run<'_> {
                 IO_OUT => self.output.extend_from_slice(&bytes[covered]),
                 _ => bytes[covered].fill(0),
             }
-            let a = self.mem.write(w, old, u64::from_le_bytes(bytes), ts);
+            let wr = kind != IO_OUT;
+            let a = self.mem.write(pc, w, old, u64::from_le_bytes(bytes), ts, wr)?;
             self.io.push(IoWord {
                 kind,
                 ts,
@@ -961,8 +1024,8 @@ fn step_lookups(
         bytes.range(rb[2 * j], rb[2 * j + 1]);
         bytes.range(sb[2 * j], sb[2 * j + 1]);
     }
-    let (l7, h) = cpu::extra_range_bytes(d, sum);
-    bytes.range(l7, h);
+    let (l7, q) = cpu::extra_range_bytes(d, sum, res);
+    bytes.range(l7, q);
     (d.class[class::ALU] || d.class[class::BRANCH]).then_some(AluOp {
         op: d.alu_op,
         a,
@@ -1138,29 +1201,21 @@ fn build_table(job: Job, r: &Records<'_>, bytes: &mut ByteCounts) -> Built {
         Job::Memw => Built::Trace(memw::build_trace_s(&run.mem_s, bytes)),
         Job::Page => {
             // Final memory of the image words (untouched ones keep their initial token).
-            let finals: Vec<(u64, u64)> = r
-                .program
-                .words
-                .iter()
-                .map(|&(w, init)| run.mem.words.get(w).unwrap_or((init, 0)))
-                .collect();
-            let image = page::MemoryImage {
-                words: r.program.words.clone(),
-                heap_start: r.program.heap_start,
-            };
-            Built::Trace(page::build_trace(&image, &finals))
-        }
-        Job::Page0 => {
-            // Touched zero-initialised words, in order.
             let mem = &run.mem;
-            let zero: Vec<(u32, u64, u64)> = mem
+            let finals: Vec<(u64, u64)> = mem
+                .image
                 .words
                 .iter()
-                .filter(|(w, _)| mem.image_value(*w).is_none())
-                .map(|(w, (v, ts))| (w, v, ts))
+                .map(|&(w, init, _)| {
+                    mem.words
+                        .get(w)
+                        .map_or((init, 0), |(v, t)| (v, t & !RO_BIT))
+                })
                 .collect();
-            Built::Trace(page::build_trace0(mem.floor, &zero, bytes))
+            let zmult = page::zero_counts(&mem.image, &zero_words(mem));
+            Built::Trace(page::build_trace(&mem.image, &finals, &zmult))
         }
+        Job::Page0 => Built::Trace(page::build_trace0(&zero_words(&run.mem), bytes)),
         Job::Ecall => Built::Trace(ecall::build_trace(&run.ecalls, bytes)),
         Job::Io => Built::Trace(io::build_trace(&run.io, bytes)),
     }

@@ -1,9 +1,16 @@
-//! PAGE and PAGE0: the initial and final memory tokens.
+//! PAGE and PAGE0: the initial and final memory tokens, and the memory map.
+//!
+//! A memory token is `(w, value[8], ts, ro)`: `ro = 1` marks a read-only word, which
+//! MEMW_A and MEMW let a load read but no write (store, input, break shrink) touch. The
+//! words that have an initial token are exactly the words the executor maps: PAGE's
+//! file-backed image words and PAGE0's zero-initialised words inside the map's zero ranges
+//! (bss, heap, stack). A word with no initial token cannot be accessed at all (its old
+//! token would need a sender), so a proof attests a run over the executor's memory map.
 //!
 //! # PAGE (preprocessed, bound to the verifying key)
 //!
-//! One row per word of the program's memory image (every word of the ELF's loadable
-//! segments, bss included as zeros), in increasing word order; the height is the word count
+//! One row per file-backed word of the program's memory image, in increasing word order;
+//! its first rows also list the zero ranges. The height is the larger of the two counts
 //! rounded up to a power of two (at least 8).
 //!
 //! | preprocessed column | index | |
@@ -11,78 +18,137 @@
 //! | `w` | [`PRE_W`] | word index |
 //! | `init[8]` | [`PRE_INIT`] | initial value bytes |
 //! | `real` | [`PRE_REAL`] | 1 on image rows |
-//! | `first` | [`PRE_FIRST`] | 1 on row 0 only |
-//! | `floor` | [`PRE_FLOOR`] | `heap_start / 8` on row 0, else 0 |
+//! | `ro` | [`PRE_RO`] | 1 on read-only image rows |
+//! | `zlo`, `zhi`, `zro` | [`PRE_ZLO`], [`PRE_ZHI`], [`PRE_ZRO`] | zero range `zlo .. zhi` (words), read-only flag |
+//! | `zreal` | [`PRE_ZREAL`] | 1 on the zero-range rows |
 //!
 //! | main column | index |
 //! | --- | --- |
 //! | `fin[8]` | [`FIN`] (final value bytes) |
 //! | `fin_ts` | [`FIN_TS`] |
+//! | `zmult` | [`ZMULT`] (PAGE0 rows in this row's zero range) |
 //!
-//! Interactions: send `BUS_MEM (w, init, 0)` and receive `BUS_MEM (w, fin, fin_ts)`, both
-//! with multiplicity `real`; send `BUS_FLOOR (floor)` with multiplicity `first`. No
-//! constraints: every multiplicity and every initial value is fixed by the verifying key,
-//! and `fin`/`fin_ts` must match the word's last token (canonical by construction).
+//! Interactions: send `BUS_MEM (w, init, 0, ro)` and receive `BUS_MEM (w, fin, fin_ts, ro)`,
+//! both with multiplicity `real`; send `BUS_ZRANGE (zlo, zhi, zro)` with multiplicity
+//! `zmult`. One constraint: `(1 − zreal)·zmult = 0`, so only the key's zero ranges are
+//! offered. Every other multiplicity and every initial value is fixed by the verifying key,
+//! and `fin`/`fin_ts` must match the word's last token.
 //!
-//! # PAGE0 (zero-initialised words the run touches: heap, stack)
+//! # PAGE0 (zero-initialised words the run touches: bss, heap, stack)
 //!
 //! | column | index | |
 //! | --- | --- | --- |
-//! | `first` | [`P0_FIRST`] | 1 on row 0 only |
 //! | `real` | [`P0_REAL`] | 1 on touched-word rows, which come first |
 //! | `w` | [`P0_W`] | word index |
-//! | `d[4]` | [`P0_D`] | bytes of `D`: on row 0 `w − floor`, later `w − w_prev − 1` |
+//! | `d[4]` | [`P0_D`] | bytes of `D = w − w_prev − 1` (0 on row 0) |
+//! | `e[4]` | [`P0_E`] | bytes of `E = w − lo` |
+//! | `f[4]` | [`P0_F`] | bytes of `F = hi − 1 − w` |
+//! | `lo`, `hi`, `ro` | [`P0_LO`], [`P0_HI`], [`P0_RO`] | the zero range holding `w` |
 //! | `fin[8]` | [`P0_FIN`] | final value bytes |
 //! | `fin_ts` | [`P0_FIN_TS`] | |
 //!
-//! With `D = Σ d_i·256^i`:
-//!
-//! - first row: `first = 1`; transition: `first_next = 0`;
 //! - `real ∈ {0, 1}`; transition: `(1 − real)·real_next = 0` (real rows, then padding);
-//! - transition: `real_next·(w_next − w − 1 − D_next) = 0`;
-//! - receive `BUS_FLOOR (w − D)` with multiplicity `first`, i.e. row 0's `w ≥ floor`;
-//! - `d` range-checked by two [`BYTE_RANGE`] lookups, multiplicity `real`;
-//! - send `BUS_MEM (w, 0^8, 0)` and receive `BUS_MEM (w, fin, fin_ts)`, multiplicity `real`.
+//! - first row: `D = 0`; transition: `real_next·(w_next − w − 1 − D_next) = 0`;
+//! - `real·(w − lo − E) = 0`, `real·(hi − 1 − w − F) = 0`;
+//! - `d`, `e`, `f` range-checked by six [`BYTE_RANGE`] lookups, multiplicity `real`;
+//! - receive `BUS_ZRANGE (lo, hi, ro)`, multiplicity `real`;
+//! - send `BUS_MEM (w, 0^8, 0, ro)` and receive `BUS_MEM (w, fin, fin_ts, ro)`,
+//!   multiplicity `real`.
 //!
-//! An empty PAGE0 (no touched words) still consumes the floor token on row 0 (`w = floor`,
-//! `d = 0`, `real = 0`).
+//! The cost is per touched zero word (one PAGE0 row), never per access.
 //!
-//! # Soundness: every word has at most one initial token
+//! # Soundness: every word has at most one initial token, and only mapped words have one
 //!
 //! PAGE's words are strictly increasing and fixed by the verifying key, so PAGE emits at
-//! most one initial token per word. PAGE sends exactly one floor token, `heap_start / 8`,
-//! which PAGE0's row 0 must consume (its multiplicity `first` is forced to 1): so row 0's
-//! `w = floor + D_0` with `D_0 ∈ [0, 2^32)`. Each later real row has
-//! `w = w_prev + 1 + D` with `D ∈ [0, 2^32)`, and the real rows are a prefix, so PAGE0's
-//! words are `floor ≤ w_0 < w_1 < …` as integers (the sums stay far below the field
-//! modulus): no word repeats within PAGE0. Every image word satisfies `8w + 8 ≤ heap_start`,
-//! i.e. `w < floor`, so no PAGE0 word is an image word. Hence each word has at most one
-//! initial token, and the MEMW chain from it is unique. (Words below the floor that are
-//! not image words have no initial token: accessing them cannot balance.)
+//! most one initial token per word, with the key's read-only flag. Each real PAGE0 row
+//! receives a zero range from PAGE's list (fixed by the key, disjoint ranges, none
+//! containing an image word: [`MemoryImage::validate`]) and proves `lo ≤ w ≤ hi − 1` over
+//! the integers: `w = lo + E` with `E < 2^32`, and `w = hi − 1 − F` with `F < 2^32`, which
+//! cannot wrap the field for `lo, hi < 2^29`. Its words satisfy `w_0 < w_1 < …` over the
+//! integers (`w = w_prev + 1 + D`, `D < 2^32`, real rows a prefix), so no word repeats
+//! within PAGE0, and none is an image word. Hence each word has at most one initial token,
+//! its flag is the memory map's, and the chain of tokens from it is unique (see
+//! `memw.rs`). Words outside the image and the zero ranges — the unmapped gaps, the words
+//! at and above the stack's top, word 2^29 of a split access at `0xFFFF_FFFC` — have no
+//! initial token: accessing them cannot balance.
 
 use alloc::vec;
 use alloc::vec::Vec;
 
 use super::bitwise::ByteCounts;
-use super::{BUS_BYTE, BUS_FLOOR, BUS_MEM, BYTE_RANGE};
+use super::decode::ProgramImage;
+use super::{BUS_BYTE, BUS_MEM, BUS_ZRANGE, BYTE_RANGE, STACK_BOTTOM, STACK_TOP};
 use crate::air::{Air, AirBuilder};
 use crate::field::Felt;
 use crate::matrix::RowMajorMatrix;
 
-/// The program's initial memory: word index and value of every image word, and the lowest
-/// address PAGE0 may hold.
+/// One range of zero-initialised words, `lo .. hi`, read-only or writable.
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
+pub struct ZeroRange {
+    pub lo: u32,
+    pub hi: u32,
+    pub ro: bool,
+}
+
+/// The program's initial memory as PAGE and PAGE0 prove it: the file-backed words and the
+/// zero ranges.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct MemoryImage {
-    /// `(w, value)`, strictly increasing in `w`.
-    pub words: Vec<(u32, u64)>,
-    /// A multiple of 8 above every image word: PAGE0's floor is `heap_start / 8`.
-    pub heap_start: u32,
+    /// `(w, value, read-only)`, strictly increasing in `w`.
+    pub words: Vec<(u32, u64, bool)>,
+    /// Zero ranges, sorted and disjoint, none holding an image word, all below 2^29.
+    pub zero: Vec<ZeroRange>,
+}
+
+/// Whether word `w` lies in one of the sorted, disjoint `ranges`.
+pub fn in_ranges(ranges: &[(u32, u32)], w: u32) -> bool {
+    let k = ranges.partition_point(|r| r.0 <= w);
+    k > 0 && w < ranges[k - 1].1
 }
 
 impl MemoryImage {
-    /// PAGE0's lowest word, `heap_start / 8`.
-    pub fn floor(&self) -> u32 {
-        self.heap_start / 8
+    /// The memory map of `program`: its image words (read-only where a read-only segment
+    /// holds them), then its bss ranges, its heap `heap_start .. heap_limit` and the stack
+    /// `STACK_BOTTOM .. STACK_TOP` as zero ranges (empty ones left out).
+    pub fn of(program: &ProgramImage) -> MemoryImage {
+        let ro = |w: u32| in_ranges(&program.read_only, w);
+        let words = program.words.iter().map(|&(w, v)| (w, v, ro(w))).collect();
+        let mut zero: Vec<ZeroRange> = Vec::with_capacity(program.bss.len() + 2);
+        // A bss range is read-only or writable as a whole only within one segment; split it
+        // where the read-only ranges start or end.
+        for &(lo, hi) in &program.bss {
+            let mut cuts: Vec<u32> = program
+                .read_only
+                .iter()
+                .flat_map(|&(a, b)| [a, b])
+                .filter(|&c| lo < c && c < hi)
+                .collect();
+            cuts.push(hi);
+            let mut a = lo;
+            for c in cuts {
+                zero.push(ZeroRange {
+                    lo: a,
+                    hi: c,
+                    ro: ro(a),
+                });
+                a = c;
+            }
+        }
+        for (lo, hi) in [
+            (program.heap_start / 8, program.heap_limit / 8),
+            (STACK_BOTTOM / 8, STACK_TOP / 8),
+        ] {
+            zero.push(ZeroRange { lo, hi, ro: false });
+        }
+        zero.retain(|z| z.lo < z.hi);
+        MemoryImage { words, zero }
+    }
+
+    /// The zero range holding word `w`, if any.
+    pub fn zero_range(&self, w: u32) -> Option<ZeroRange> {
+        let k = self.zero.partition_point(|z| z.lo <= w);
+        let z = *self.zero.get(k.checked_sub(1)?)?;
+        (w < z.hi).then_some(z)
     }
 
     /// Checks the invariants PAGE's soundness relies on.
@@ -90,14 +156,17 @@ impl MemoryImage {
     /// # Errors
     /// A description of the first violation.
     pub fn validate(&self) -> Result<(), &'static str> {
-        if !self.heap_start.is_multiple_of(8) {
-            return Err("heap_start is not a multiple of 8");
-        }
         if self.words.windows(2).any(|p| p[0].0 >= p[1].0) {
             return Err("image words are not strictly increasing");
         }
-        if self.words.last().is_some_and(|&(w, _)| w >= self.floor()) {
-            return Err("an image word lies at or above heap_start");
+        if self.zero.iter().any(|z| z.lo >= z.hi || z.hi > 1 << 29) {
+            return Err("a zero range is empty or reaches past word 2^29");
+        }
+        if self.zero.windows(2).any(|p| p[0].hi > p[1].lo) {
+            return Err("zero ranges are not sorted and disjoint");
+        }
+        if self.words.iter().any(|&(w, _, _)| self.zero_range(w).is_some()) {
+            return Err("an image word lies in a zero range");
         }
         Ok(())
     }
@@ -106,13 +175,17 @@ impl MemoryImage {
 pub const PRE_W: usize = 0;
 pub const PRE_INIT: usize = 1;
 pub const PRE_REAL: usize = 9;
-pub const PRE_FIRST: usize = 10;
-pub const PRE_FLOOR: usize = 11;
-pub const PRE_WIDTH: usize = 12;
+pub const PRE_RO: usize = 10;
+pub const PRE_ZLO: usize = 11;
+pub const PRE_ZHI: usize = 12;
+pub const PRE_ZRO: usize = 13;
+pub const PRE_ZREAL: usize = 14;
+pub const PRE_WIDTH: usize = 15;
 
 pub const FIN: usize = 0;
 pub const FIN_TS: usize = 8;
-pub const WIDTH: usize = 9;
+pub const ZMULT: usize = 9;
+pub const WIDTH: usize = 10;
 
 /// The PAGE table of one memory image (the verifier's instance carries no trace).
 pub struct PageAir {
@@ -121,6 +194,10 @@ pub struct PageAir {
 
 fn padded_height(n: usize) -> usize {
     n.next_power_of_two().max(8)
+}
+
+fn page_height(image: &MemoryImage) -> usize {
+    padded_height(image.words.len().max(image.zero.len()))
 }
 
 impl PageAir {
@@ -132,18 +209,24 @@ impl PageAir {
         if let Err(e) = image.validate() {
             panic!("invalid memory image: {e}");
         }
-        let h = padded_height(image.words.len());
+        let h = page_height(image);
         let mut v = vec![Felt::ZERO; h * PRE_WIDTH];
-        for (r, &(w, init)) in image.words.iter().enumerate() {
+        for (r, &(w, init, ro)) in image.words.iter().enumerate() {
             let row = &mut v[r * PRE_WIDTH..(r + 1) * PRE_WIDTH];
             row[PRE_W] = Felt::from(w);
             for (i, byte) in init.to_le_bytes().into_iter().enumerate() {
                 row[PRE_INIT + i] = Felt::from(byte as u32);
             }
             row[PRE_REAL] = Felt::ONE;
+            row[PRE_RO] = Felt::from(ro);
         }
-        v[PRE_FIRST] = Felt::ONE;
-        v[PRE_FLOOR] = Felt::from(image.floor());
+        for (r, z) in image.zero.iter().enumerate() {
+            let row = &mut v[r * PRE_WIDTH..(r + 1) * PRE_WIDTH];
+            row[PRE_ZLO] = Felt::from(z.lo);
+            row[PRE_ZHI] = Felt::from(z.hi);
+            row[PRE_ZRO] = Felt::from(z.ro);
+            row[PRE_ZREAL] = Felt::ONE;
+        }
         PageAir {
             rows: Some((v, h.trailing_zeros())),
         }
@@ -153,6 +236,16 @@ impl PageAir {
     pub fn shape_only() -> PageAir {
         PageAir { rows: None }
     }
+}
+
+/// A memory token `(w, value, ts, ro)` as a bus tuple.
+pub fn token<E: Clone>(w: E, value: impl IntoIterator<Item = E>, ts: E, ro: E) -> Vec<E> {
+    let mut t = Vec::with_capacity(11);
+    t.push(w);
+    t.extend(value);
+    t.push(ts);
+    t.push(ro);
+    t
 }
 
 impl Air for PageAir {
@@ -171,36 +264,46 @@ impl Air for PageAir {
     fn eval<B: AirBuilder>(&self, b: &mut B) {
         let real = b.preprocessed(PRE_REAL);
         let w = b.preprocessed(PRE_W);
-        let mut init = Vec::with_capacity(10);
-        init.push(w.clone());
-        init.extend((0..8).map(|i| b.preprocessed(PRE_INIT + i)));
-        init.push(B::Expr::from(Felt::ZERO));
+        let ro = b.preprocessed(PRE_RO);
+        let zero = B::Expr::from(Felt::ZERO);
+        let init = token(
+            w.clone(),
+            (0..8).map(|i| b.preprocessed(PRE_INIT + i)),
+            zero,
+            ro.clone(),
+        );
         b.send(BUS_MEM, real.clone(), &init);
-        let mut fin = Vec::with_capacity(10);
-        fin.push(w);
-        fin.extend((0..8).map(|i| b.main(FIN + i)));
-        fin.push(b.main(FIN_TS));
+        let fin = token(w, (0..8).map(|i| b.main(FIN + i)), b.main(FIN_TS), ro);
         b.receive(BUS_MEM, real, &fin);
+        b.assert_zero(
+            "page zmult only on zero-range rows",
+            (B::Expr::from(Felt::ONE) - b.preprocessed(PRE_ZREAL)) * b.main(ZMULT),
+        );
         b.send(
-            BUS_FLOOR,
-            b.preprocessed(PRE_FIRST),
-            &[b.preprocessed(PRE_FLOOR)],
+            BUS_ZRANGE,
+            b.main(ZMULT),
+            &[
+                b.preprocessed(PRE_ZLO),
+                b.preprocessed(PRE_ZHI),
+                b.preprocessed(PRE_ZRO),
+            ],
         );
     }
 }
 
 /// PAGE's main trace: `finals[i]` is image word `i`'s final value and timestamp (`(init,
-/// 0)` when untouched).
+/// 0)` when untouched); `zmult[k]` the number of PAGE0 rows in zero range `k`.
 ///
 /// # Panics
-/// If `finals` and the image differ in length.
-pub fn build_trace(image: &MemoryImage, finals: &[(u64, u64)]) -> RowMajorMatrix {
+/// If `finals` and the image's words, or `zmult` and its zero ranges, differ in length.
+pub fn build_trace(image: &MemoryImage, finals: &[(u64, u64)], zmult: &[u64]) -> RowMajorMatrix {
     assert_eq!(
         finals.len(),
         image.words.len(),
         "one final token per image word"
     );
-    let mut m = RowMajorMatrix::zeros(padded_height(finals.len()), WIDTH);
+    assert_eq!(zmult.len(), image.zero.len(), "one count per zero range");
+    let mut m = RowMajorMatrix::zeros(page_height(image), WIDTH);
     for (r, &(fin, ts)) in finals.iter().enumerate() {
         let row = m.row_mut(r);
         for (i, byte) in fin.to_le_bytes().into_iter().enumerate() {
@@ -208,16 +311,23 @@ pub fn build_trace(image: &MemoryImage, finals: &[(u64, u64)]) -> RowMajorMatrix
         }
         row[FIN_TS] = Felt::new(ts);
     }
+    for (r, &k) in zmult.iter().enumerate() {
+        m.row_mut(r)[ZMULT] = Felt::new(k);
+    }
     m
 }
 
-pub const P0_FIRST: usize = 0;
-pub const P0_REAL: usize = 1;
-pub const P0_W: usize = 2;
-pub const P0_D: usize = 3;
-pub const P0_FIN: usize = 7;
-pub const P0_FIN_TS: usize = 15;
-pub const P0_WIDTH: usize = 16;
+pub const P0_REAL: usize = 0;
+pub const P0_W: usize = 1;
+pub const P0_D: usize = 2;
+pub const P0_E: usize = 6;
+pub const P0_F: usize = 10;
+pub const P0_LO: usize = 14;
+pub const P0_HI: usize = 15;
+pub const P0_RO: usize = 16;
+pub const P0_FIN: usize = 17;
+pub const P0_FIN_TS: usize = 25;
+pub const P0_WIDTH: usize = 26;
 
 /// The PAGE0 table.
 pub struct Page0Air;
@@ -232,91 +342,116 @@ impl Air for Page0Air {
     fn eval<B: AirBuilder>(&self, b: &mut B) {
         let zero = B::Expr::from(Felt::ZERO);
         let one = B::Expr::from(Felt::ONE);
-        let first = b.main(P0_FIRST);
         let real = b.main(P0_REAL);
         let w = b.main(P0_W);
-        let d_of = |col: &dyn Fn(usize) -> B::Expr| {
+        let lin4 = |col: &dyn Fn(usize) -> B::Expr, base: usize| {
             (0..4).fold(zero.clone(), |a, i| {
-                a + col(P0_D + i) * Felt::new(1 << (8 * i))
+                a + col(base + i) * Felt::new(1 << (8 * i))
             })
         };
-        let d = d_of(&|c| b.main(c));
-        let d_next = d_of(&|c| b.main_next(c));
+        let d_next = lin4(&|c| b.main_next(c), P0_D);
         let real_next = b.main_next(P0_REAL);
 
-        b.assert_first("page0 first row flagged", first.clone() - one.clone());
-        b.assert_transition("page0 only the first row flagged", b.main_next(P0_FIRST));
         b.assert_bool("page0 real boolean", real.clone());
         b.assert_transition(
             "page0 real rows first",
-            (one - real.clone()) * real_next.clone(),
+            (one.clone() - real.clone()) * real_next.clone(),
         );
+        b.assert_first("page0 row 0 has no gap", lin4(&|c| b.main(c), P0_D));
         b.assert_transition(
             "page0 words strictly increase",
             real_next * (b.main_next(P0_W) - w.clone() - Felt::ONE - d_next),
         );
+        b.assert_zero(
+            "page0 word at or above its range",
+            real.clone() * (w.clone() - b.main(P0_LO) - lin4(&|c| b.main(c), P0_E)),
+        );
+        b.assert_zero(
+            "page0 word below its range's end",
+            real.clone()
+                * (b.main(P0_HI) - one - w.clone() - lin4(&|c| b.main(c), P0_F)),
+        );
 
-        b.receive(BUS_FLOOR, first, &[w.clone() - d]);
+        b.receive(
+            BUS_ZRANGE,
+            real.clone(),
+            &[b.main(P0_LO), b.main(P0_HI), b.main(P0_RO)],
+        );
         let range = B::Expr::from(Felt::from(BYTE_RANGE));
-        b.send(
-            BUS_BYTE,
-            real.clone(),
-            &[range.clone(), b.main(P0_D), b.main(P0_D + 1), zero.clone()],
-        );
-        b.send(
-            BUS_BYTE,
-            real.clone(),
-            &[range, b.main(P0_D + 2), b.main(P0_D + 3), zero.clone()],
-        );
+        for base in [P0_D, P0_E, P0_F] {
+            for j in [0, 2] {
+                b.send(
+                    BUS_BYTE,
+                    real.clone(),
+                    &[
+                        range.clone(),
+                        b.main(base + j),
+                        b.main(base + j + 1),
+                        zero.clone(),
+                    ],
+                );
+            }
+        }
 
-        let mut init = Vec::with_capacity(10);
-        init.push(w.clone());
-        init.extend((0..9).map(|_| zero.clone()));
+        let ro = b.main(P0_RO);
+        let init = token(w.clone(), (0..8).map(|_| zero.clone()), zero.clone(), ro.clone());
         b.send(BUS_MEM, real.clone(), &init);
-        let mut fin = Vec::with_capacity(10);
-        fin.push(w);
-        fin.extend((0..8).map(|i| b.main(P0_FIN + i)));
-        fin.push(b.main(P0_FIN_TS));
+        let fin = token(w, (0..8).map(|i| b.main(P0_FIN + i)), b.main(P0_FIN_TS), ro);
         b.receive(BUS_MEM, real, &fin);
     }
 }
 
-/// PAGE0's trace (PAGE's builder is [`build_trace`]): `words` are `(w, final value,
-/// final ts)` of the touched words at or above `floor`, strictly increasing. Records the
-/// `d` range checks in `bytes`.
-pub fn build_trace0(
-    floor: u32,
-    words: &[(u32, u64, u64)],
-    bytes: &mut ByteCounts,
-) -> RowMajorMatrix {
+/// One touched zero-initialised word: its index, range, final value and timestamp.
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
+pub struct ZeroWord {
+    pub w: u32,
+    pub range: ZeroRange,
+    pub fin: u64,
+    pub fin_ts: u64,
+}
+
+/// PAGE0's trace (PAGE's builder is [`build_trace`]): `words` are the touched
+/// zero-initialised words, strictly increasing. Records the range checks in `bytes`.
+pub fn build_trace0(words: &[ZeroWord], bytes: &mut ByteCounts) -> RowMajorMatrix {
     let mut m = RowMajorMatrix::zeros(padded_height(words.len()), P0_WIDTH);
-    m.row_mut(0)[P0_FIRST] = Felt::ONE;
-    if words.is_empty() {
-        m.row_mut(0)[P0_W] = Felt::from(floor);
-        return m;
-    }
-    let mut prev = floor;
-    for (r, &(w, fin, ts)) in words.iter().enumerate() {
+    let mut prev = None;
+    for (r, z) in words.iter().enumerate() {
         let row = m.row_mut(r);
         row[P0_REAL] = Felt::ONE;
-        row[P0_W] = Felt::from(w);
+        row[P0_W] = Felt::from(z.w);
         // Wrapping, so that a dishonest word list yields a trace that fails the checks.
-        let d = if r == 0 {
-            w.wrapping_sub(floor)
-        } else {
-            w.wrapping_sub(prev).wrapping_sub(1)
+        let d = prev.map_or(0, |p: u32| z.w.wrapping_sub(p).wrapping_sub(1));
+        let e = z.w.wrapping_sub(z.range.lo);
+        let f = z.range.hi.wrapping_sub(1).wrapping_sub(z.w);
+        for (base, v) in [(P0_D, d), (P0_E, e), (P0_F, f)] {
+            let v = v.to_le_bytes();
+            for i in 0..4 {
+                row[base + i] = Felt::from(v[i] as u32);
+            }
+            bytes.range(v[0], v[1]);
+            bytes.range(v[2], v[3]);
         }
-        .to_le_bytes();
-        for i in 0..4 {
-            row[P0_D + i] = Felt::from(d[i] as u32);
-        }
-        bytes.range(d[0], d[1]);
-        bytes.range(d[2], d[3]);
-        for (i, byte) in fin.to_le_bytes().into_iter().enumerate() {
+        row[P0_LO] = Felt::from(z.range.lo);
+        row[P0_HI] = Felt::from(z.range.hi);
+        row[P0_RO] = Felt::from(z.range.ro);
+        for (i, byte) in z.fin.to_le_bytes().into_iter().enumerate() {
             row[P0_FIN + i] = Felt::from(byte as u32);
         }
-        row[P0_FIN_TS] = Felt::new(ts);
-        prev = w;
+        row[P0_FIN_TS] = Felt::new(z.fin_ts);
+        prev = Some(z.w);
     }
     m
+}
+
+/// How many of `words` (PAGE0's) lie in each of `image`'s zero ranges (PAGE's `zmult`).
+pub fn zero_counts(image: &MemoryImage, words: &[ZeroWord]) -> Vec<u64> {
+    let mut counts = vec![0u64; image.zero.len()];
+    for z in words {
+        if let Ok(k) = image.zero.binary_search_by_key(&z.range.lo, |r| r.lo) {
+            if image.zero[k] == z.range {
+                counts[k] += 1;
+            }
+        }
+    }
+    counts
 }

@@ -33,8 +33,8 @@
 //! # Interactions
 //!
 //! - receive [`super::BUS_MEMOP`] `(MEMOP_STORE + funct3, addr₀, addr_hi[3], value[8], ts)`, mult `is_real`;
-//! - send [`super::BUS_MEM_A`] `(w, old[0..8], new[0..8], ts)`, mult `is_real − split`;
-//! - send [`super::BUS_MEM_S`] `(w, old[0..16], new[0..16], ts)`, mult `split`;
+//! - send [`super::BUS_MEM_A`] `(w, old[0..8], new[0..8], ts, 1)`, mult `is_real − split`;
+//! - send [`super::BUS_MEM_S`] `(w, old[0..16], new[0..16], ts, 1)`, mult `split` (a write: `wr = 1`, so no read-only word can be stored to);
 //! - send [`super::BUS_BYTE`] `(RANGE, q, 8·q, 0)`, mult `is_real`: `q` is an integer below 32.
 //!
 //! `value` is canonical (the CPU range-checks rs2), `old` comes from memory tokens, so `new`
@@ -112,6 +112,7 @@ impl Air for StoreAir {
             &ts,
             &old,
             &new,
+            1,
         );
 
         // Written bytes take the value's bytes; the others keep theirs.

@@ -165,7 +165,8 @@ pub(crate) fn enqueue_memw_a(
         |r, k| {
             let a = &accesses[r];
             match k {
-                0 => a.w as u64,
+                // The flags ride above the word index (w < 2^29): bit 32 ro, bit 33 wr.
+                0 => a.w as u64 | (a.ro as u64) << 32 | (a.wr as u64) << 33,
                 1 => a.old,
                 2 => a.new,
                 3 => a.old_ts,

@@ -1,10 +1,12 @@
 //! Loading a static RV64 ELF executable.
 //!
 //! Accepted: ELF64, little-endian, `EM_RISCV`, `ET_EXEC`, at least one non-empty `PT_LOAD`
-//! segment, no `PT_INTERP` (static only). Segments are mapped with their R/W/X flags, must lie in
-//! the range [`map`](super::map) allows, must not overlap, and must not be both writable and
-//! executable (the proven program is fixed). The entry point must be 4-byte aligned inside an
-//! executable segment. Every field is checked before use; the loader never panics, whatever the
+//! segment, no `PT_INTERP` (static only). Segments are mapped with their R/W/X flags, as whole
+//! 8-byte words (rounded out, the added bytes zero: the proof's memory is made of words), must
+//! lie in the range [`map`](super::map) allows, must not overlap or share a word, and must not
+//! be both writable and executable (the proven program is fixed). Executable segments start at
+//! a multiple of 4, so the executor and the program image decode the same aligned words. The
+//! entry point must be 4-byte aligned inside an executable segment. Every field is checked before use; the loader never panics, whatever the
 //! bytes.
 
 use super::map::{self, MAX_IMAGE_BYTES, MIN_SEGMENT_ADDR, STACK_BOTTOM};
@@ -146,6 +148,30 @@ pub enum ElfError {
         /// Sum of p_memsz (saturating).
         total: u64,
     },
+    /// An executable segment that does not start at a multiple of 4 (its instruction words
+    /// would not be the aligned words the program is fetched as).
+    #[error("segment {index}: executable segment at {vaddr:#x} does not start at a multiple of 4")]
+    MisalignedCode {
+        /// Program header index.
+        index: usize,
+        /// p_vaddr.
+        vaddr: u64,
+    },
+    /// Two segments share an 8-byte word (segments are mapped as whole words).
+    #[error(
+        "segments {a_start:#x}..{a_end:#x} and {b_start:#x}..{b_end:#x} share an 8-byte word \
+         (segments are mapped as whole words)"
+    )]
+    SharedWord {
+        /// First segment start.
+        a_start: u64,
+        /// First segment end.
+        a_end: u64,
+        /// Second segment start.
+        b_start: u64,
+        /// Second segment end.
+        b_end: u64,
+    },
     /// e_entry is 0.
     #[error("no entry point (e_entry is 0)")]
     NoEntry,
@@ -168,13 +194,19 @@ pub struct Perm {
     pub exec: bool,
 }
 
-/// One loaded segment: `data.len()` is the memory size (bss zero-filled).
+/// One loaded segment, mapped as whole 8-byte words: `vaddr` is the ELF's `p_vaddr`
+/// rounded down to a multiple of 8 and `data.len()` the memory size rounded out to whole
+/// words (the added bytes are zero).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Segment {
-    /// First address.
+    /// First address (a multiple of 8).
     pub vaddr: u64,
-    /// Contents (file bytes, then zeros up to the memory size).
+    /// Contents: zeros up to `p_vaddr`, the file bytes, then zeros (bss) up to a multiple
+    /// of 8 past the memory size.
     pub data: Vec<u8>,
+    /// Bytes of `data` up to the end of the file bytes: the rest is zero-initialised
+    /// (bss), which costs nothing until touched.
+    pub file_len: usize,
     /// Permissions.
     pub perm: Perm,
 }
@@ -362,29 +394,49 @@ impl Program {
         for w in live.windows(2) {
             let (a, b) = (w[0], w[1]);
             // In range, so these sums do not overflow.
-            if a.vaddr + a.memsz > b.vaddr {
+            let (a_end, b_end) = (a.vaddr + a.memsz, b.vaddr + b.memsz);
+            if a_end > b.vaddr {
                 return Err(ElfError::Overlap {
                     a_start: a.vaddr,
-                    a_end: a.vaddr + a.memsz,
+                    a_end,
                     b_start: b.vaddr,
-                    b_end: b.vaddr + b.memsz,
+                    b_end,
                 });
             }
+            if a_end.next_multiple_of(8) > b.vaddr & !7 {
+                return Err(ElfError::SharedWord {
+                    a_start: a.vaddr,
+                    a_end,
+                    b_start: b.vaddr,
+                    b_end,
+                });
+            }
+        }
+        if let Some(p) = live.iter().find(|p| p.flags & PF_X != 0 && p.vaddr & 3 != 0) {
+            return Err(ElfError::MisalignedCode {
+                index: p.index,
+                vaddr: p.vaddr,
+            });
         }
         let mut segments = Vec::with_capacity(live.len());
         for p in live {
             // Sizes are bounded by MAX_IMAGE_BYTES and the file length, checked above.
             let src = bytes(file, p.offset, p.filesz, "segment")?;
-            let mut data = vec![0u8; p.memsz as usize];
-            data[..src.len()].copy_from_slice(src);
+            let start = p.vaddr & !7;
+            let pad = (p.vaddr - start) as usize;
+            let end = (p.vaddr + p.memsz).next_multiple_of(8);
+            // Zeroed pages from the allocator: bss costs nothing until touched.
+            let mut data = vec![0u8; (end - start) as usize];
+            data[pad..pad + src.len()].copy_from_slice(src);
             let perm = Perm {
                 read: p.flags & PF_R != 0,
                 write: p.flags & PF_W != 0,
                 exec: p.flags & PF_X != 0,
             };
             segments.push(Segment {
-                vaddr: p.vaddr,
+                vaddr: start,
                 data,
+                file_len: pad + src.len(),
                 perm,
             });
         }

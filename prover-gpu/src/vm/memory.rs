@@ -1,10 +1,15 @@
 //! Guest memory: a handful of regions (ELF segments, heap, stack), each one flat byte vector.
 //!
+//! The heap region is mapped in full, `heap_start .. heap_limit`, whatever the break: the
+//! proof's memory map cannot follow the break cheaply, so the executor does not either (see
+//! `core/src/rv/mod.rs`, "The executor and qemu"). Its zeroed pages come from the allocator
+//! and cost nothing until touched.
+//!
 //! Loads and stores first try the region the previous load (store) hit, then search the few
 //! regions; accesses may be misaligned and may even straddle two adjacent regions.
 
 use super::elf::{Perm, Program};
-use super::map::{MAX_HEAP, STACK_BOTTOM, STACK_SIZE};
+use super::map::{heap_limit, STACK_BOTTOM, STACK_SIZE};
 
 /// One mapped range.
 #[derive(Clone, Debug)]
@@ -39,6 +44,7 @@ impl Region {
 #[derive(Clone, Debug)]
 pub struct Memory {
     regions: Vec<Region>,
+    brk: u64,
     heap: usize,
     heap_start: u64,
     heap_limit: u64,
@@ -52,13 +58,20 @@ impl Memory {
         let mut regions: Vec<Region> = program
             .segments
             .iter()
-            .map(|s| Region {
-                base: s.vaddr,
-                data: s.data.clone(),
-                perm: s.perm,
+            .map(|s| {
+                // Zeroed pages, then the file bytes: bss is not copied (a clone would touch
+                // every page).
+                let mut data = vec![0u8; s.data.len()];
+                data[..s.file_len].copy_from_slice(&s.data[..s.file_len]);
+                Region {
+                    base: s.vaddr,
+                    data,
+                    perm: s.perm,
+                }
             })
             .collect();
         let heap_start = program.heap_start();
+        let heap_limit = heap_limit(heap_start);
         let rw = Perm {
             read: true,
             write: true,
@@ -67,7 +80,7 @@ impl Memory {
         let heap = regions.len();
         regions.push(Region {
             base: heap_start,
-            data: Vec::new(),
+            data: vec![0; (heap_limit - heap_start) as usize],
             perm: rw,
         });
         let stack = regions.len();
@@ -76,9 +89,9 @@ impl Memory {
             data: vec![0; STACK_SIZE as usize],
             perm: rw,
         });
-        let heap_limit = heap_start.saturating_add(MAX_HEAP).min(STACK_BOTTOM);
         Memory {
             regions,
+            brk: heap_start,
             heap,
             heap_start,
             heap_limit,
@@ -94,7 +107,7 @@ impl Memory {
 
     /// The current program break.
     pub fn brk(&self) -> u64 {
-        self.heap_start + self.regions[self.heap].data.len() as u64
+        self.brk
     }
 
     /// The initial program break (start of the heap).
@@ -102,14 +115,19 @@ impl Memory {
         self.heap_start
     }
 
-    /// Linux `brk`: moves the break to `addr` if `heap_start <= addr <= heap limit` (newly
-    /// exposed bytes read as zero), and returns the break in force afterwards.
+    /// Linux `brk`: moves the break to `addr` if `heap_start <= addr <= heap limit`, and
+    /// returns the break in force afterwards. Lowering the break zeroes the bytes it
+    /// releases, so that they read as zero when it rises again (as under Linux); the heap
+    /// stays mapped up to its limit either way.
     pub fn set_brk(&mut self, addr: u64) -> u64 {
         if addr >= self.heap_start && addr <= self.heap_limit {
-            let len = (addr - self.heap_start) as usize;
-            self.regions[self.heap].data.resize(len, 0);
+            if addr < self.brk {
+                let (lo, hi) = (addr - self.heap_start, self.brk - self.heap_start);
+                self.regions[self.heap].data[lo as usize..hi as usize].fill(0);
+            }
+            self.brk = addr;
         }
-        self.brk()
+        self.brk
     }
 
     /// Reads `N` bytes at `addr` (little-endian order as stored); `None` if any byte is unmapped
