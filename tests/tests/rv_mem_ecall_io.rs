@@ -418,7 +418,7 @@ static REGS: Port = Port {
 static MEM: Port = Port {
     name: "MEM",
     bus: BUS_MEM_A,
-    arity: 18,
+    arity: 19,
     direction: Direction::Receive,
 };
 

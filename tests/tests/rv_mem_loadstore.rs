@@ -255,6 +255,7 @@ fn mem_tuple(
     old: (u64, u64),
     new: (u64, u64),
     ts: u64,
+    wr: bool,
 ) -> (u32, Vec<Felt>) {
     let mut t = vec![f((addr / 8) as u64)];
     t.extend(bytes_of(old.0));
@@ -266,6 +267,7 @@ fn mem_tuple(
         t.extend(bytes_of(new.1));
     }
     t.push(f(ts));
+    t.push(f(wr as u64));
     (if split { BUS_MEM_S } else { BUS_MEM_A }, t)
 }
 
@@ -300,7 +302,7 @@ fn expected_load_bus(ops: &[LoadOp], bytes: &ByteCounts) -> Bus {
         );
         let split = ref_split(op.funct3, op.addr);
         let w = (op.word0, if split { op.word1 } else { 0 });
-        add(&mut bus, mem_tuple(op.addr, split, w, w, op.ts), Felt::ONE);
+        add(&mut bus, mem_tuple(op.addr, split, w, w, op.ts, false), Felt::ONE);
     }
     add_bytes(&mut bus, bytes);
     bus.retain(|_, v| *v != Felt::ZERO);
@@ -321,7 +323,7 @@ fn expected_store_bus(ops: &[StoreOp], bytes: &ByteCounts) -> Bus {
         let new = ref_store(op.funct3, op.addr, op.value, op.old0, op.old1);
         add(
             &mut bus,
-            mem_tuple(op.addr, split, old, new, op.ts),
+            mem_tuple(op.addr, split, old, new, op.ts, true),
             Felt::ONE,
         );
     }

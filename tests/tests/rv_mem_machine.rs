@@ -8,6 +8,7 @@ use kestrel_core::air::debug::preprocessed_traces;
 use kestrel_core::air::Machine;
 use kestrel_core::field::Felt;
 use kestrel_core::rv::machine::TraceError;
+use kestrel_core::rv::page;
 use kestrel_prover_gpu::rv::{machine_for, program_image, traces};
 use kestrel_tests::mutation::mutate_cells;
 use kestrel_tests::vm_support::run_recorded;
@@ -38,16 +39,17 @@ fn memory_tables_detect_every_mutation_in_real_runs() {
                 continue;
             };
             // Real rows: not all zero (padding rows of these tables are zero, except the
-            // CPU's clock and PAGE0's floor row, which the CPU's is_real column marks).
+            // CPU's clock, which the CPU's is_real column marks).
             let rows: Vec<usize> = (0..tr[t].height())
                 .filter(|&r| {
                     let row = tr[t].row(r);
                     if tname == "CPU" {
                         row[0] == Felt::ONE
                     } else if tname == "PAGE" {
-                        pre[t].as_ref().unwrap().row(r)[9] == Felt::ONE
+                        let p = pre[t].as_ref().unwrap().row(r);
+                        p[page::PRE_REAL] == Felt::ONE || p[page::PRE_ZREAL] == Felt::ONE
                     } else if tname == "PAGE0" {
-                        row[1] == Felt::ONE
+                        row[page::P0_REAL] == Felt::ONE
                     } else {
                         row.iter().any(|&v| v != Felt::ZERO)
                     }

@@ -24,10 +24,10 @@
 //! | [`BUS_ALU`] | `(op, a[8], b[8], c[8])` | CPU (ALU instructions and branch compares) | LT, EQ, SHIFT, MUL, DVRM |
 //! | [`BUS_EXIT`] | `(a0[8])` | CPU's exit ECALL | the verifier, from the public exit code |
 //! | [`BUS_MEMOP`] | `(op, addr[4], value[8], ts)` | CPU: loads (value = rd's new value) and stores (value = rs2) | LOAD, STORE |
-//! | [`BUS_MEM_A`] | `(w, old[8], new[8], ts)` | LOAD, STORE (access inside one word), IO | MEMW_A |
-//! | [`BUS_MEM_S`] | `(w, old[16], new[16], ts)` | LOAD, STORE (access split over words `w`, `w+1`) | MEMW |
-//! | [`BUS_MEM`] | `(w, value[8], ts)` | PAGE, PAGE0 (initial, ts 0), MEMW_A, MEMW (new token) | MEMW_A, MEMW (old token), PAGE, PAGE0 (final) |
-//! | [`BUS_FLOOR`] | `(w)` | PAGE's row 0: `heap_start / 8` | PAGE0's first row |
+//! | [`BUS_MEM_A`] | `(w, old[8], new[8], ts, wr)` | LOAD (`wr = 0`), STORE (`wr = 1`) (access inside one word), IO (`wr = 1 − kind`) | MEMW_A |
+//! | [`BUS_MEM_S`] | `(w, old[16], new[16], ts, wr)` | LOAD, STORE (access split over words `w`, `w+1`) | MEMW |
+//! | [`BUS_MEM`] | `(w, value[8], ts, ro)` | PAGE, PAGE0 (initial, ts 0), MEMW_A, MEMW (new token) | MEMW_A, MEMW (old token), PAGE, PAGE0 (final) |
+//! | [`BUS_ZRANGE`] | `(lo, hi, ro)` | PAGE (the key's zero ranges, multiplicity `zmult`) | PAGE0, once per row |
 //! | [`BUS_ECALL`] | `(clk, a7[8], a0[8], res[8], exit, outpos, outn)` | CPU's ECALL rows | ECALL |
 //! | [`BUS_IO`] | `(kind, addr, ts, pos)` | ECALL (start), IO (next) | ECALL (end), IO (this row) |
 //! | [`BUS_OUTPUT`] | `(pos, byte)` | IO rows of kind [`IO_OUT`] | the verifier, from the public output |
@@ -35,29 +35,84 @@
 //! # Memory
 //!
 //! Memory is a map of 8-byte words: word `w` holds bytes `8w .. 8w+8` (guest addresses are
-//! below 2^32, so `w < 2^29`). A memory token is `(w, value[8], ts)`. Every access to a word
-//! consumes its token and emits the new one with a larger timestamp; `ts − old_ts − 1` is
-//! range-checked as four bytes. The memory timestamp of cycle `clk` is `clk + 1` (initial
-//! tokens carry 0): a cycle makes at most one access per word — a load or store touches one
-//! word (MEMW_A) or two adjacent words (MEMW, "split"); a read/write call touches each word
-//! of its buffer once (one IO row per word).
+//! below 2^32, so `w < 2^29`). A memory token is `(w, value[8], ts, ro)`. Every access to a
+//! word consumes its token and emits the new one with a larger timestamp; `ts − old_ts − 1`
+//! is range-checked as four bytes. The memory timestamp of cycle `clk` is `clk + 1`
+//! (initial tokens carry 0): a cycle makes at most one access per word — a load or store
+//! touches one word (MEMW_A) or two adjacent words (MEMW, "split"); a read/write call
+//! touches each word of its buffer once (one IO row per word).
 //!
 //! Routing: an access whose bytes `addr .. addr+width` lie in one aligned word goes to MEMW_A
 //! (one token pair); one that crosses a word boundary goes to MEMW (two token pairs in one
 //! row). MEMW_A is the cheaper table; misaligned accesses inside a word stay there.
 //!
-//! Initial memory: PAGE (preprocessed, bound to the verifying key) holds every word of the
-//! ELF's loadable segments (bss included, as zeros); PAGE0 holds the other words the run
-//! touches (heap, stack), each starting at zero, sorted strictly increasing from
-//! `heap_start / 8`, so none repeats and none is an ELF word. Both consume each word's final
-//! token. Untouched heap and stack cost nothing.
+//! # The memory map
 //!
-//! What a proof attests about memory: the run is an RV64IM execution over this memory — the
-//! ELF image, then zero-initialised words at and above `heap_start` up to 2^32, all readable
-//! and writable. The executor is stricter (it faults on the unmapped gap between heap and
-//! stack, above the break, and on writes to read-only segments), so every run it accepts is
-//! provable; a proof does not show that the run stayed inside the executor's mapping. Words
-//! below `heap_start` that no segment covers cannot be proven at all.
+//! What a proof attests about memory is the executor's memory map, word for word (see
+//! `page.rs`, and `prover-gpu/src/vm/map.rs` for the executor's side):
+//!
+//! | words | initial value | tokens from | permissions |
+//! | --- | --- | --- | --- |
+//! | file-backed words of the readable ELF segments | the ELF's bytes | PAGE (preprocessed) | read-only unless the segment is writable |
+//! | their bss (zero-filled rest) | 0 | PAGE0, per touched word | as the segment |
+//! | heap `heap_start .. heap_limit` | 0 | PAGE0 | read/write |
+//! | stack [`STACK_BOTTOM`] `..` [`STACK_TOP`] | 0 | PAGE0 | read/write |
+//!
+//! Every other word — below the first segment, the gaps between segments, between the
+//! heap's limit and the stack, at and above the stack's top (including word 2^29, which a
+//! split access at `0xFFFF_FFFC` would reach) — has no initial token, so no access to it
+//! can balance. A read-only word's tokens carry `ro = 1`, and MEMW_A/MEMW prove
+//! `wr·ro = 0`: no store, input transfer or break shrink writes it, even with the value it
+//! already holds. Costs: one column `wr` per MEMW_A/MEMW row and one `ro` per word of a
+//! row (2 cells per aligned access, 3 per split access), no lookups; the map's bounds are
+//! checked once per touched zero word (PAGE0: 10 more columns and 4 more byte lookups per
+//! row than a floor-only PAGE0) and never per access. Zero-filled memory (bss, heap,
+//! stack) costs nothing until touched, so the verifying key's cost is proportional to
+//! the file-backed bytes.
+//!
+//! Every executed pc is a multiple of 4 (the CPU proves it, see `cpu.rs`), and the code
+//! DECODE holds is the aligned words of the executable segments, which start at multiples
+//! of 4 (the loader refuses others), so the executor and the key decode the same words.
+//!
+//! # The executor and qemu-riscv64
+//!
+//! The executor runs exactly what a proof can attest; where that differs from
+//! `qemu-riscv64` on the same static ELF (tested in `tests/tests/vm_qemu_diff.rs` and
+//! `vm_faults.rs`):
+//!
+//! - The heap is mapped in full, `heap_start .. heap_limit`, whatever the break: accessing
+//!   memory above the break works (qemu faults above the break's page). `brk` keeps
+//!   Linux's return values, and lowering the break zeroes the released bytes, so memory the
+//!   break exposes again reads as zero, as under Linux. The proof cannot follow the break
+//!   per access cheaply; a program that does not touch memory above its break (every
+//!   correct program) behaves the same on both.
+//! - Segments are mapped as whole 8-byte words (qemu maps whole pages): bytes between a
+//!   segment's end and the end of its last word are accessible zeros; the bytes of the same
+//!   page beyond that fault (under qemu they are accessible). Segments that share a word,
+//!   and executable segments that do not start at a multiple of 4, are refused.
+//! - The stack is 1 MiB at `STACK_BOTTOM .. STACK_TOP` with `sp = STACK_TOP` and nothing
+//!   on it (qemu's stack is elsewhere, larger, and holds argv/envp/auxv); accesses outside
+//!   it fault.
+//! - Misaligned pc targets fault in both; reads and writes to other fds, and other system
+//!   calls, stop the executor where Linux would return an error (see `ecall.rs`).
+//!
+//! # Range checks of `k·x`
+//!
+//! A byte lookup of `k·x` pins `x` only when `x` equals an integer expression of checked
+//! bytes; every use states what pins it:
+//!
+//! - CPU `2·L7` (`L7 = sum_3 − 128·SGN`), LOAD `2·low7` (`low7 = top − 128·sign`), LT
+//!   `2·ra`, `2·rb`, MUL `2·ra`, `2·rb`, `2·rw`, SHIFT `2·ra7`, `2·ra3`, `2·rc`, DVRM
+//!   `2·low7ᵢ`: each `x = b − 128·s` for a canonical byte `b` (checked by its producer) and
+//!   a boolean `s`, so `x` is an integer in `[−128, 255]` and `2·x ∈ [0, 256)` gives
+//!   `x < 128`.
+//! - SHIFT `8·k5` (`k5 = b_0 − 32·h5 − 64·h6 − 128·h7`, `b_0` canonical, `h` boolean): `k5`
+//!   is an integer in `[−224, 255]`, so `k5 < 32`.
+//! - STORE `8·q`, IO `8·wb₃`: `q` and `wb₃` are themselves range-checked in the same or
+//!   another lookup, so the second check only bounds them (`< 32`).
+//! - CPU `Q`: checked itself (JALR's `sum_0 = 4·Q + BIT0` would not pin `Q` through a check
+//!   of `4·Q`: `4·Q = sum_0 − BIT0` is an integer for any field element `Q`; the former
+//!   `2·H` check let `H = sum_0 / 2` in the field for an odd `sum_0`).
 //!
 //! # System calls
 //!
