@@ -23,7 +23,7 @@
 use crate::limits::{read_capped, ReadError, MAX_ELF_FILE, MAX_INPUT};
 use crate::vm::{NoRecorder, Program, Vm, VmError, DEFAULT_MAX_CYCLES};
 use std::io::Write;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 /// Process exit code for ELF loading and execution errors.
@@ -49,7 +49,7 @@ pub struct RunArgs {
 
 /// The ELF's bytes (at most [`MAX_ELF_FILE`]); a file too large or without the ELF magic
 /// cannot be loaded (exit 3), one that cannot be read is an I/O error (exit 4).
-fn read_elf(path: &PathBuf) -> Result<Vec<u8>, i32> {
+fn read_elf(path: &Path) -> Result<Vec<u8>, i32> {
     read_capped(
         path,
         (MAX_ELF_FILE, "ELF file"),
@@ -68,7 +68,7 @@ fn read_elf(path: &PathBuf) -> Result<Vec<u8>, i32> {
 }
 
 /// The private input (at most [`MAX_INPUT`]).
-fn read_input(path: &PathBuf) -> Result<Vec<u8>, i32> {
+fn read_input(path: &Path) -> Result<Vec<u8>, i32> {
     read_capped(path, (MAX_INPUT, "private input"), None).map_err(|e| {
         eprintln!("error: cannot read input {}: {e}", path.display());
         EXIT_IO_ERROR

@@ -43,11 +43,11 @@ pub const VK_BYTES: u64 = 32;
 /// the CPU table has one row per cycle.
 pub const MAX_PROVABLE_CYCLES: u64 = 1 << 26;
 
-/// `2^k` or the number, for messages.
+/// `n` in MiB or KiB where it is a whole number of them, else in bytes, for messages.
 pub fn bytes_human(n: u64) -> String {
-    if n >= 1 << 20 && n % (1 << 20) == 0 {
+    if n >= 1 << 20 && n.is_multiple_of(1 << 20) {
         format!("{} MiB", n >> 20)
-    } else if n >= 1 << 10 && n % (1 << 10) == 0 {
+    } else if n >= 1 << 10 && n.is_multiple_of(1 << 10) {
         format!("{} KiB", n >> 10)
     } else {
         format!("{n} bytes")
@@ -118,7 +118,7 @@ pub fn read_capped(
             "is a directory",
         )));
     }
-    let known = meta.is_file().then(|| meta.len());
+    let known = meta.is_file().then_some(meta.len());
     if let Some(size) = known.filter(|&s| s > cap) {
         return Err(ReadError::TooLarge {
             size: Some(size),
