@@ -31,8 +31,9 @@ pub const MAX_INPUT: u64 = 16 << 20;
 
 /// Largest proof file `verify` reads: 256 MiB. A proof holds, per query (at most 512 in any
 /// parameter set the verifier accepts), each table's opened rows with Merkle paths of at
-/// most 31 digests, and the FRI layers' pairs with their paths: a few hundred KiB per query,
-/// under 100 MiB for the tallest tables; the presets' proofs are a few MiB.
+/// most 31 digests, and the FRI layers' pairs with their paths. The presets' proofs are a
+/// few MiB (4.3 MB for a 2^20-cycle run at blowup 4, BENCHMARKS.md) and grow with the log of
+/// the height; by that estimate even 512 queries at the tallest tables stay far below the cap.
 pub const MAX_PROOF_FILE: u64 = 256 << 20;
 
 /// Size of a verifying key file.
@@ -155,7 +156,8 @@ pub fn read_capped(
 /// unwritable path fails first. A regular file (or a new one) is written to a temporary
 /// file beside it and renamed into place by [`OutFile::commit`], so a failure leaves
 /// neither a partial file nor an empty one; the temporary file is removed if the result is
-/// never committed. Anything else that exists (`/dev/null`, a pipe) is written in place.
+/// never committed (through a symbolic link, its target is replaced). Anything else that
+/// exists (`/dev/null`, a pipe) is written in place.
 #[derive(Debug)]
 pub struct OutFile {
     path: PathBuf,
@@ -171,6 +173,14 @@ impl OutFile {
     /// The operating system's error (a missing or unwritable directory, a directory as
     /// `path`, …).
     pub fn create(path: &Path) -> std::io::Result<OutFile> {
+        // A symbolic link stays one: its target is replaced.
+        let target = match std::fs::symlink_metadata(path) {
+            Ok(m) if m.file_type().is_symlink() => {
+                std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf())
+            }
+            _ => path.to_path_buf(),
+        };
+        let path = target.as_path();
         match std::fs::metadata(path) {
             Ok(m) if m.is_dir() => {
                 return Err(std::io::Error::new(

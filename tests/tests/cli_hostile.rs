@@ -854,6 +854,20 @@ fn unwritable_outputs_are_refused_before_the_work() {
     // /dev/null is written in place (never replaced).
     let o = kestrel_limited(PROVE_LIMIT_MIB, &[&"vk", &p.elf, &"-o", &"/dev/null"]);
     assert_eq!(o.status.code(), Some(0), "{}", describe(&o));
+    // Through a symbolic link, the target is replaced and the link stays.
+    let link = d.join("link.vk");
+    std::os::unix::fs::symlink(&good, &link).unwrap();
+    let o = kestrel_limited(
+        PROVE_LIMIT_MIB,
+        &[&"vk", &p.elf, &"-o", &link, &"--blowup", &"8"],
+    );
+    assert_eq!(o.status.code(), Some(0), "{}", describe(&o));
+    assert!(std::fs::symlink_metadata(&link)
+        .unwrap()
+        .file_type()
+        .is_symlink());
+    assert_eq!(std::fs::read(&good).unwrap(), std::fs::read(&p.vk).unwrap());
+    assert_eq!(listing(&d), ["a-file", "good.out", "link.vk", "loop.elf"]);
 }
 
 #[test]
