@@ -20,7 +20,7 @@ pub struct FibArgs {
     #[arg(long, default_value_t = 16, value_parser = clap::value_parser!(u32).range(1..=26))]
     pub log_rows: u32,
     /// LDE blowup preset: 2, 4 or 8.
-    #[arg(long, default_value_t = 4)]
+    #[arg(long, default_value_t = 4, value_parser = crate::cli_prove::parse_blowup)]
     pub blowup: usize,
     /// Write the proof here.
     #[arg(short, long)]

@@ -7,6 +7,15 @@
 //!
 //! Exit codes: 0 success (verify: valid), 1 proving failed / proof invalid, 2 usage or
 //! unreadable input, 3 the ELF cannot be loaded or run, 4 output cannot be written.
+//!
+//! Everything that can be checked before the work is (see [`crate::limits`]): flags
+//! (`--blowup` 2, 4 or 8; `prove --max-cycles` at most [`MAX_PROVABLE_CYCLES`]), file sizes
+//! (an input over [`MAX_INPUT`] or a proof file over [`MAX_PROOF_FILE`] is exit 2, an ELF
+//! over [`MAX_ELF_FILE`] exit 3), and output paths (opened first; exit 4). `prove` then runs
+//! the guest once without recording, so a run that cannot be proven (cycle or output limit)
+//! stops before any record is kept, and records the second run into a buffer of the exact
+//! size. `verify --elf` derives the key with the proof's own preset unless `--blowup` is
+//! given; a `--blowup` that differs from the proof's is exit 2, naming both.
 
 use std::path::{Path, PathBuf};
 use std::time::Instant;
@@ -19,11 +28,15 @@ use kestrel_core::params::StarkParams;
 use crate::backend::{Backend, MainTrace};
 use crate::cli_fib::{peak_rss_bytes, spinner};
 use crate::cpu::CpuBackend;
+use crate::limits::{
+    read_capped, OutFile, ReadError, MAX_ELF_FILE, MAX_INPUT, MAX_PROOF_FILE, MAX_PROVABLE_CYCLES,
+    VK_BYTES,
+};
 use crate::prover::{prove_main, setup, ProvingKey};
 use crate::rv::{machine_for, main_traces_timed, program_image, verifier_machine, RvFills};
 use crate::select::{select, BackendChoice};
 use crate::vm::record::VecRecorder;
-use crate::vm::{Program, Vm, DEFAULT_MAX_CYCLES};
+use crate::vm::{Exit, NoRecorder, Program, Vm, VmError};
 use kestrel_core::rv::machine::{public_values, MAX_OUTPUT, NUM_PUBLIC};
 
 const STATEMENT_MAGIC: &[u8; 8] = b"KSTLSTMT";
@@ -43,11 +56,12 @@ pub struct ProveArgs {
     /// Private input (the guest's fd 0).
     #[arg(long)]
     pub input: Option<PathBuf>,
-    /// Stop after this many instructions.
-    #[arg(long, default_value_t = DEFAULT_MAX_CYCLES)]
+    /// Stop after this many instructions (at most 2^26 = 67108864, the most `prove` can
+    /// prove, which is the default).
+    #[arg(long, default_value_t = MAX_PROVABLE_CYCLES, value_parser = parse_prove_cycles)]
     pub max_cycles: u64,
     /// LDE blowup preset: 2, 4 or 8.
-    #[arg(long, default_value_t = 4)]
+    #[arg(long, default_value_t = 4, value_parser = parse_blowup)]
     pub blowup: usize,
     /// Write machine-readable figures here.
     #[arg(long)]
@@ -72,7 +86,8 @@ pub struct VkArgs {
     pub elf: PathBuf,
     #[arg(short, long)]
     pub output: PathBuf,
-    #[arg(long, default_value_t = 4)]
+    /// LDE blowup preset: 2, 4 or 8.
+    #[arg(long, default_value_t = 4, value_parser = parse_blowup)]
     pub blowup: usize,
 }
 
@@ -87,23 +102,64 @@ pub struct VerifyArgs {
     /// Derive the verifying key from this ELF.
     #[arg(long)]
     pub elf: Option<PathBuf>,
-    /// Blowup preset used to derive the key from an ELF.
-    #[arg(long, default_value_t = 4)]
-    pub blowup: usize,
+    /// Blowup preset the proof must have been made with (2, 4 or 8); by default the proof's
+    /// own preset (the key derived from `--elf` binds it).
+    #[arg(long, value_parser = parse_blowup)]
+    pub blowup: Option<usize>,
     /// Write the verified public output (the guest's fd 1) to this file.
     #[arg(long)]
     pub public_output: Option<PathBuf>,
 }
 
-fn read(path: &Path, what: &str) -> Result<Vec<u8>, i32> {
-    std::fs::read(path).map_err(|e| {
-        eprintln!("error: cannot read {what} {}: {e}", path.display());
+/// clap's parser of `--blowup`: 2, 4 or 8.
+///
+/// # Errors
+/// A message for clap.
+pub fn parse_blowup(s: &str) -> Result<usize, String> {
+    match s.parse::<usize>() {
+        Ok(b @ (2 | 4 | 8)) => Ok(b),
+        _ => Err("the blowup preset must be 2, 4 or 8".into()),
+    }
+}
+
+/// clap's parser of `prove --max-cycles`: at most [`MAX_PROVABLE_CYCLES`].
+///
+/// # Errors
+/// A message for clap.
+pub fn parse_prove_cycles(s: &str) -> Result<u64, String> {
+    let n: u64 = s.parse().map_err(|e| format!("{e}"))?;
+    check_cycles(n)?;
+    Ok(n)
+}
+
+fn check_cycles(n: u64) -> Result<(), String> {
+    if n > MAX_PROVABLE_CYCLES {
+        return Err(format!(
+            "{n} is more cycles than prove can prove: at most 2^26 = {MAX_PROVABLE_CYCLES} \
+             (`kestrel run` takes more)"
+        ));
+    }
+    Ok(())
+}
+
+fn read_input(path: &Path) -> Result<Vec<u8>, i32> {
+    read_capped(path, (MAX_INPUT, "private input"), None).map_err(|e| {
+        eprintln!("error: cannot read input {}: {e}", path.display());
         EXIT_USAGE
     })
 }
 
-fn write(path: &Path, what: &str, data: &[u8]) -> Result<(), i32> {
-    std::fs::write(path, data).map_err(|e| {
+/// Opens an output file before the work (exit 4 if it cannot be).
+fn out_file(path: &Path, what: &str) -> Result<OutFile, i32> {
+    OutFile::create(path).map_err(|e| {
+        eprintln!("error: cannot write {what} {}: {e}", path.display());
+        EXIT_WRITE
+    })
+}
+
+fn commit(out: OutFile, what: &str, data: &[u8]) -> Result<(), i32> {
+    let path = out.path().to_path_buf();
+    out.commit(data).map_err(|e| {
         eprintln!("error: cannot write {what} {}: {e}", path.display());
         EXIT_WRITE
     })
@@ -117,7 +173,21 @@ fn params(blowup: usize) -> Result<StarkParams, i32> {
 }
 
 fn load(path: &Path) -> Result<Program, i32> {
-    let elf = read(path, "ELF")?;
+    let elf = read_capped(
+        path,
+        (MAX_ELF_FILE, "ELF file"),
+        Some((b"\x7fELF", "not an ELF file (bad magic)")),
+    )
+    .map_err(|e| match e {
+        ReadError::Io(e) => {
+            eprintln!("error: cannot read ELF {}: {e}", path.display());
+            EXIT_USAGE
+        }
+        e => {
+            eprintln!("error: cannot load {}: {e}", path.display());
+            EXIT_VM
+        }
+    })?;
     Program::from_elf(&elf).map_err(|e| {
         eprintln!("error: cannot load {}: {e}", path.display());
         EXIT_VM
@@ -127,11 +197,11 @@ fn load(path: &Path) -> Result<Program, i32> {
 fn keys<B: Backend>(
     backend: &B,
     program: &Program,
-    blowup: usize,
+    params: StarkParams,
 ) -> Result<(ProvingKey<B>, crate::rv::RvMachine), i32> {
     let image = program_image(program);
     let machine = machine_for(&image);
-    let pk = setup(backend, &machine, params(blowup)?).map_err(|e| {
+    let pk = setup(backend, &machine, params).map_err(|e| {
         eprintln!("error: setup: {e}");
         EXIT_INVALID
     })?;
@@ -211,6 +281,12 @@ pub fn prove_command(a: &ProveArgs) -> i32 {
 }
 
 fn prove_inner(a: &ProveArgs) -> Result<(), i32> {
+    // Without the cuda feature every backend but cuda (refused by select) is the CPU's.
+    if a.vram_budget.is_some() && (a.backend == BackendChoice::Cpu || !cfg!(feature = "cuda")) {
+        eprintln!("error: --vram-budget applies to the cuda backend only");
+        return Err(EXIT_USAGE);
+    }
+    let prepared = prepare(a)?;
     let selected = select(a.backend).map_err(|e| {
         eprintln!("error: {e}");
         EXIT_USAGE
@@ -225,35 +301,112 @@ fn prove_inner(a: &ProveArgs) -> Result<(), i32> {
             return Err(EXIT_USAGE);
         }
     }
-    crate::with_backend!(selected, b => prove_with(b, a))
+    crate::with_backend!(selected, b => prove_prepared(b, a, prepared))
 }
 
-/// `kestrel prove` on a given backend; returns the exit code on failure. The proof file is
-/// written only after the proof succeeded.
+/// What `prove` checks and does before a backend is chosen.
+struct Prepared {
+    start: Instant,
+    params: StarkParams,
+    output: OutFile,
+    stats: Option<OutFile>,
+    program: Program,
+    input: Vec<u8>,
+    /// How the unrecorded run ended.
+    exit: Exit,
+    execute_ms: f64,
+}
+
+/// Flags, output paths, the ELF and the input, then a run without records: every error
+/// that does not need the prover, before any proving work.
+fn prepare(a: &ProveArgs) -> Result<Prepared, i32> {
+    let start = Instant::now();
+    let params = params(a.blowup)?;
+    check_cycles(a.max_cycles).map_err(|e| {
+        eprintln!("error: --max-cycles: {e}");
+        EXIT_USAGE
+    })?;
+    let output = out_file(&a.output, "proof")?;
+    let stats = a
+        .stats
+        .as_deref()
+        .map(|p| out_file(p, "stats"))
+        .transpose()?;
+    let program = load(&a.elf)?;
+    let input = match &a.input {
+        Some(p) => read_input(p)?,
+        None => Vec::new(),
+    };
+    let clock = Instant::now();
+    let mut vm = Vm::new(&program, input.clone()).with_max_cycles(a.max_cycles);
+    let exit = vm.run(&mut NoRecorder).map_err(|e| {
+        match e {
+            VmError::MaxCycles { .. } if a.max_cycles == MAX_PROVABLE_CYCLES => eprintln!(
+                "error: {e}: prove can prove at most 2^26 = {MAX_PROVABLE_CYCLES} cycles \
+                 (the default and largest --max-cycles)"
+            ),
+            VmError::MaxCycles { .. } => eprintln!(
+                "error: {e} (raise it with --max-cycles, up to {MAX_PROVABLE_CYCLES} for prove)"
+            ),
+            e => eprintln!("error: {e}"),
+        }
+        EXIT_VM
+    })?;
+    Ok(Prepared {
+        start,
+        params,
+        output,
+        stats,
+        program,
+        input,
+        exit,
+        execute_ms: clock.elapsed().as_secs_f64() * 1e3,
+    })
+}
+
+/// `kestrel prove` on a given backend; returns the exit code on failure. The output paths
+/// are opened before any work and the proof file is put in place only after the proof
+/// succeeded.
 ///
 /// # Errors
 /// The exit code (see the module doc), after printing why.
 pub fn prove_with<B: RvFills>(backend: &B, a: &ProveArgs) -> Result<(), i32> {
-    let start = Instant::now();
-    let program = load(&a.elf)?;
-    let input = match &a.input {
-        Some(p) => read(p, "input")?,
-        None => Vec::new(),
-    };
-    let mut phases: Vec<(String, f64)> = Vec::new();
+    let prepared = prepare(a)?;
+    prove_prepared(backend, a, prepared)
+}
+
+fn prove_prepared<B: RvFills>(backend: &B, a: &ProveArgs, prep: Prepared) -> Result<(), i32> {
+    let Prepared {
+        start,
+        params,
+        output,
+        stats: stats_out,
+        program,
+        input,
+        exit: first,
+        execute_ms,
+    } = prep;
+    let mut phases: Vec<(String, f64)> = vec![("execute".into(), execute_ms)];
     let mut clock = Instant::now();
     let mut lap = |name: &str, clock: &mut Instant| {
         phases.push((name.to_string(), clock.elapsed().as_secs_f64() * 1e3));
         *clock = Instant::now();
     };
-    let mut vm = Vm::new(&program, input.clone()).with_max_cycles(a.max_cycles);
-    let mut rec = VecRecorder::default();
+    // The same run again, recorded into a buffer of its exact length.
+    let mut vm = Vm::new(&program, input.clone()).with_max_cycles(first.cycles);
+    let mut rec = VecRecorder {
+        records: Vec::with_capacity(usize::try_from(first.cycles).unwrap_or(0)),
+    };
     let exit = vm.run(&mut rec).map_err(|e| {
         eprintln!("error: {e}");
         EXIT_VM
     })?;
-    lap("execute", &mut clock);
-    let (pk, rv) = keys(backend, &program, a.blowup)?;
+    if exit != first {
+        eprintln!("error: the recorded run differs from the first ({exit:?}, {first:?})");
+        return Err(EXIT_INVALID);
+    }
+    lap("record", &mut clock);
+    let (pk, rv) = keys(backend, &program, params)?;
     lap("setup", &mut clock);
     let device_fills = backend.has_device_fills() && !a.host_fills;
     let (tr, public, times) = main_traces_timed(
@@ -293,7 +446,7 @@ pub fn prove_with<B: RvFills>(backend: &B, a: &ProveArgs) -> Result<(), i32> {
     }
     let bytes = proof.to_bytes();
     let statement = Statement::from_public(&public);
-    write(&a.output, "proof", &encode_statement(&statement, &bytes))?;
+    commit(output, "proof", &encode_statement(&statement, &bytes))?;
     let total = start.elapsed().as_secs_f64();
     let cycles = exit.cycles;
     eprintln!(
@@ -308,7 +461,7 @@ pub fn prove_with<B: RvFills>(backend: &B, a: &ProveArgs) -> Result<(), i32> {
     for (name, ms) in &phases {
         eprintln!("  {name:<12} {ms:>10.3} ms");
     }
-    if let Some(path) = &a.stats {
+    if let Some(out) = stats_out {
         let tables: Vec<serde_json::Value> = rv
             .machine
             .tables()
@@ -346,8 +499,8 @@ pub fn prove_with<B: RvFills>(backend: &B, a: &ProveArgs) -> Result<(), i32> {
             "proof_bytes": bytes.len(),
             "peak_rss_bytes": peak_rss_bytes(),
         });
-        write(
-            path,
+        commit(
+            out,
             "stats",
             serde_json::to_string_pretty(&stats)
                 .unwrap_or_default()
@@ -360,9 +513,11 @@ pub fn prove_with<B: RvFills>(backend: &B, a: &ProveArgs) -> Result<(), i32> {
 /// `kestrel vk`.
 pub fn vk_command(a: &VkArgs) -> i32 {
     let run = || -> Result<(), i32> {
+        let params = params(a.blowup)?;
+        let out = out_file(&a.output, "verifying key")?;
         let program = load(&a.elf)?;
-        let (pk, _) = keys(&CpuBackend, &program, a.blowup)?;
-        write(&a.output, "verifying key", &pk.vk.0)
+        let (pk, _) = keys(&CpuBackend, &program, params)?;
+        commit(out, "verifying key", &pk.vk.0)
     };
     match run() {
         Ok(()) => 0,
@@ -370,34 +525,122 @@ pub fn vk_command(a: &VkArgs) -> i32 {
     }
 }
 
+/// The preset `p` is, if it is one.
+fn preset_of(p: &StarkParams) -> Option<usize> {
+    StarkParams::PRESETS
+        .iter()
+        .find(|q| *q == p)
+        .map(StarkParams::blowup)
+}
+
+fn read_proof_file(path: &Path) -> Result<Result<Vec<u8>, &'static str>, i32> {
+    match read_capped(
+        path,
+        (MAX_PROOF_FILE, "proof file"),
+        Some((STATEMENT_MAGIC, "not a Kestrel proof file (bad magic)")),
+    ) {
+        Ok(b) => Ok(Ok(b)),
+        Err(ReadError::BadStart(why)) => Ok(Err(why)),
+        Err(e) => {
+            eprintln!("error: cannot read proof {}: {e}", path.display());
+            Err(EXIT_USAGE)
+        }
+    }
+}
+
+fn read_vk(path: &Path) -> Result<VerifyingKey, i32> {
+    let bytes = read_capped(path, (VK_BYTES, "verifying key"), None).map_err(|e| {
+        match e {
+            ReadError::TooLarge { size: Some(n), .. } => eprintln!(
+                "error: {} is not a {VK_BYTES}-byte verifying key ({n} bytes)",
+                path.display()
+            ),
+            ReadError::TooLarge { size: None, .. } => eprintln!(
+                "error: {} is not a {VK_BYTES}-byte verifying key (longer)",
+                path.display()
+            ),
+            e => eprintln!("error: cannot read verifying key {}: {e}", path.display()),
+        }
+        EXIT_USAGE
+    })?;
+    let key: [u8; 32] = bytes.as_slice().try_into().map_err(|_| {
+        eprintln!(
+            "error: {} is not a {VK_BYTES}-byte verifying key ({} bytes)",
+            path.display(),
+            bytes.len()
+        );
+        EXIT_USAGE
+    })?;
+    Ok(VerifyingKey(key))
+}
+
 /// `kestrel verify`.
 pub fn verify_command(a: &VerifyArgs) -> i32 {
     let run = || -> Result<i32, i32> {
-        let file = read(&a.proof, "proof")?;
-        let vk = match (&a.vk, &a.elf) {
-            (Some(p), _) => {
-                let bytes = read(p, "verifying key")?;
-                let key: [u8; 32] = bytes.as_slice().try_into().map_err(|_| {
-                    eprintln!(
-                        "error: {} is not a 32-byte verifying key ({} bytes)",
-                        p.display(),
-                        bytes.len()
-                    );
-                    EXIT_USAGE
-                })?;
-                VerifyingKey(key)
-            }
-            (None, Some(elf)) => keys(&CpuBackend, &load(elf)?, a.blowup)?.0.vk,
-            (None, None) => {
-                eprintln!("error: give --vk or --elf");
-                return Err(EXIT_USAGE);
+        let wanted = a.blowup.map(params).transpose()?;
+        let out = a
+            .public_output
+            .as_deref()
+            .map(|p| out_file(p, "public output"))
+            .transpose()?;
+        let file = match read_proof_file(&a.proof)? {
+            Ok(f) => f,
+            Err(why) => {
+                println!("invalid: {why}");
+                return Ok(EXIT_INVALID);
             }
         };
+        let given_vk = a.vk.as_deref().map(read_vk).transpose()?;
+        if given_vk.is_none() && a.elf.is_none() {
+            eprintln!("error: give --vk or --elf");
+            return Err(EXIT_USAGE);
+        }
         let (statement, proof) = match decode_statement(&file) {
             Ok(x) => x,
             Err(e) => {
                 println!("invalid: {e}");
                 return Ok(EXIT_INVALID);
+            }
+        };
+        // The parameters the proof says it was made with (the key binds them).
+        let made_with = match kestrel_verifier::parse_proof(proof) {
+            Ok(p) => p.params,
+            Err(e) => {
+                println!("invalid: {e}");
+                return Ok(EXIT_INVALID);
+            }
+        };
+        if let Some(w) = wanted {
+            if w != made_with {
+                let made = match preset_of(&made_with) {
+                    Some(b) => format!("--blowup {b}"),
+                    None => format!("parameters that are no preset ({made_with:?})"),
+                };
+                eprintln!(
+                    "error: proof was made with {made}; this verify used --blowup {}",
+                    w.blowup()
+                );
+                return Err(EXIT_USAGE);
+            }
+        }
+        let vk = match (given_vk, &a.elf) {
+            (Some(vk), _) => vk,
+            (None, Some(elf)) => {
+                // The key is derived with the proof's own preset: the verifier still checks
+                // it against the security floor, and only presets are accepted here.
+                let Some(_) = preset_of(&made_with) else {
+                    println!(
+                        "invalid: the proof's parameters are not a preset (blowup 2, 4 or 8): \
+                         {made_with:?}; verify it with --vk"
+                    );
+                    return Ok(EXIT_INVALID);
+                };
+                let program = load(elf)?;
+                keys(&CpuBackend, &program, made_with)?.0.vk
+            }
+            (None, None) => {
+                eprintln!("error: give --vk or --elf");
+                return Err(EXIT_USAGE);
             }
         };
         match kestrel_verifier::verify(&verifier_machine(), &vk, &statement.public(), proof) {
@@ -407,8 +650,8 @@ pub fn verify_command(a: &VerifyArgs) -> i32 {
                     statement.exit_code,
                     statement.output.len()
                 );
-                if let Some(path) = &a.public_output {
-                    write(path, "public output", &statement.output)?;
+                if let Some(out) = out {
+                    commit(out, "public output", &statement.output)?;
                 }
                 Ok(0)
             }

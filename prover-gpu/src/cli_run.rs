@@ -12,12 +12,18 @@
 //! | code | meaning |
 //! | --- | --- |
 //! | 2 | usage error (from clap) |
-//! | [`EXIT_VM_ERROR`] = 3 | the ELF could not be loaded, or execution stopped with an error (illegal instruction, memory fault, unsupported system call, cycle limit) |
-//! | [`EXIT_IO_ERROR`] = 4 | a file could not be read, or stdout could not be written |
+//! | [`EXIT_VM_ERROR`] = 3 | the ELF could not be loaded (or is larger than [`MAX_ELF_FILE`]), or execution stopped with an error (illegal instruction, memory fault, unsupported system call, output limit, cycle limit) |
+//! | [`EXIT_IO_ERROR`] = 4 | a file could not be read (or the input is larger than [`MAX_INPUT`]), or stdout could not be written |
+//!
+//! Output is bounded by the executor: at most 1 MiB of public output
+//! ([`MAX_PUBLIC_OUTPUT`](crate::vm::ecall::MAX_PUBLIC_OUTPUT)) and 1 MiB of debug text
+//! ([`MAX_DEBUG_OUTPUT`](crate::vm::ecall::MAX_DEBUG_OUTPUT)); a write past either stops the
+//! run with an error.
 
-use crate::vm::{NoRecorder, Program, Vm, DEFAULT_MAX_CYCLES};
+use crate::limits::{read_capped, ReadError, MAX_ELF_FILE, MAX_INPUT};
+use crate::vm::{NoRecorder, Program, Vm, VmError, DEFAULT_MAX_CYCLES};
 use std::io::Write;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 /// Process exit code for ELF loading and execution errors.
@@ -41,9 +47,30 @@ pub struct RunArgs {
     pub json: bool,
 }
 
-fn read_file(path: &PathBuf, what: &str) -> Result<Vec<u8>, i32> {
-    std::fs::read(path).map_err(|e| {
-        eprintln!("error: cannot read {what} {}: {e}", path.display());
+/// The ELF's bytes (at most [`MAX_ELF_FILE`]); a file too large or without the ELF magic
+/// cannot be loaded (exit 3), one that cannot be read is an I/O error (exit 4).
+fn read_elf(path: &Path) -> Result<Vec<u8>, i32> {
+    read_capped(
+        path,
+        (MAX_ELF_FILE, "ELF file"),
+        Some((b"\x7fELF", "not an ELF file (bad magic)")),
+    )
+    .map_err(|e| match e {
+        ReadError::Io(e) => {
+            eprintln!("error: cannot read ELF {}: {e}", path.display());
+            EXIT_IO_ERROR
+        }
+        e => {
+            eprintln!("error: cannot load {}: {e}", path.display());
+            EXIT_VM_ERROR
+        }
+    })
+}
+
+/// The private input (at most [`MAX_INPUT`]).
+fn read_input(path: &Path) -> Result<Vec<u8>, i32> {
+    read_capped(path, (MAX_INPUT, "private input"), None).map_err(|e| {
+        eprintln!("error: cannot read input {}: {e}", path.display());
         EXIT_IO_ERROR
     })
 }
@@ -56,9 +83,9 @@ pub fn run_command(args: &RunArgs) -> i32 {
 }
 
 fn run_inner(args: &RunArgs) -> Result<i32, i32> {
-    let elf = read_file(&args.elf, "ELF")?;
+    let elf = read_elf(&args.elf)?;
     let input = match &args.input {
-        Some(p) => read_file(p, "input")?,
+        Some(p) => read_input(p)?,
         None => Vec::new(),
     };
     let program = Program::from_elf(&elf).map_err(|e| {
@@ -77,13 +104,22 @@ fn run_inner(args: &RunArgs) -> Result<i32, i32> {
     };
 
     let mut stderr = std::io::stderr().lock();
-    let _ = stderr.write_all(vm.debug_output());
+    let debug = vm.debug_output();
+    let _ = stderr.write_all(debug);
     let _ = stderr.flush();
     let out = vm.public_output();
     let code = match &result {
         Ok(exit) => (exit.exit_code & 0xff) as i32,
         Err(e) => {
-            let _ = writeln!(stderr, "error: {e}");
+            // The error starts a line of its own, after the guest's debug text.
+            if debug.last().is_some_and(|&b| b != b'\n') {
+                let _ = writeln!(stderr);
+            }
+            let hint = match e {
+                VmError::MaxCycles { .. } => " (raise it with --max-cycles)",
+                _ => "",
+            };
+            let _ = writeln!(stderr, "error: {e}{hint}");
             EXIT_VM_ERROR
         }
     };
@@ -98,11 +134,20 @@ fn run_inner(args: &RunArgs) -> Result<i32, i32> {
             "error": result.as_ref().err().map(|e| e.to_string()),
         });
         let mut stdout = std::io::stdout().lock();
-        writeln!(stdout, "{summary}").map_err(|_| EXIT_IO_ERROR)?;
+        if let Err(e) = writeln!(stdout, "{summary}").and_then(|()| stdout.flush()) {
+            let _ = writeln!(
+                stderr,
+                "error: cannot write the JSON summary to stdout: {e}"
+            );
+            return Err(EXIT_IO_ERROR);
+        }
     } else {
         let mut stdout = std::io::stdout().lock();
-        if stdout.write_all(out).and_then(|()| stdout.flush()).is_err() {
-            let _ = writeln!(stderr, "error: cannot write the guest's output to stdout");
+        if let Err(e) = stdout.write_all(out).and_then(|()| stdout.flush()) {
+            let _ = writeln!(
+                stderr,
+                "error: cannot write the guest's output to stdout: {e}"
+            );
             return Err(EXIT_IO_ERROR);
         }
         if let Ok(exit) = &result {

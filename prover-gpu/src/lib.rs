@@ -8,6 +8,7 @@ pub mod cli_run;
 pub mod cpu;
 #[cfg(feature = "cuda")]
 pub mod cuda;
+pub mod limits;
 pub mod par;
 pub mod prover;
 pub mod rv;

@@ -3,7 +3,8 @@
 //! with the documented exit code and one clear `error: …` line on stderr, never a panic.
 //!
 //! Exit codes (`kestrel run`: prover-gpu/src/cli_run.rs; `kestrel fib`: cli_fib.rs):
-//! 2 usage (clap, or `--blowup` not 2/4/8), 3 ELF or execution error, 4 I/O error.
+//! 2 usage (clap: bad flags, `--blowup` not 2/4/8, `prove --max-cycles` over 2^26; prove/verify:
+//! unreadable or oversized input or proof), 3 ELF or execution error, 4 I/O error.
 //!
 //! The binary belongs to kestrel-prover-gpu, another package, so `CARGO_BIN_EXE_kestrel`
 //! is not set here. The test uses `$KESTREL_BIN` if set, else `kestrel` next to this test's
@@ -217,19 +218,17 @@ fn run_wrong_kind_files_as_elf() {
 
 #[test]
 fn run_oversized_files() {
-    // Sparse 2 GiB files: an ELF of zeros, and an input. Both are read whole today
-    // (about 2 GiB of memory each); they must still end cleanly.
+    // Sparse 2 GiB files: an ELF of zeros, and an input. Both are refused from their size,
+    // unread (the ELF and input caps: 1 GiB + 64 MiB and 16 MiB).
     let d = scratch("run-oversized");
     let big = d.join("big");
     let f = std::fs::File::create(&big).unwrap();
     f.set_len(2 << 30).unwrap();
     drop(f);
-    expect_one_error(&kestrel_run(&[&"run", &big]), 3, "not an ELF");
-    // The fibonacci guest does not read its input: it runs and exits 0.
+    expect_one_error(&kestrel_run(&[&"run", &big]), 3, "ELF file limit");
+    // Even though the fibonacci guest would not read it.
     let o = kestrel_run(&[&"run", &guest("fibonacci.elf"), &"--input", &big]);
-    let err = String::from_utf8_lossy(&o.stderr);
-    assert!(!err.contains("panicked"), "{}", describe(&o));
-    assert_eq!(o.status.code(), Some(0), "{}", describe(&o));
+    expect_one_error(&o, 4, "private input limit");
     let _ = std::fs::remove_dir_all(&d);
 }
 
@@ -294,7 +293,8 @@ fn no_arguments_is_a_usage_error() {
 #[test]
 fn fib_bad_blowup() {
     let o = kestrel_run(&[&"fib", &"--log-rows", &"4", &"--blowup", &"3"]);
-    expect_one_error(&o, 2, "--blowup");
+    expect_usage_error(&o);
+    assert!(String::from_utf8_lossy(&o.stderr).contains("--blowup"));
 }
 
 #[test]
@@ -468,7 +468,7 @@ fn prove_and_vk_hostile_elves() {
             expect_final_error(&o, 3, "cannot load");
         }
         let o = kestrel_run(&[&cmd, &p.elf, &"-o", &out, &"--blowup", &"3"]);
-        expect_final_error(&o, 2, "--blowup");
+        expect_usage_error(&o);
         let o = kestrel_run(&[&cmd, &p.elf, &"-o", &d.join("missing/dir/out")]);
         expect_final_error(&o, 4, "cannot write");
         expect_usage_error(&kestrel_run(&[&cmd, &p.elf]));
@@ -501,7 +501,446 @@ fn prove_hostile_runs() {
     ]);
     expect_final_error(&o, 4, "cannot write");
     // Input shorter than a replayed read needs cannot happen through the CLI (the same
-    // input feeds both); an output file in a missing directory is refused after proving.
+    // input feeds both); an output file in a missing directory is refused before proving.
     let o = kestrel_run(&[&"prove", &p.elf, &"-o", &d.join("no/such/proof")]);
     expect_final_error(&o, 4, "cannot write");
+}
+
+// ---- resource limits: refused up front, in one line, in bounded memory ----
+//
+// Each child runs under an address-space limit (`ulimit -v` through `sh -c`), with two
+// rayon threads and two malloc arenas so the limit means the same on any machine. The
+// limits are several times what the commands need here and far below what the fixed bugs
+// took (hundreds of MiB to gigabytes): an allocation past the limit aborts the child, which
+// fails the exit code assertion.
+
+/// `kestrel run`'s budget: it needs under 48 MiB here; the output bug took over 256 MiB.
+const RUN_LIMIT_MIB: u64 = 192;
+/// `prove`/`vk`/`verify`'s budget: proving the 7-cycle program needs under 384 MiB; the
+/// bugs took gigabytes.
+const PROVE_LIMIT_MIB: u64 = 1024;
+
+/// `kestrel args…` under an address-space limit of `mib` MiB.
+fn kestrel_limited(mib: u64, args: &[&dyn AsRef<std::ffi::OsStr>]) -> Output {
+    limited_command(mib, args)
+        .output()
+        .expect("sh runs kestrel")
+}
+
+fn limited_command(mib: u64, args: &[&dyn AsRef<std::ffi::OsStr>]) -> Command {
+    let mut c = Command::new("sh");
+    c.arg("-c")
+        .arg(r#"ulimit -v "$0" && exec "$@""#)
+        .arg((mib * 1024).to_string())
+        .arg(kestrel())
+        .env("RAYON_NUM_THREADS", "2")
+        .env("MALLOC_ARENA_MAX", "2");
+    for a in args {
+        c.arg(a);
+    }
+    c
+}
+
+/// A guest that sets the break to `heap + chunk` and then writes `chunk` bytes from the heap
+/// to `fd`, `count` times, then exits 0. `chunk` is a multiple of 4 KiB.
+fn writer_guest(fd: i64, chunk: u32, count: i32) -> Vec<u8> {
+    use kestrel_tests::vm_support::asm::{addi, b, exit, li32, lui, r, reg::*, ECALL};
+    use kestrel_tests::vm_support::elf_writer::elf;
+    const S0: u32 = 8;
+    assert_eq!(chunk % 4096, 0);
+    let mut code = vec![
+        addi(A7, ZERO, 214),
+        addi(A0, ZERO, 0),
+        ECALL,                     // a0 = the heap's start
+        addi(S0, A0, 0),           // s0 = heap
+        lui(T0, chunk >> 12),      // t0 = chunk
+        r(0x33, 0, 0, A0, S0, T0), // a0 = heap + chunk
+        ECALL,                     // brk
+    ];
+    code.extend(li32(T1, count));
+    let top = code.len();
+    code.extend([
+        addi(A0, ZERO, fd),
+        addi(A1, S0, 0),
+        lui(A2, chunk >> 12),
+        addi(A7, ZERO, 64),
+        ECALL, // write(fd, heap, chunk)
+        addi(T1, T1, -1),
+    ]);
+    let here = code.len();
+    code.push(b(1, T1, ZERO, (top as i64 - here as i64) * 4)); // bne t1, zero, top
+    code.extend(exit(0));
+    elf(&code, &[])
+}
+
+/// A guest that reads its whole input, 64 KiB at a time into the heap, then exits 0.
+fn reader_guest() -> Vec<u8> {
+    use kestrel_tests::vm_support::asm::{addi, b, exit, lui, r, reg::*, ECALL};
+    use kestrel_tests::vm_support::elf_writer::elf;
+    const S0: u32 = 8;
+    let mut code = vec![
+        addi(A7, ZERO, 214),
+        addi(A0, ZERO, 0),
+        ECALL,
+        addi(S0, A0, 0),
+        lui(T0, 16),
+        r(0x33, 0, 0, A0, S0, T0),
+        ECALL, // brk(heap + 64 KiB)
+    ];
+    let top = code.len();
+    code.extend([
+        addi(A0, ZERO, 0),
+        addi(A1, S0, 0),
+        lui(A2, 16),
+        addi(A7, ZERO, 63),
+        ECALL, // a0 = read(0, heap, 64 KiB)
+    ]);
+    let here = code.len();
+    code.push(b(1, A0, ZERO, (top as i64 - here as i64) * 4)); // bne a0, zero, top
+    code.extend(exit(0));
+    elf(&code, &[])
+}
+
+/// A guest that never exits: `j .`.
+fn looping_guest() -> Vec<u8> {
+    use kestrel_tests::vm_support::asm::jal;
+    use kestrel_tests::vm_support::elf_writer::elf;
+    elf(&[jal(0, 0)], &[])
+}
+
+fn write_file(dir: &Path, name: &str, bytes: &[u8]) -> PathBuf {
+    let p = dir.join(name);
+    std::fs::write(&p, bytes).unwrap();
+    p
+}
+
+fn sparse_file(dir: &Path, name: &str, len: u64) -> PathBuf {
+    let p = dir.join(name);
+    std::fs::File::create(&p).unwrap().set_len(len).unwrap();
+    p
+}
+
+/// The names in `dir`, sorted.
+fn listing(dir: &Path) -> Vec<String> {
+    let mut v: Vec<String> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    v.sort();
+    v
+}
+
+#[test]
+fn output_past_its_limit_stops_the_run() {
+    let d = scratch("output-limit");
+    // 256 MiB in 64 KiB writes, to fd 1 and to fd 2.
+    let to_stdout = write_file(&d, "w1.elf", &writer_guest(1, 64 << 10, 4096));
+    let to_stderr = write_file(&d, "w2.elf", &writer_guest(2, 64 << 10, 4096));
+    // One write of 2 MiB: refused before a byte is copied.
+    let one_big = write_file(&d, "big.elf", &writer_guest(1, 2 << 20, 1));
+
+    let o = kestrel_limited(RUN_LIMIT_MIB, &[&"run", &to_stdout]);
+    expect_one_error(
+        &o,
+        3,
+        "past its limit of 1048576 bytes (1048576 written so far)",
+    );
+    assert!(
+        o.stderr.starts_with(b"error: write of 65536 bytes"),
+        "{}",
+        describe(&o)
+    );
+    assert_eq!(o.stdout.len(), 1 << 20, "the first 1 MiB is printed");
+
+    let o = kestrel_limited(RUN_LIMIT_MIB, &[&"run", &to_stderr]);
+    // The 1 MiB of debug text (NULs, no newline), then the error on a line of its own.
+    assert_eq!(o.status.code(), Some(3), "{}", describe(&o));
+    let (debug, rest) = o.stderr.split_at(1 << 20);
+    assert!(debug.iter().all(|&b| b == 0), "{}", describe(&o));
+    let rest = String::from_utf8_lossy(rest);
+    assert!(
+        rest.starts_with("\nerror: write of 65536 bytes")
+            && rest.contains("debug output (fd 2) past its limit of 1048576 bytes")
+            && rest.lines().count() == 2,
+        "{rest}"
+    );
+
+    let o = kestrel_limited(RUN_LIMIT_MIB, &[&"run", &one_big, &"--json"]);
+    expect_one_error(&o, 3, "write of 2097152 bytes");
+    let json: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert!(json["error"].as_str().unwrap().contains("past its limit"));
+    assert_eq!(json["output_hex"], "");
+
+    // prove stops in its first (unrecorded) run, before anything is kept or written.
+    let out = d.join("w.proof");
+    for elf in [&to_stdout, &to_stderr, &one_big] {
+        let o = kestrel_limited(
+            PROVE_LIMIT_MIB,
+            &[&"prove", elf, &"-o", &out, &"--backend", &"cpu"],
+        );
+        expect_one_error(&o, 3, "past its limit of 1048576 bytes");
+    }
+    assert!(!out.exists());
+    assert_eq!(listing(&d), ["big.elf", "w1.elf", "w2.elf"]);
+}
+
+#[test]
+fn prove_stops_at_the_provable_cycle_count() {
+    let d = scratch("cycles");
+    let elf = write_file(&d, "loop.elf", &looping_guest());
+    let out = d.join("loop.proof");
+    // The default --max-cycles of prove is the provable maximum, 2^26: the run stops there
+    // (in a second or so, without records), naming the limit and the flag.
+    let t = std::time::Instant::now();
+    let o = kestrel_limited(PROVE_LIMIT_MIB, &[&"prove", &elf, &"-o", &out]);
+    expect_one_error(&o, 3, "cycle limit 67108864 reached");
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains("at most 2^26 = 67108864 cycles") && err.contains("--max-cycles"));
+    assert!(t.elapsed().as_secs() < 30, "took {:?}", t.elapsed());
+    // A smaller limit: the hint says how to raise it.
+    let o = kestrel_limited(
+        PROVE_LIMIT_MIB,
+        &[&"prove", &elf, &"-o", &out, &"--max-cycles", &"1000"],
+    );
+    expect_one_error(&o, 3, "raise it with --max-cycles, up to 67108864");
+    // More than can be proven: a usage error before anything runs.
+    for n in ["67108865", "4294967296"] {
+        let o = kestrel_limited(
+            PROVE_LIMIT_MIB,
+            &[&"prove", &elf, &"-o", &out, &"--max-cycles", &n],
+        );
+        expect_usage_error(&o);
+        assert!(String::from_utf8_lossy(&o.stderr).contains("at most 2^26 = 67108864"));
+    }
+    // `run` keeps its larger default (2^32) and takes a larger --max-cycles.
+    let o = kestrel_limited(RUN_LIMIT_MIB, &[&"run", &elf, &"--max-cycles", &"67108865"]);
+    expect_one_error(&o, 3, "cycle limit 67108865 reached");
+    assert!(!out.exists());
+    assert_eq!(listing(&d), ["loop.elf"]);
+}
+
+#[test]
+fn oversized_input_is_refused_before_running() {
+    let d = scratch("input-limit");
+    let elf = write_file(&d, "reader.elf", &reader_guest());
+    let out = d.join("r.proof");
+    // 100 MB (sparse: the size is refused from the metadata), just over the 16 MiB limit,
+    // and /dev/zero (refused after 16 MiB + 1 bytes).
+    let big = sparse_file(&d, "big.input", 100_000_000);
+    let over = sparse_file(&d, "over.input", (16 << 20) + 1);
+    let cases: [(&Path, &str); 3] = [
+        (
+            &big,
+            "100000000 bytes, more than the private input limit of 16 MiB",
+        ),
+        (
+            &over,
+            "16777217 bytes, more than the private input limit of 16 MiB",
+        ),
+        (
+            Path::new("/dev/zero"),
+            "more than the private input limit of 16 MiB",
+        ),
+    ];
+    for (input, needle) in cases {
+        if !input.exists() {
+            continue;
+        }
+        let o = kestrel_limited(
+            PROVE_LIMIT_MIB,
+            &[&"prove", &elf, &"-o", &out, &"--input", &input],
+        );
+        expect_one_error(&o, 2, needle);
+        let o = kestrel_limited(RUN_LIMIT_MIB, &[&"run", &elf, &"--input", &input]);
+        expect_one_error(&o, 4, needle);
+    }
+    // Exactly the limit is read (the guest reads it all).
+    let limit = sparse_file(&d, "limit.input", 16 << 20);
+    let o = kestrel_limited(RUN_LIMIT_MIB, &[&"run", &elf, &"--input", &limit]);
+    assert_eq!(o.status.code(), Some(0), "{}", describe(&o));
+    assert!(!out.exists());
+}
+
+#[test]
+fn oversized_and_endless_files_are_refused_unread() {
+    let p = proved();
+    let d = scratch("file-limits");
+    let out = d.join("out");
+    // A sparse ELF over the 1 GiB + 64 MiB cap, and a 3 GB sparse "proof".
+    let elf = sparse_file(&d, "big.elf", (1 << 30) + (64 << 20) + 1);
+    let proof = sparse_file(&d, "big.proof", 3_000_000_000);
+    let needle = "more than the ELF file limit of 1088 MiB";
+    let t = std::time::Instant::now();
+    expect_one_error(&kestrel_limited(RUN_LIMIT_MIB, &[&"run", &elf]), 3, needle);
+    for cmd in ["prove", "vk"] {
+        let o = kestrel_limited(PROVE_LIMIT_MIB, &[&cmd, &elf, &"-o", &out]);
+        expect_one_error(&o, 3, needle);
+    }
+    let o = kestrel_limited(PROVE_LIMIT_MIB, &[&"verify", &p.proof, &"--elf", &elf]);
+    expect_one_error(&o, 3, needle);
+    let o = kestrel_limited(PROVE_LIMIT_MIB, &[&"verify", &proof, &"--vk", &p.vk]);
+    expect_one_error(
+        &o,
+        2,
+        "3000000000 bytes, more than the proof file limit of 256 MiB",
+    );
+    // Character devices: /dev/zero as the ELF, the proof, the key.
+    let zero = Path::new("/dev/zero");
+    if zero.exists() {
+        let o = kestrel_limited(RUN_LIMIT_MIB, &[&"run", &zero]);
+        expect_one_error(&o, 3, "not an ELF");
+        for cmd in ["prove", "vk"] {
+            let o = kestrel_limited(PROVE_LIMIT_MIB, &[&cmd, &zero, &"-o", &out]);
+            expect_one_error(&o, 3, "not an ELF");
+        }
+        let o = kestrel_limited(PROVE_LIMIT_MIB, &[&"verify", &p.proof, &"--elf", &zero]);
+        expect_one_error(&o, 3, "not an ELF");
+        let o = kestrel_limited(PROVE_LIMIT_MIB, &[&"verify", &zero, &"--vk", &p.vk]);
+        expect_invalid(&o);
+        let o = kestrel_limited(PROVE_LIMIT_MIB, &[&"verify", &p.proof, &"--vk", &zero]);
+        expect_one_error(&o, 2, "is not a 32-byte verifying key");
+    }
+    assert!(t.elapsed().as_secs() < 20, "took {:?}", t.elapsed());
+    assert!(!out.exists());
+}
+
+#[test]
+fn unwritable_outputs_are_refused_before_the_work() {
+    let p = proved();
+    let d = scratch("out-first");
+    let file = write_file(&d, "a-file", b"x");
+    // The looping guest would take 2^26 cycles before proving could even start: the
+    // output checks come first.
+    let elf = write_file(&d, "loop.elf", &looping_guest());
+    let good = d.join("good.out");
+    let t = std::time::Instant::now();
+    for bad in [d.join("missing/dir/x.proof"), file.join("x"), d.clone()] {
+        let o = kestrel_limited(PROVE_LIMIT_MIB, &[&"prove", &elf, &"-o", &bad]);
+        expect_one_error(&o, 4, "cannot write proof");
+        let o = kestrel_limited(
+            PROVE_LIMIT_MIB,
+            &[&"prove", &elf, &"-o", &good, &"--stats", &bad],
+        );
+        expect_one_error(&o, 4, "cannot write stats");
+        let o = kestrel_limited(PROVE_LIMIT_MIB, &[&"vk", &p.elf, &"-o", &bad]);
+        expect_one_error(&o, 4, "cannot write verifying key");
+        // Checked before the proof is even read: a missing proof still says "cannot write".
+        for proof in [&p.proof, &d.join("no-such.proof")] {
+            let o = kestrel_limited(
+                PROVE_LIMIT_MIB,
+                &[&"verify", proof, &"--vk", &p.vk, &"--public-output", &bad],
+            );
+            expect_one_error(&o, 4, "cannot write public output");
+        }
+    }
+    assert!(t.elapsed().as_secs() < 20, "took {:?}", t.elapsed());
+    // A failed prove leaves an existing output as it was, and no temporary file behind.
+    std::fs::write(&good, b"old").unwrap();
+    let o = kestrel_limited(
+        PROVE_LIMIT_MIB,
+        &[&"prove", &elf, &"-o", &good, &"--max-cycles", &"10"],
+    );
+    expect_one_error(&o, 3, "cycle limit 10");
+    assert_eq!(std::fs::read(&good).unwrap(), b"old");
+    assert_eq!(listing(&d), ["a-file", "good.out", "loop.elf"]);
+    // So does a verify that rejects.
+    let o = kestrel_limited(
+        PROVE_LIMIT_MIB,
+        &[&"verify", &file, &"--vk", &p.vk, &"--public-output", &good],
+    );
+    expect_invalid(&o);
+    assert_eq!(std::fs::read(&good).unwrap(), b"old");
+    assert_eq!(listing(&d), ["a-file", "good.out", "loop.elf"]);
+    // /dev/null is written in place (never replaced).
+    let o = kestrel_limited(PROVE_LIMIT_MIB, &[&"vk", &p.elf, &"-o", &"/dev/null"]);
+    assert_eq!(o.status.code(), Some(0), "{}", describe(&o));
+    // Through a symbolic link, the target is replaced and the link stays.
+    let link = d.join("link.vk");
+    std::os::unix::fs::symlink(&good, &link).unwrap();
+    let o = kestrel_limited(
+        PROVE_LIMIT_MIB,
+        &[&"vk", &p.elf, &"-o", &link, &"--blowup", &"8"],
+    );
+    assert_eq!(o.status.code(), Some(0), "{}", describe(&o));
+    assert!(std::fs::symlink_metadata(&link)
+        .unwrap()
+        .file_type()
+        .is_symlink());
+    assert_eq!(std::fs::read(&good).unwrap(), std::fs::read(&p.vk).unwrap());
+    assert_eq!(listing(&d), ["a-file", "good.out", "link.vk", "loop.elf"]);
+}
+
+#[test]
+fn run_json_to_a_full_disk_says_why() {
+    let full = Path::new("/dev/full");
+    if !full.exists() {
+        return;
+    }
+    for args in [&["--json"][..], &[]] {
+        let mut c = limited_command(RUN_LIMIT_MIB, &[&"run", &guest("fibonacci.elf")]);
+        c.args(args)
+            .stdout(std::fs::File::create(full).expect("open /dev/full"));
+        let o = c.output().expect("kestrel runs");
+        expect_one_error(&o, 4, "cannot write");
+        assert!(
+            String::from_utf8_lossy(&o.stderr).contains("No space left on device"),
+            "{}",
+            describe(&o)
+        );
+    }
+}
+
+#[test]
+fn bad_blowup_is_refused_before_any_work() {
+    let p = proved();
+    let d = scratch("blowup");
+    let elf = write_file(&d, "loop.elf", &looping_guest());
+    let out = d.join("out");
+    for bad in ["3", "0", "16", "x"] {
+        // Before the 2^26 cycles of the looping guest, and with --vk as with --elf.
+        for args in [
+            &[&"prove" as &dyn AsRef<std::ffi::OsStr>, &elf, &"-o", &out][..],
+            &[&"vk", &elf, &"-o", &out],
+            &[&"verify", &p.proof, &"--vk", &p.vk],
+            &[&"verify", &p.proof, &"--elf", &p.elf],
+            &[&"fib", &"--log-rows", &"4"],
+        ] {
+            let mut a = args.to_vec();
+            a.extend([&"--blowup" as &dyn AsRef<std::ffi::OsStr>, &bad]);
+            let o = kestrel_limited(PROVE_LIMIT_MIB, &a);
+            expect_usage_error(&o);
+            assert!(
+                String::from_utf8_lossy(&o.stderr).contains("must be 2, 4 or 8"),
+                "{}",
+                describe(&o)
+            );
+        }
+    }
+    assert!(!out.exists());
+}
+
+#[test]
+fn verify_uses_the_proofs_blowup_or_names_the_mismatch() {
+    let p = proved(); // made with --blowup 8
+                      // Without --blowup, --elf derives the key with the proof's own preset.
+    let o = kestrel_limited(PROVE_LIMIT_MIB, &[&"verify", &p.proof, &"--elf", &p.elf]);
+    assert_eq!(o.status.code(), Some(0), "{}", describe(&o));
+    assert!(String::from_utf8_lossy(&o.stdout).starts_with("valid: exit code 7"));
+    // A --blowup that differs is named exactly, with --elf or --vk.
+    for key in [
+        &[&"--elf" as &dyn AsRef<std::ffi::OsStr>, &p.elf][..],
+        &[&"--vk", &p.vk],
+    ] {
+        for other in ["2", "4"] {
+            let mut a: Vec<&dyn AsRef<std::ffi::OsStr>> = vec![&"verify", &p.proof];
+            a.extend_from_slice(key);
+            a.extend([&"--blowup" as &dyn AsRef<std::ffi::OsStr>, &other]);
+            let o = kestrel_limited(PROVE_LIMIT_MIB, &a);
+            expect_one_error(
+                &o,
+                2,
+                &format!("proof was made with --blowup 8; this verify used --blowup {other}"),
+            );
+        }
+    }
 }

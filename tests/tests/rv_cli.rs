@@ -17,7 +17,7 @@ fn verify(proof: &Path, vk: Option<&Path>, elf: Option<&Path>) -> i32 {
         proof: proof.into(),
         vk: vk.map(PathBuf::from),
         elf: elf.map(PathBuf::from),
-        blowup: 8,
+        blowup: Some(8),
         public_output: None,
     })
 }
@@ -117,7 +117,7 @@ fn guest_output_is_bound_by_the_proof() {
             proof: file.into(),
             vk: None,
             elf: Some(guest.clone()),
-            blowup: 8,
+            blowup: Some(8),
             public_output,
         })
     };

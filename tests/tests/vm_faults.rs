@@ -271,3 +271,78 @@ fn output_before_a_fault_is_kept() {
     assert_eq!(vm.public_output(), b"A");
     assert_eq!(vm.pc(), pc_of(7));
 }
+
+/// A write that would take fd 1 or fd 2 past its 1 MiB limit stops the run with
+/// [`VmError::OutputLimit`] before any byte is copied; writes up to the limit go through.
+#[test]
+fn output_limits() {
+    use kestrel_prover_gpu::vm::ecall::{MAX_DEBUG_OUTPUT, MAX_PUBLIC_OUTPUT};
+    assert_eq!(MAX_PUBLIC_OUTPUT, 1 << 20);
+    assert_eq!(MAX_DEBUG_OUTPUT, 1 << 20);
+    for fd in [1, 2] {
+        // brk(heap + 1 MiB + 4 KiB); write(fd, heap, 1 MiB); write(fd, heap, n).
+        let program = |n: i64| {
+            let mut code = vec![
+                addi(A7, 0, 214),
+                addi(A0, 0, 0),
+                ECALL,
+                addi(8, A0, 0),
+                lui(T0, 0x101),
+                asm::r(0x33, 0, 0, A0, 8, T0),
+                ECALL,
+                addi(A0, 0, fd),
+                addi(A1, 8, 0),
+                lui(A2, 0x100),
+                addi(A7, 0, 64),
+                ECALL,
+                addi(A0, 0, fd),
+                addi(A2, 0, n),
+                ECALL,
+            ];
+            code.extend(exit(0));
+            code
+        };
+        let (r, vm) = run(&program(0), 100);
+        assert_eq!(r, Ok(0));
+        let out = if fd == 1 {
+            vm.public_output()
+        } else {
+            vm.debug_output()
+        };
+        assert_eq!(out.len(), 1 << 20);
+        let (r, vm) = run(&program(1), 100);
+        assert_eq!(
+            r,
+            Err(VmError::OutputLimit {
+                pc: pc_of(14),
+                word: ECALL,
+                fd: fd as u64,
+                written: 1 << 20,
+                len: 1,
+                limit: 1 << 20,
+            })
+        );
+        assert!(r
+            .unwrap_err()
+            .to_string()
+            .contains("past its limit of 1048576 bytes"));
+        assert_eq!(vm.public_output().len() + vm.debug_output().len(), 1 << 20);
+    }
+    // One write larger than the limit, from memory that is not even mapped: the limit is
+    // checked first, nothing is read.
+    let huge = [
+        addi(A0, 0, 1),
+        addi(A1, 0, 0),
+        lui(A2, 0x40000),
+        addi(A7, 0, 64),
+        ECALL,
+    ];
+    assert!(matches!(
+        fault(&huge),
+        VmError::OutputLimit {
+            len: 0x4000_0000,
+            written: 0,
+            ..
+        }
+    ));
+}

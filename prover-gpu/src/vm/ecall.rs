@@ -3,13 +3,17 @@
 //! | a7 | call | behaviour |
 //! | --- | --- | --- |
 //! | 93 | `exit(a0)` | stops; the exit code is a0 (a process sees its low 8 bits) |
-//! | 64 | `write(fd, buf, len)` | fd 1 appends to the public output, fd 2 to the debug text; returns `len` |
+//! | 64 | `write(fd, buf, len)` | fd 1 appends to the public output (at most [`MAX_PUBLIC_OUTPUT`] bytes in all), fd 2 to the debug text (at most [`MAX_DEBUG_OUTPUT`]); returns `len` |
 //! | 63 | `read(fd, buf, len)` | fd 0 copies the next `min(len, remaining)` private input bytes; returns that count (0 at the end) |
 //! | 214 | `brk(addr)` | Linux semantics: moves the break if `addr` is in the heap range, returns the break in force |
 //!
 //! Any other number, another fd, or a buffer that is not mapped with the needed permission stops
 //! execution with a [`VmError`] (Linux would return `-EBADF`/`-EFAULT`; Kestrel's proofs have no
-//! use for error returns, so they are errors here).
+//! use for error returns, so they are errors here). So does a `write` that would take its stream
+//! past its limit ([`VmError::OutputLimit`]): the check compares `len` with what is left before
+//! any byte is copied, so a single huge write allocates nothing.
+
+use kestrel_core::rv::machine::MAX_OUTPUT;
 
 use super::error::{Access, VmError};
 use super::memory::Memory;
@@ -22,6 +26,13 @@ pub const SYS_WRITE: u64 = 64;
 pub const SYS_READ: u64 = 63;
 /// `brk`.
 pub const SYS_BRK: u64 = 214;
+
+/// Most bytes a guest may write to fd 1 (public output) in one run: the largest output a
+/// proof's statement carries (`kestrel_core::rv::machine::MAX_OUTPUT`, 1 MiB).
+pub const MAX_PUBLIC_OUTPUT: u64 = MAX_OUTPUT as u64;
+/// Most bytes a guest may write to fd 2 (debug text) in one run: 1 MiB. Debug text is not
+/// proven; the cap keeps `kestrel run` and `prove` bounded.
+pub const MAX_DEBUG_OUTPUT: u64 = 1 << 20;
 
 const A0: usize = 10;
 const A1: usize = 11;
@@ -59,9 +70,9 @@ pub(crate) fn ecall(
     match x[A7] {
         SYS_EXIT => return Ok(After::Exit(a0)),
         SYS_WRITE => {
-            let out = match a0 {
-                1 => &mut io.public,
-                2 => &mut io.debug,
+            let (out, limit) = match a0 {
+                1 => (&mut io.public, MAX_PUBLIC_OUTPUT),
+                2 => (&mut io.debug, MAX_DEBUG_OUTPUT),
                 fd => {
                     return Err(VmError::BadFd {
                         pc,
@@ -71,6 +82,18 @@ pub(crate) fn ecall(
                     })
                 }
             };
+            // Before any byte is read or copied: would the stream pass its limit?
+            let written = out.len() as u64;
+            if len > limit - written.min(limit) {
+                return Err(VmError::OutputLimit {
+                    pc,
+                    word,
+                    fd: a0,
+                    written,
+                    len,
+                    limit,
+                });
+            }
             let fault = VmError::MemoryFault {
                 pc,
                 word,

@@ -21,6 +21,14 @@ impl std::fmt::Display for Access {
     }
 }
 
+fn stream(fd: u64) -> &'static str {
+    if fd == 1 {
+        "public output (fd 1)"
+    } else {
+        "debug output (fd 2)"
+    }
+}
+
 /// An execution error. Every variant names the pc and, where there is one, the instruction word.
 #[derive(Debug, Error, Clone, PartialEq, Eq)]
 pub enum VmError {
@@ -76,6 +84,23 @@ pub enum VmError {
         /// a0.
         fd: u64,
     },
+    /// A `write` would take fd 1 past the public output limit or fd 2 past the debug limit
+    /// (checked before the bytes are copied).
+    #[error("write of {len} bytes at pc {pc:#x} (word {word:#010x}) would take the {} past its limit of {limit} bytes ({written} written so far)", stream(*.fd))]
+    OutputLimit {
+        /// Program counter.
+        pc: u64,
+        /// Instruction word.
+        word: u32,
+        /// 1 (public output) or 2 (debug text).
+        fd: u64,
+        /// Bytes written to that fd so far.
+        written: u64,
+        /// a2, the length of the refused write.
+        len: u64,
+        /// The limit.
+        limit: u64,
+    },
     /// The cycle limit was reached before the program exited.
     #[error("cycle limit {max} reached at pc {pc:#x} (next word {word:#010x}) before the program exited")]
     MaxCycles {
@@ -97,6 +122,7 @@ impl VmError {
             | VmError::MemoryFault { pc, .. }
             | VmError::UnsupportedSyscall { pc, .. }
             | VmError::BadFd { pc, .. }
+            | VmError::OutputLimit { pc, .. }
             | VmError::MaxCycles { pc, .. } => pc,
         }
     }

@@ -196,7 +196,8 @@ impl Vm {
     ///
     /// # Errors
     /// A [`VmError`] naming pc and instruction: illegal instruction, fetch or memory fault,
-    /// unsupported system call or file descriptor, or the cycle limit. The machine state is left
+    /// unsupported system call or file descriptor, a write past the output limits
+    /// ([`VmError::OutputLimit`]), or the cycle limit. The machine state is left
     /// as it was before the failing instruction; output written so far stays available.
     pub fn run<R: Recorder>(&mut self, rec: &mut R) -> Result<Exit, VmError> {
         if let Some(e) = self.exit {

@@ -8,7 +8,8 @@
 //!   the recording code is compiled out (the pure fast path).
 //! - [`record`]: the packed per-instruction [`Record`] (48 bytes per cycle) that trace builders
 //!   derive every table's op list from.
-//! - [`ecall`]: the Linux-numbered system calls (exit 93, write 64, read 63, brk 214).
+//! - [`ecall`]: the Linux-numbered system calls (exit 93, write 64, read 63, brk 214), with
+//!   the output limits (1 MiB to fd 1, 1 MiB to fd 2).
 //!
 //! ```no_run
 //! use kestrel_prover_gpu::vm::{Program, Vm, NoRecorder};
