@@ -2,7 +2,7 @@
 
 use kestrel_core::isa::DecodeError;
 use kestrel_prover_gpu::vm::error::Access;
-use kestrel_prover_gpu::vm::map::{STACK_BOTTOM, STACK_TOP};
+use kestrel_prover_gpu::vm::map::{MAX_HEAP, STACK_BOTTOM, STACK_TOP};
 use kestrel_prover_gpu::vm::{NoRecorder, Program, Vm, VmError};
 use kestrel_tests::vm_support::asm::{
     self, addi, exit, jal, jalr, ld, li32, lui, reg::*, sd, EBREAK, ECALL,
@@ -109,14 +109,27 @@ fn memory_faults() {
             ..
         }
     ));
-    // Heap beyond the break.
-    let code = [lui(T0, ((DATA_BASE + 0x1000) >> 12) as u32), ld(A0, T0, 0)];
+    // The heap is mapped in full, whatever the break (the proof's memory map; qemu would
+    // fault here): beyond the break it reads zero and takes stores. At its limit it faults.
+    let heap = DATA_BASE + 0x1000;
+    let code = [
+        lui(T0, (heap >> 12) as u32),
+        ld(A0, T0, 0),
+        sd(T0, T0, 8),
+        ld(A1, T0, 8),
+        asm::r(0x33, 0, 0x20, A1, A1, T0), // a1 - heap: 0 if the store stuck
+        asm::r(0x33, 0, 0, A0, A0, A1),
+    ];
+    let mut code = code.to_vec();
+    code.extend([addi(asm::reg::A7, 0, 93), asm::ECALL]);
+    assert_eq!(run(&code, 100).0, Ok(0));
+    let limit = heap + MAX_HEAP;
+    let mut code = li32(T0, limit as i32).to_vec();
+    code.push(asm::i(0x03, 4, A0, T0, -1)); // the heap's last byte
+    code.push(asm::i(0x03, 4, A0, T0, 0)); // one past it
     assert!(matches!(
         fault(&code),
-        VmError::MemoryFault {
-            access: Access::Read,
-            ..
-        }
+        VmError::MemoryFault { access: Access::Read, addr, .. } if addr == limit
     ));
 }
 
@@ -151,11 +164,16 @@ fn fetch_faults() {
         fault(&[jal(0, 6), 0, 0]),
         VmError::FetchFault { pc: CODE_BASE + 6 }
     );
-    // Running off the end of the code.
+    // Running off the end of the code (segments are whole 8-byte words: a one-instruction
+    // segment's second word is a zero, illegal, instruction).
     assert_eq!(
-        fault(&[addi(A0, 0, 1)]),
-        VmError::FetchFault { pc: CODE_BASE + 4 }
+        fault(&[addi(A0, 0, 1), addi(A0, 0, 1)]),
+        VmError::FetchFault { pc: CODE_BASE + 8 }
     );
+    assert!(matches!(
+        fault(&[addi(A0, 0, 1)]),
+        VmError::IllegalInstruction { pc, word: 0, .. } if pc == CODE_BASE + 4
+    ));
 }
 
 #[test]
