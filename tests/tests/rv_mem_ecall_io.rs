@@ -85,6 +85,7 @@ impl Sim {
             res: res.unwrap_or(honest),
             outpos: self.out.len() as u64,
             brk: self.regs,
+            remaining: if (a7, a0) == (READ, 0) { remaining } else { 0 },
         };
         if a7 == BRK {
             self.regs[0] = op.res;
@@ -503,7 +504,10 @@ fn check(ops: &[EcallOp], et: &RowMajorMatrix, it: &RowMajorMatrix, out: &[u8]) 
         }
     }
     let lt_t = lt::build_trace(&alu, &mut bytes);
-    for (v, m) in ledger(&IoAir, it, BUS_BYTE) {
+    let byte_lookups = ledger(&IoAir, it, BUS_BYTE)
+        .into_iter()
+        .chain(ledger(&EcallAir, et, BUS_BYTE));
+    for (v, m) in byte_lookups {
         if v[0] == Felt::from(BYTE_RANGE) && v[1].as_u64() < 256 && v[2].as_u64() < 256 {
             for _ in 0..m.as_u64().min(1 << 10) {
                 bytes.range(v[1].as_u64() as u8, v[2].as_u64() as u8);
