@@ -15,10 +15,10 @@ use kestrel_core::air::{Air, Machine};
 use kestrel_core::field::Felt;
 use kestrel_core::matrix::RowMajorMatrix;
 use kestrel_core::params::StarkParams;
-use kestrel_core::rv::cpu::Step;
-use kestrel_core::rv::machine::{build_traces, public_values, Rv64Machine};
 use kestrel_core::rv::bitwise::ByteCounts;
+use kestrel_core::rv::cpu::Step;
 use kestrel_core::rv::decode::ProgramImage;
+use kestrel_core::rv::machine::{build_traces, public_values, Rv64Machine};
 use kestrel_core::rv::memw_r::RegFile;
 use kestrel_core::rv::register::RegisterAir;
 use kestrel_core::rv::{
@@ -119,7 +119,9 @@ fn run(elf: &[u8], input: &[u8]) -> (Program, Vec<Step>, u64, Vec<u8>) {
 }
 
 fn input(len: usize) -> Vec<u8> {
-    (0..len as u8).map(|b| b.wrapping_mul(29).wrapping_add(3)).collect()
+    (0..len as u8)
+        .map(|b| b.wrapping_mul(29).wrapping_add(3))
+        .collect()
 }
 
 /// Proves and verifies an honest run.
@@ -186,7 +188,10 @@ fn forged_steps() -> (Program, Vec<Step>) {
     // Steps: 0..8 the first read (ECALL at 5, t0 = n₁ at 7), 8..16 the second (ECALL at 13,
     // t0 = 16·n₁ at 14, t0 = 16·n₁ + n₂ at 15), 16..19 the exit.
     let ecall1 = 5;
-    assert_eq!((s[ecall1].word, s[ecall1].mem_val, s[ecall1].rd_val), (ECALL, 2, 2));
+    assert_eq!(
+        (s[ecall1].word, s[ecall1].mem_val, s[ecall1].rd_val),
+        (ECALL, 2, 2)
+    );
     s[ecall1].rd_val = 1;
     // add t0, t0, a0 = 0 + 1.
     assert_eq!((s[7].rs2_val, s[7].rd_val), (2, 2));
@@ -240,14 +245,12 @@ fn rejection(machine: &Rv64Machine, traces: &[RowMajorMatrix], public: &[Felt]) 
             Rejected::Constraint(table(machine, &name))
         }
         Err(e) => panic!("unexpected prover error {e}"),
-        Ok((proof, _)) => {
-            match verify(&verifier_machine(), &pk.vk, public, &proof.to_bytes()) {
-                Ok(()) => panic!("a proof of reads (1, 1) verified"),
-                Err(VerifyError::OodMismatch { table }) => Rejected::Constraint(table),
-                Err(VerifyError::LogUpSum) => Rejected::LogUp,
-                Err(e) => panic!("unexpected verifier error {e:?}"),
-            }
-        }
+        Ok((proof, _)) => match verify(&verifier_machine(), &pk.vk, public, &proof.to_bytes()) {
+            Ok(()) => panic!("a proof of reads (1, 1) verified"),
+            Err(VerifyError::OodMismatch { table }) => Rejected::Constraint(table),
+            Err(VerifyError::LogUpSum) => Rejected::LogUp,
+            Err(e) => panic!("unexpected verifier error {e:?}"),
+        },
     }
 }
 
@@ -284,7 +287,10 @@ fn assert_only_unbalanced(r: &DebugReport, bus: u32) {
 fn forged_reads_are_rejected() {
     let (machine, traces, public) = forged_traces();
     let report = debug_check(&machine, &traces, &public);
-    assert!(!report.is_ok(), "reads (1, 1) accepted by the debug checker");
+    assert!(
+        !report.is_ok(),
+        "reads (1, 1) accepted by the debug checker"
+    );
     assert_fails(&report, "ECALL", "ecall short read exhausts the input");
     assert_eq!(
         rejection(&machine, &traces, &public),
@@ -326,10 +332,17 @@ fn forged_reads_rejected_with_consistent_forgeries() {
         assert_eq!(e.row(row)[ecall::SEL_READ], Felt::ONE);
     }
     assert_eq!(
-        (e.row(0)[ecall::REM], e.row(0)[ecall::REM_NEW], e.row(0)[ecall::SHORT]),
+        (
+            e.row(0)[ecall::REM],
+            e.row(0)[ecall::REM_NEW],
+            e.row(0)[ecall::SHORT]
+        ),
         (Felt::new(2), Felt::ONE, Felt::ONE)
     );
-    assert_eq!(traces[t_reg].row(REG_INPUT as usize)[register::IN], Felt::new(2));
+    assert_eq!(
+        traces[t_reg].row(REG_INPUT as usize)[register::IN],
+        Felt::new(2)
+    );
     // REG_INPUT's MEMW_R rows: read 1 (read, write), read 2 (read, write).
     let input_rows: Vec<usize> = (0..traces[t_memw_r].height())
         .filter(|&r| {
@@ -379,7 +392,10 @@ fn forged_reads_rejected_with_consistent_forgeries() {
     t[t_reg].row_mut(REG_INPUT as usize)[register::FINAL] = minus_one;
     let r = debug_check(&machine, &t, &public);
     assert_only_unbalanced(&r, BUS_BYTE);
-    assert!(r.imbalances.iter().any(|i| i.values.contains(&minus_one)), "{r}");
+    assert!(
+        r.imbalances.iter().any(|i| i.values.contains(&minus_one)),
+        "{r}"
+    );
     assert_eq!(rejection(&machine, &t, &public), Rejected::LogUp);
     // With a canonical rem' instead (0xffffffff), the subtraction fails.
     let mut t2 = t.clone();

@@ -249,7 +249,10 @@ impl core::fmt::Display for TraceError {
                 "{bytes} bytes of public output exceed the limit of {MAX_OUTPUT}"
             ),
             TraceError::InputTooLong { bytes } => {
-                write!(f, "{bytes} bytes of private input exceed the limit of 2^32 - 1")
+                write!(
+                    f,
+                    "{bytes} bytes of private input exceed the limit of 2^32 - 1"
+                )
             }
         }
     }

@@ -344,9 +344,8 @@ fn replay<'a, S: Copy + Into<Step>>(
 ) -> Result<Run<'a>, TraceError> {
     let n = steps.len();
     // REG_INPUT holds the unread input bytes as four bytes.
-    let input_len = u32::try_from(input.len()).map_err(|_| TraceError::InputTooLong {
-        bytes: input.len(),
-    })?;
+    let input_len =
+        u32::try_from(input.len()).map_err(|_| TraceError::InputTooLong { bytes: input.len() })?;
     let mut run = Run {
         mem: MemReplay {
             image: &program.words,

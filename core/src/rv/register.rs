@@ -23,9 +23,9 @@
 use alloc::vec;
 use alloc::vec::Vec;
 
+use super::bitwise::ByteCounts;
 use super::decode::ProgramImage;
 use super::memw_r::RegFile;
-use super::bitwise::ByteCounts;
 use super::{
     BUS_BYTE, BUS_REG, BYTE_RANGE, NUM_REGS, REG_BRK, REG_HEAP_LIMIT, REG_HEAP_START, REG_INPUT,
 };
