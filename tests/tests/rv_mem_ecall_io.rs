@@ -85,6 +85,7 @@ impl Sim {
             res: res.unwrap_or(honest),
             outpos: self.out.len() as u64,
             brk: self.regs,
+            remaining: if (a7, a0) == (READ, 0) { remaining } else { 0 },
         };
         if a7 == BRK {
             self.regs[0] = op.res;
@@ -310,6 +311,23 @@ fn honest_calls() {
         }
     }
     assert!(counted.trace().values == from_ledger.trace().values);
+    // So are ECALL's (a read's rem').
+    let mut counted = ByteCounts::default();
+    ecall::build_trace(&s.ops, &mut counted);
+    let mut from_ledger = ByteCounts::default();
+    for (v, m) in on_bus(&EcallAir, &et, BUS_BYTE) {
+        for _ in 0..m.as_u64() {
+            from_ledger.range(v[1].as_u64() as u8, v[2].as_u64() as u8);
+        }
+    }
+    assert!(counted.trace().values == from_ledger.trace().values);
+    // The reads' input register: 30 bytes, then 30, 10, 0, 0 left.
+    let reads: Vec<&EcallOp> = s.ops.iter().filter(|op| op.a7 == READ).collect();
+    let rems: Vec<(u64, u64)> = reads
+        .iter()
+        .map(|op| (op.remaining, ecall::remaining_after(op)))
+        .collect();
+    assert_eq!(rems, vec![(30, 30), (30, 10), (10, 0), (0, 0)]);
     // The output published is the output written.
     let mut out: Vec<(u64, u64)> = on_bus(&IoAir, &it, BUS_OUTPUT)
         .into_iter()
@@ -370,6 +388,10 @@ fn mutations() {
     let et = ecall_trace(&s.ops);
     let rows: Vec<usize> = (0..s.ops.len()).collect();
     assert_all_detected(&EcallAir, &et, None, &[], &rows, 64);
+    // The read rows alone (the input register's columns): empty, full, short, at the end.
+    let reads: Vec<usize> = (0..s.ops.len()).filter(|&r| s.ops[r].a7 == READ).collect();
+    assert_eq!(reads.len(), 4);
+    assert_all_detected(&EcallAir, &et, None, &[], &reads, 64);
     let it = io_trace(&s.words);
     let rows: Vec<usize> = (0..s.words.len()).collect();
     assert_all_detected(&IoAir, &it, None, &[], &rows, 64);
@@ -503,7 +525,10 @@ fn check(ops: &[EcallOp], et: &RowMajorMatrix, it: &RowMajorMatrix, out: &[u8]) 
         }
     }
     let lt_t = lt::build_trace(&alu, &mut bytes);
-    for (v, m) in ledger(&IoAir, it, BUS_BYTE) {
+    let byte_lookups = ledger(&IoAir, it, BUS_BYTE)
+        .into_iter()
+        .chain(ledger(&EcallAir, et, BUS_BYTE));
+    for (v, m) in byte_lookups {
         if v[0] == Felt::from(BYTE_RANGE) && v[1].as_u64() < 256 && v[2].as_u64() < 256 {
             for _ in 0..m.as_u64().min(1 << 10) {
                 bytes.range(v[1].as_u64() as u8, v[2].as_u64() as u8);
@@ -836,6 +861,68 @@ fn chain_read_too_long() {
     let mut s = Sim::new((0..40).collect());
     s.call(READ, 0, 0x3100, 4);
     s.call(READ, 0, 0x3200, 100);
+    assert_ok(&check_sim(&s));
+}
+
+#[test]
+fn chain_read_not_min() {
+    // A short read that leaves input unread: 4 of 8 asked, 36 left.
+    let mut s = Sim::new((0..40).collect());
+    let op = s.call_with(READ, 0, 0x3100, 8, Some(4));
+    assert_eq!(ecall::remaining_after(&op), 36);
+    s.call(EXIT, 0, 0, 0);
+    assert_fails(&check_sim(&s), "ecall short read exhausts the input");
+    // ... with the short flag denied: LT disagrees (SLTU(4, 8) = 1).
+    let mut et = ecall_trace(&s.ops);
+    et.row_mut(0)[ecall::SHORT] = Felt::ZERO;
+    assert_unbalanced(&check(&s.ops, &et, &io_trace(&s.words), &s.out), BUS_ALU);
+    // A read of more than remains: 5 of 8 with 3 left (rem' = 3 − 5 is no four bytes).
+    let mut s = Sim::new((0..40).collect());
+    s.call_with(READ, 0, 0x3100, 8, Some(5));
+    s.ops[0].remaining = 3;
+    s.call(EXIT, 0, 0, 0);
+    assert_fails(&check_sim(&s), "ecall read consumes n input bytes");
+    // A read that leaves the input register unchanged (rem' = rem): the subtraction fails.
+    let mut s = Sim::new((0..40).collect());
+    s.call(READ, 0, 0x3100, 8);
+    s.call(EXIT, 0, 0, 0);
+    let mut et = ecall_trace(&s.ops);
+    et.row_mut(0)[ecall::REM_NEW] = Felt::new(40);
+    assert_fails(
+        &check(&s.ops, &et, &io_trace(&s.words), &s.out),
+        "ecall read consumes n input bytes",
+    );
+    // Input register columns on a call that is no read.
+    let mut s = Sim::new((0..40).collect());
+    s.call(WRITE, 1, 0x1000, 8);
+    s.call(EXIT, 0, 0, 0);
+    for col in [ecall::REM, ecall::REM_NEW + 3] {
+        let mut et = ecall_trace(&s.ops);
+        et.row_mut(0)[col] = Felt::ONE;
+        assert_fails(
+            &check(&s.ops, &et, &io_trace(&s.words), &s.out),
+            "ecall input registers unused",
+        );
+    }
+    let mut et = ecall_trace(&s.ops);
+    et.row_mut(0)[ecall::SHORT] = Felt::ONE;
+    assert_fails(
+        &check(&s.ops, &et, &io_trace(&s.words), &s.out),
+        "ecall short unused",
+    );
+    // Honest reads of every shape balance: full, short, at the end, of len 0, of a len
+    // ≥ 2^32 (as a 64-bit value, even ≥ p).
+    let mut s = Sim::new((0..40).collect());
+    assert_eq!(s.call(READ, 0, 0x3000, 0).res, 0);
+    assert_eq!(s.call(READ, 0, 0x3000, 8).res, 8);
+    assert_eq!(s.call(READ, 0, 0x3100, u64::MAX).res, 32);
+    assert_eq!(s.call(READ, 0, 0x3200, 1 << 32).res, 0);
+    assert_eq!(s.call(READ, 0, 0x3200, 3).res, 0);
+    s.call(EXIT, 0, 0, 0);
+    assert_ok(&check_sim(&s));
+    let mut s = Sim::new((0..40).collect());
+    assert_eq!(s.call(READ, 0, 0x3000, (1 << 32) + 5).res, 40);
+    s.call(EXIT, 0, 0, 0);
     assert_ok(&check_sim(&s));
 }
 

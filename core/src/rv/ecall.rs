@@ -12,7 +12,7 @@
 //! | `exit` | 93 | code | `res = a0`, `exit = 1` |
 //! | `wout` | 64 | 1 | reads a1 (buf), a2 (len), both `< 2^32`; `res = len`, `outn = len`; IO chain [`IO_OUT`], `cnt = len` |
 //! | `wdbg` | 64 | 2 | reads a1, a2; `res = a2` (the debug text is not proven) |
-//! | `read` | 63 | 0 | reads a1 (buf `< 2^32`), a2 (len); `n = res < 2^32`, `n ≤ len`; IO chain [`IO_IN`], `cnt = n` |
+//! | `read` | 63 | 0 | reads a1 (buf `< 2^32`), a2 (len), [`REG_INPUT`] (`rem`); `n = res = min(len, rem)`; writes [`REG_INPUT`] := `rem − n`; IO chain [`IO_IN`], `cnt = n` |
 //! | `brk` | 214 | addr | reads [`REG_BRK`], [`REG_HEAP_LIMIT`], [`REG_HEAP_START`]; `res = a0` if `start ≤ a0 ≤ limit`, else the old break; writes [`REG_BRK`] := `res`; if `res < old` (a shrink), IO chain [`IO_ZERO`] zeroes `res .. old` |
 //!
 //! `exit` (the bus value) is the `exit` selector itself; `outn = wout · len` (a column).
@@ -24,6 +24,35 @@
 //! the break register only ever holds the heap start or an accepted `a0 ≤ limit < 2^32`
 //! (and the row checks the high bytes of both anyway), so their low four bytes as field
 //! elements are the addresses.
+//!
+//! # The input stream
+//!
+//! The executor's `read(0, buf, len)` copies `n = min(len, remaining)` bytes, where
+//! `remaining` starts at the length of the private input and every read lowers it by its
+//! `n` (so after a short read every later read returns 0). The proof ties the reads to one
+//! stream in the same way: [`REG_INPUT`] is a register of the memory argument whose
+//! initial value (REGISTER's private initial value, see `register.rs`) is the input
+//! length `L < 2^32`, as four range-checked bytes with the high four zero. A `read` row
+//! reads it (`rem`, bytes [`REM`], at `4clk+1`) and writes `rem' = rem − n` (bytes
+//! [`REM_NEW`], range-checked here, at `4clk+2`), and proves:
+//!
+//! - `rem = n + rem'` as field elements, with `n < 2^32` (res's high bytes zero, its bytes
+//!   canonical from the CPU), `rem' < 2^32` (range-checked bytes) and `rem < 2^32` (the
+//!   register only ever holds `L` or an earlier `rem'`, each four canonical bytes and four
+//!   zeros): every side is below `2^33 < p`, so this is the integer `n ≤ rem`, `rem' = rem −
+//!   n`;
+//! - `SLTU(len, n) = 0` on the full 64-bit `len`: `n ≤ len`;
+//! - `SLTU(n, len) = short` (a boolean column) and `short · rem' = 0`: a read returning less
+//!   than `len` leaves nothing unread.
+//!
+//! Either `short = 0`: `n = len ≤ rem`; or `short = 1`: `n < len` and `n = rem`. Both are
+//! `n = min(len, rem)`. `len` is never used as a field element (it may be ≥ 2^32, even
+//! ≥ p): only LT compares it, bytewise. Only ECALL's `read` rows access [`REG_INPUT`] (the
+//! CPU's register numbers come from DECODE and are below 32; ECALL's are constants), so by
+//! the memory argument the `k`-th read in time sees `rem = L − n₁ − … − nₖ₋₁`: the reads
+//! are exactly the executor's on an input of `L` bytes (whose bytes are the ones the IO
+//! chains write, and any bytes after them). The final value of [`REG_INPUT`] is REGISTER's
+//! final token, unconstrained.
 //!
 //! # Columns
 //!
@@ -38,6 +67,8 @@
 //! | [`LT_LO`], [`LT_HI`] | `a0 <u heap_start`, `limit <u a0` (zero unless `brk`) |
 //! | [`OUT`] | `lt_lo ∨ lt_hi` = `lt_lo + lt_hi − lt_lo·lt_hi`: `a0` out of range |
 //! | [`SHRINK`] | `res <u brk_old`: the call lowers the break (zero unless `brk`) |
+//! | [`REM`], [`REM_NEW`] `[4]` | [`REG_INPUT`] before and after the call (zero unless `read`) |
+//! | [`SHORT`] | `res <u a2`: a short read (zero unless `read`) |
 //!
 //! # Constraints (every row)
 //!
@@ -54,7 +85,9 @@
 //! - `lt_lo`, `lt_hi` boolean, zero unless `brk`; `out = lt_lo + lt_hi − lt_lo·lt_hi`;
 //! - `brk·(resᵢ − a0ᵢ − out·(brk_oldᵢ − a0ᵢ)) = 0` (degree 3);
 //! - `shrink` boolean, zero unless `brk`; `shrink·resᵢ = shrink·brk_oldᵢ = 0` for `i ≥ 4`
-//!   (both breaks below 2^32, so `N` and `OLD` are the full values).
+//!   (both breaks below 2^32, so `N` and `OLD` are the full values);
+//! - with `REM = Σᵢ₌₀³ remᵢ·256^i`, `REM' = Σᵢ₌₀³ rem'ᵢ·256^i`: `read·(REM − N − REM') = 0`;
+//!   `short` boolean; `short·REM' = 0`; `(1 − read)·{rem, rem', short} = 0`.
 //!
 //! # Interactions
 //!
@@ -63,7 +96,12 @@
 //! - send [`BUS_REG_ACCESS`] `(REG_BRK, brk_old, 4clk+1, 0)`, `(REG_HEAP_LIMIT, limit,
 //!   4clk+1, 0)`, `(REG_HEAP_START, hstart, 4clk+1, 0)`, `(REG_BRK, res, 4clk+2, 1)`,
 //!   multiplicity `brk`;
-//! - send [`BUS_ALU`] `(SLTU, a2, res, 0)` (`len < n` is false), multiplicity `read`;
+//! - send [`BUS_REG_ACCESS`] `(REG_INPUT, rem‖0⁴, 4clk+1, 0)`, `(REG_INPUT, rem'‖0⁴, 4clk+2,
+//!   1)`, multiplicity `read`;
+//! - send [`BUS_ALU`] `(SLTU, a2, res, 0)` (`len < n` is false) and `(SLTU, res, a2, short)`,
+//!   multiplicity `read`;
+//! - send [`BUS_BYTE`] `(RANGE, rem'₀, rem'₁, 0)`, `(RANGE, rem'₂, rem'₃, 0)`, multiplicity
+//!   `read`;
 //! - send [`BUS_ALU`] `(SLTU, a0, hstart, lt_lo)`, `(SLTU, limit, a0, lt_hi)` and
 //!   `(SLTU, res, brk_old, shrink)`, multiplicity `brk`;
 //! - send [`BUS_IO`] `(wout, buf, clk+1, outpos)` and receive [`BUS_IO`]
@@ -75,17 +113,19 @@
 //!   OLD − N)`, multiplicity `shrink`: IO rows of kind [`IO_ZERO`] must zero every byte of
 //!   `res .. old` (`OLD > N`, so the chain is never empty).
 //!
-//! All bytes here are canonical without lookups of this table's own: the bus values come
-//! from the CPU (which range-checks `res`), register values from the memory argument, and
-//! the comparison flags from LT. A padding row is all zeros.
+//! All bytes here but `rem'` are canonical without lookups of this table's own: the bus
+//! values come from the CPU (which range-checks `res`), register values from the memory
+//! argument, and the comparison flags from LT; `rem'` (the value this row writes) is
+//! range-checked here. A padding row is all zeros.
 
 use alloc::vec;
 use alloc::vec::Vec;
 
 use super::bitwise::ByteCounts;
 use super::{
-    AluOp, EcallOp, ALU_SLTU, BUS_ALU, BUS_ECALL, BUS_IO, BUS_REG_ACCESS, IO_IN, IO_OUT, IO_ZERO,
-    REG_BRK, REG_HEAP_LIMIT, REG_HEAP_START, SYS_BRK, SYS_EXIT, SYS_READ, SYS_WRITE,
+    AluOp, EcallOp, ALU_SLTU, BUS_ALU, BUS_BYTE, BUS_ECALL, BUS_IO, BUS_REG_ACCESS, BYTE_RANGE,
+    IO_IN, IO_OUT, IO_ZERO, REG_BRK, REG_HEAP_LIMIT, REG_HEAP_START, REG_INPUT, SYS_BRK, SYS_EXIT,
+    SYS_READ, SYS_WRITE,
 };
 use crate::air::{Air, AirBuilder};
 use crate::field::Felt;
@@ -131,8 +171,14 @@ pub const LT_HI: usize = 73;
 pub const OUT: usize = 74;
 /// `res <u brk_old`: the call lowers the break.
 pub const SHRINK: usize = 75;
+/// `rem[4]`: [`REG_INPUT`] before a read.
+pub const REM: usize = 76;
+/// `rem'[4]`: [`REG_INPUT`] after a read (`rem − n`).
+pub const REM_NEW: usize = 80;
+/// `res <u a2`: a read returned less than asked.
+pub const SHORT: usize = 84;
 /// Main columns.
-pub const WIDTH: usize = 76;
+pub const WIDTH: usize = 85;
 
 /// The register number of a1.
 const REG_A1: u64 = 11;
@@ -249,6 +295,28 @@ impl Air for EcallAir {
         }
         let old = lin4(BRK_OLD);
 
+        // read: n = min(len, rem), rem' = rem − n.
+        let short = m(SHORT);
+        b.assert_bool("ecall short boolean", short.clone());
+        b.assert_zero("ecall short unused", (k(1) - read.clone()) * short.clone());
+        for i in 0..4 {
+            for col in [REM, REM_NEW] {
+                b.assert_zero(
+                    "ecall input registers unused",
+                    (k(1) - read.clone()) * m(col + i),
+                );
+            }
+        }
+        let (rem, rem_new) = (lin4(REM), lin4(REM_NEW));
+        b.assert_zero(
+            "ecall read consumes n input bytes",
+            read.clone() * (rem - n.clone() - rem_new.clone()),
+        );
+        b.assert_zero(
+            "ecall short read exhausts the input",
+            short.clone() * rem_new,
+        );
+
         // Interactions.
         let r = &row;
         let bytes = |col: usize| (0..8).map(move |i| r[col + i].clone());
@@ -268,6 +336,15 @@ impl Air for EcallAir {
         };
         b.send(BUS_REG_ACCESS, rw.clone(), &access(REG_A1, A1, 1, 0));
         b.send(BUS_REG_ACCESS, rw, &access(REG_A2, A2, 1, 0));
+        let input = |col: usize, j: u64, w: u64| {
+            let mut t = vec![k(REG_INPUT as u64)];
+            t.extend((0..4).map(|i| m(col + i)));
+            t.extend((4..8).map(|_| k(0)));
+            t.extend([ts(j), k(w)]);
+            t
+        };
+        b.send(BUS_REG_ACCESS, read.clone(), &input(REM, 1, 0));
+        b.send(BUS_REG_ACCESS, read.clone(), &input(REM_NEW, 2, 1));
         for (reg, col, j, w) in [
             (REG_BRK, BRK_OLD, 1, 0),
             (REG_HEAP_LIMIT, LIMIT, 1, 0),
@@ -285,7 +362,16 @@ impl Air for EcallAir {
             t.extend((1..8).map(|_| k(0)));
             t
         };
-        b.send(BUS_ALU, read, &alu(A2, RES, k(0)));
+        b.send(BUS_ALU, read.clone(), &alu(A2, RES, k(0)));
+        b.send(BUS_ALU, read.clone(), &alu(RES, A2, short));
+        let range = k(BYTE_RANGE as u64);
+        for i in [0, 2] {
+            b.send(
+                BUS_BYTE,
+                read.clone(),
+                &[range.clone(), m(REM_NEW + i), m(REM_NEW + i + 1), k(0)],
+            );
+        }
         b.send(BUS_ALU, brk.clone(), &alu(A0, HSTART, lt_lo));
         b.send(BUS_ALU, brk.clone(), &alu(LIMIT, A0, lt_hi));
         b.send(BUS_ALU, brk, &alu(RES, BRK_OLD, shrink.clone()));
@@ -372,12 +458,15 @@ pub fn alu_lookups(op: &EcallOp) -> Vec<AluOp> {
         c: (a < b) as u64,
     };
     match call_of(op) {
-        Some(Call::Read) => vec![AluOp {
-            op: ALU_SLTU,
-            a: op.a2,
-            b: op.res,
-            c: 0,
-        }],
+        Some(Call::Read) => vec![
+            AluOp {
+                op: ALU_SLTU,
+                a: op.a2,
+                b: op.res,
+                c: 0,
+            },
+            sltu(op.res, op.a2),
+        ],
         Some(Call::Brk) => vec![
             sltu(op.a0, op.brk[2]),
             sltu(op.brk[1], op.a0),
@@ -387,11 +476,19 @@ pub fn alu_lookups(op: &EcallOp) -> Vec<AluOp> {
     }
 }
 
-/// ECALL's trace for `ops`, one row each. ECALL makes no byte lookups of its own (`bytes` is
-/// untouched). A call that no selector covers (another `a7` or fd) gets an all-zero row,
-/// which receives nothing: the CPU's send stays unbalanced. Height: the next power of two
-/// ≥ 8.
-pub fn build_trace(ops: &[EcallOp], _bytes: &mut ByteCounts) -> RowMajorMatrix {
+/// The input bytes left after `op` (a read: `remaining − res`, wrapping if `op` is no
+/// honest read, whose trace then fails; other calls: `remaining`).
+pub fn remaining_after(op: &EcallOp) -> u64 {
+    match call_of(op) {
+        Some(Call::Read) => op.remaining.wrapping_sub(op.res),
+        _ => op.remaining,
+    }
+}
+
+/// ECALL's trace for `ops`, one row each, recording its byte lookups (a read's `rem'`) in
+/// `bytes`. A call that no selector covers (another `a7` or fd) gets an all-zero row, which
+/// receives nothing: the CPU's send stays unbalanced. Height: the next power of two ≥ 8.
+pub fn build_trace(ops: &[EcallOp], bytes: &mut ByteCounts) -> RowMajorMatrix {
     let h = ops.len().next_power_of_two().max(8);
     let mut t = RowMajorMatrix::zeros(h, WIDTH);
     for (r, op) in ops.iter().enumerate() {
@@ -419,9 +516,30 @@ pub fn build_trace(ops: &[EcallOp], _bytes: &mut ByteCounts) -> RowMajorMatrix {
         row[OUTPOS] = Felt::new(op.outpos);
         row[OUTN] = Felt::new(outn(op));
         match call {
-            Call::WriteOut | Call::WriteDebug | Call::Read => {
+            Call::WriteOut | Call::WriteDebug => {
                 put(row, A1, op.a1);
                 put(row, A2, op.a2);
+            }
+            Call::Read => {
+                put(row, A1, op.a1);
+                put(row, A2, op.a2);
+                // REG_INPUT's four low bytes (its high bytes are zero in an honest run).
+                let after = remaining_after(op);
+                for (i, (r, a)) in op
+                    .remaining
+                    .to_le_bytes()
+                    .into_iter()
+                    .zip(after.to_le_bytes())
+                    .take(4)
+                    .enumerate()
+                {
+                    row[REM + i] = Felt::from(r as u32);
+                    row[REM_NEW + i] = Felt::from(a as u32);
+                }
+                row[SHORT] = Felt::from(op.res < op.a2);
+                let a = after.to_le_bytes();
+                bytes.range(a[0], a[1]);
+                bytes.range(a[2], a[3]);
             }
             Call::Brk => {
                 put(row, BRK_OLD, op.brk[0]);

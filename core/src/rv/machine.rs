@@ -212,6 +212,8 @@ pub enum TraceError {
     InputExhausted { pc: u32 },
     /// More public output than a statement may carry.
     OutputTooLong { bytes: usize },
+    /// A private input of 2^32 bytes or more (the unread count is a 32-bit register value).
+    InputTooLong { bytes: usize },
 }
 
 impl core::fmt::Display for TraceError {
@@ -249,6 +251,12 @@ impl core::fmt::Display for TraceError {
                 f,
                 "{bytes} bytes of public output exceed the limit of {MAX_OUTPUT}"
             ),
+            TraceError::InputTooLong { bytes } => {
+                write!(
+                    f,
+                    "{bytes} bytes of private input exceed the limit of 2^32 - 1"
+                )
+            }
         }
     }
 }

@@ -18,7 +18,7 @@
 //! | --- | --- | --- | --- |
 //! | [`BUS_DECODE`] | `(pc, selectors…, alu_op, rd, rs1, rs2, imm_f, imm[8])` | CPU, once per executed row | DECODE, multiplicity = executions |
 //! | [`BUS_ENTRY`] | `(pc)` | CPU's first row | DECODE's entry row |
-//! | [`BUS_REG_ACCESS`] | `(reg, value[8], ts, is_write)` | CPU: rs1 read, rs2 read, rd write; ECALL: a1, a2, break registers | MEMW_R |
+//! | [`BUS_REG_ACCESS`] | `(reg, value[8], ts, is_write)` | CPU: rs1 read, rs2 read, rd write; ECALL: a1, a2, break registers, [`REG_INPUT`] | MEMW_R |
 //! | [`BUS_REG`] | `(reg, value[8], ts)` | MEMW_R (new token), REGISTER (initial) | MEMW_R (old token), REGISTER (final) |
 //! | [`BUS_BYTE`] | `(op, x, y, z)` | anyone range-checking bytes or doing byte logic | BITWISE |
 //! | [`BUS_ALU`] | `(op, a[8], b[8], c[8])` | CPU (ALU instructions and branch compares) | LT, EQ, SHIFT, MUL, DVRM |
@@ -119,7 +119,10 @@
 //! The CPU's ECALL row reads `a7` (rs1) and `a0` (rs2), writes `a0` (rd) with `res`, and
 //! sends [`BUS_ECALL`]; ECALL proves `res` and the effects (see `ecall.rs`). Register tokens
 //! beyond the 32 architectural ones: [`REG_BRK`] (the program break), [`REG_HEAP_LIMIT`] and
-//! [`REG_HEAP_START`] (read-only constants), initialised by REGISTER from the program.
+//! [`REG_HEAP_START`] (read-only constants), initialised by REGISTER from the program, and
+//! [`REG_INPUT`] (the unread private input bytes), whose initial value is private: REGISTER
+//! takes it from its main trace (range-checked bytes), and every `read` lowers it by the
+//! bytes it returns, so reads are proven to take `min(len, remaining)` bytes of one stream.
 //! read/write transfers run as a chain of IO rows over [`BUS_IO`]: ECALL sends the start token
 //! `(kind, buf, clk+1, outpos)` and receives the end token `(kind, buf+cnt, clk+1,
 //! outpos+cnt)`; each IO row covers the bytes `lo .. lo+cnt` of one word, receiving
@@ -213,8 +216,12 @@ pub const REG_BRK: u32 = 32;
 pub const REG_HEAP_LIMIT: u32 = 33;
 /// The lowest break `brk` accepts: the initial break (read-only).
 pub const REG_HEAP_START: u32 = 34;
-/// Registers of the memory argument: 32 architectural ones and the three above.
-pub const NUM_REGS: usize = 35;
+/// The private input bytes not yet read (4 canonical bytes, the high 4 zero): starts at
+/// the input's length (a private initial value of REGISTER), every `read` lowers it by the
+/// bytes it returns.
+pub const REG_INPUT: u32 = 35;
+/// Registers of the memory argument: 32 architectural ones and the four above.
+pub const NUM_REGS: usize = 36;
 
 /// One past the highest stack byte, and `sp` at entry.
 pub const STACK_TOP: u32 = 0xC000_0000;
@@ -269,7 +276,8 @@ pub struct StoreOp {
 }
 
 /// One system call as ECALL proves it. `brk` = (old break, heap limit, heap start), the
-/// values of registers 32..35 before the call (read only by `brk`).
+/// values of registers 32..35 before the call (read only by `brk`); `remaining` = the value
+/// of [`REG_INPUT`] before the call (read and lowered by `res` only by `read`).
 #[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
 pub struct EcallOp {
     pub clk: u64,
@@ -282,6 +290,8 @@ pub struct EcallOp {
     /// Public output bytes written before this call.
     pub outpos: u64,
     pub brk: [u64; 3],
+    /// Private input bytes not yet read before the call (used only by `read`).
+    pub remaining: u64,
 }
 
 /// One IO row: bytes `lo .. lo + cnt` of word `w` moved by the call at memory timestamp

@@ -43,7 +43,7 @@ use super::store;
 use super::{
     distinct_height, merge_distinct, AluOp, Distinct, EcallOp, IoWord, LoadOp, StoreOp, WordAccess,
     BYTE_AND, BYTE_OR, BYTE_XOR, IO_IN, IO_OUT, IO_ZERO, MEMOP_LOAD, MEMOP_STORE, REG_BRK,
-    REG_HEAP_LIMIT, REG_HEAP_START, SYS_BRK, SYS_EXIT,
+    REG_HEAP_LIMIT, REG_HEAP_START, REG_INPUT, SYS_BRK, SYS_EXIT, SYS_READ,
 };
 use crate::field::Felt;
 use crate::matrix::RowMajorMatrix;
@@ -343,12 +343,15 @@ fn replay<'a, S: Copy + Into<Step>>(
     len: usize,
 ) -> Result<Run<'a>, TraceError> {
     let n = steps.len();
+    // REG_INPUT holds the unread input bytes as four bytes.
+    let input_len =
+        u32::try_from(input.len()).map_err(|_| TraceError::InputTooLong { bytes: input.len() })?;
     let mut run = Run {
         mem: MemReplay {
             image: page::MemoryImage::of(program),
             words: Words::default(),
         },
-        file: RegFile::new(register::initial_registers(program)),
+        file: RegFile::new(register::initial_file(program, input_len)),
         file_at: Vec::with_capacity(n.div_ceil(len)),
         extra: Vec::new(),
         extra_of: Vec::new(),
@@ -789,10 +792,18 @@ impl Run<'_> {
             res: s.rd_val,
             outpos,
             brk: [0; 3],
+            remaining: 0,
         };
         if io {
             self.extra_reg(11, 0, ts, false);
             self.extra_reg(12, 0, ts, false);
+        }
+        if (a7, a0) == (SYS_READ as u64, 0) {
+            // The unread input bytes: read, then lowered by the bytes returned (a result
+            // above them wraps here and fails the IO chain below).
+            op.remaining = self.extra_reg(REG_INPUT, 0, ts, false);
+            debug_assert_eq!(op.remaining, (self.input.len() - self.input_pos) as u64);
+            self.extra_reg(REG_INPUT, ecall::remaining_after(&op), ts + 1, true);
         }
         if brk {
             op.brk =
@@ -1157,7 +1168,11 @@ fn build_table(job: Job, r: &Records<'_>, bytes: &mut ByteCounts) -> Built {
             }
             Built::Nothing
         }
-        Job::Register => Built::Trace(register::build_trace(&run.file)),
+        Job::Register => Built::Trace(register::build_trace(
+            &run.file,
+            run.input.len() as u32,
+            bytes,
+        )),
         Job::Alu(i) => {
             let ops: Vec<AluOp> = r.chunks.iter().flat_map(|c| &c.ops[i]).copied().collect();
             Built::Trace(r.machine.alu[i].build(&ops, bytes))
