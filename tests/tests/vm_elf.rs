@@ -50,7 +50,9 @@ fn valid_elf_loads_with_permissions() {
         (data.vaddr, data.perm.read, data.perm.write, data.perm.exec),
         (DATA_BASE, true, true, false)
     );
-    assert_eq!(data.data, [1, 2, 3]);
+    // Mapped as whole words: the file bytes, then zeros to the word's end.
+    assert_eq!(data.data, [1, 2, 3, 0, 0, 0, 0, 0]);
+    assert_eq!(data.file_len, 3);
     assert_eq!(p.heap_start(), DATA_BASE + 0x1000);
 }
 
@@ -65,6 +67,7 @@ fn bss_is_zero_filled() {
     let p =
         Program::from_elf(&elf_segments(CODE_BASE, &[code_seg(CODE_BASE, 5), seg])).expect("valid");
     assert_eq!(p.segments[1].data.len(), 5000);
+    assert_eq!(p.segments[1].file_len, 10);
     assert!(p.segments[1].data[..10].iter().all(|&b| b == 7));
     assert!(p.segments[1].data[10..].iter().all(|&b| b == 0));
 }
@@ -289,4 +292,84 @@ fn never_panics_on_mutations_and_truncations() {
         }
         let _ = Program::from_elf(&b);
     }
+}
+
+#[test]
+fn segments_are_mapped_as_whole_words() {
+    // A data segment starting and ending inside words is rounded out, the added bytes zero.
+    let seg = Seg {
+        vaddr: DATA_BASE + 3,
+        bytes: vec![7, 8],
+        memsz: 7,
+        flags: 6,
+    };
+    let p =
+        Program::from_elf(&elf_segments(CODE_BASE, &[code_seg(CODE_BASE, 5), seg])).expect("valid");
+    let d = &p.segments[1];
+    assert_eq!(d.vaddr, DATA_BASE);
+    assert_eq!(d.data, [0, 0, 0, 7, 8, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0]);
+    assert_eq!(d.file_len, 5);
+}
+
+#[test]
+fn segments_sharing_a_word_are_refused() {
+    let seg = |vaddr: u64, n: usize| Seg {
+        vaddr,
+        bytes: vec![1; n],
+        memsz: n as u64,
+        flags: 4,
+    };
+    // Read-only bytes DATA_BASE..+5 and writable ones from +6: one word, two permissions.
+    let mut rw = seg(DATA_BASE + 6, 4);
+    rw.flags = 6;
+    let e = err(&elf_segments(
+        CODE_BASE,
+        &[code_seg(CODE_BASE, 5), seg(DATA_BASE, 5), rw],
+    ));
+    assert!(matches!(e, ElfError::SharedWord { .. }), "{e:?}");
+    // The next word is fine.
+    let mut rw = seg(DATA_BASE + 8, 4);
+    rw.flags = 6;
+    Program::from_elf(&elf_segments(
+        CODE_BASE,
+        &[code_seg(CODE_BASE, 5), seg(DATA_BASE, 5), rw],
+    ))
+    .expect("adjacent words");
+}
+
+#[test]
+fn code_segments_start_at_multiples_of_4() {
+    // Refused by the one loader that both the executor and `vk` / `verify --elf` use (the
+    // whole crafted program of issue 13 is in rv_pc_align.rs).
+    let e = err(&elf_segments(
+        CODE_BASE,
+        &[code_seg(CODE_BASE, 5), code_seg(0x20002, 5)],
+    ));
+    assert_eq!(
+        e,
+        ElfError::MisalignedCode {
+            index: 1,
+            vaddr: 0x20002
+        }
+    );
+    // At a multiple of 4 (not of 8) it loads: the segment is rounded down to a word, its
+    // first four bytes zero, and its instructions stay at their addresses.
+    let body: Vec<u8> = exit(7).iter().flat_map(|w| w.to_le_bytes()).collect();
+    let p = Program::from_elf(&elf_segments(
+        0x20004,
+        &[Seg {
+            vaddr: 0x20004,
+            memsz: body.len() as u64,
+            bytes: body.clone(),
+            flags: 5,
+        }],
+    ))
+    .expect("aligned code");
+    assert_eq!(p.segments[0].vaddr, 0x20000);
+    assert_eq!(&p.segments[0].data[4..4 + body.len()], &body[..]);
+    let mut vm = kestrel_prover_gpu::vm::Vm::new(&p, Vec::new());
+    let exit = vm
+        .run(&mut kestrel_prover_gpu::vm::NoRecorder)
+        .expect("runs");
+    assert_eq!(exit.exit_code, 7);
 }
