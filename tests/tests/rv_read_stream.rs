@@ -438,6 +438,7 @@ fn register_mutations() {
         words: vec![(0x200, 0x73)],
         heap_start: 0x2000,
         heap_limit: 0x8000,
+        ..ProgramImage::default()
     };
     let air = RegisterAir::new(&image);
     let (pre, _) = air.preprocessed_trace().unwrap();
