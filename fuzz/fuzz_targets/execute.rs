@@ -41,7 +41,7 @@ fuzz_target!(|data: &[u8]| {
     };
     // The executor decodes only a code segment's nonzero prefix (the fix for the bug this
     // target found, `vm_new_memory_is_bounded_by_the_image`), but copies the whole image.
-    let image: usize = program.segments.iter().map(|s| s.data.len()).sum();
+    let image: usize = program.segments.iter().map(|s| s.size as usize).sum();
     if image > MAX_IMAGE_BYTES {
         return;
     }

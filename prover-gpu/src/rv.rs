@@ -39,25 +39,22 @@ pub fn program_image(program: &Program) -> ProgramImage {
     for seg in &program.segments {
         // Segments are whole words (the loader rounds them out), sorted and disjoint.
         let w0 = (seg.vaddr / 8) as u32;
-        let file = &seg.data[..seg.file_len];
         if seg.perm.exec {
-            for (i, w) in file.chunks(4).enumerate() {
-                let mut b = [0u8; 4];
-                b[..w.len()].copy_from_slice(w);
-                code.push(((seg.vaddr + 4 * i as u64) as u32, u32::from_le_bytes(b)));
+            for (i, w) in seg.data.chunks_exact(4).enumerate() {
+                let w = u32::from_le_bytes(w.try_into().expect("4 bytes"));
+                code.push(((seg.vaddr + 4 * i as u64) as u32, w));
             }
         }
         if !seg.perm.read {
             continue;
         }
-        let n_file = file.len().div_ceil(8);
-        for (i, w) in seg.data[..8 * n_file].chunks_exact(8).enumerate() {
+        for (i, w) in seg.data.chunks_exact(8).enumerate() {
             let v = u64::from_le_bytes(w.try_into().expect("8 bytes"));
             words.push((w0 + i as u32, v));
         }
-        let end = w0 + (seg.data.len() / 8) as u32;
-        if w0 + (n_file as u32) < end {
-            bss.push((w0 + n_file as u32, end));
+        let (file_end, end) = (w0 + (seg.data.len() / 8) as u32, w0 + (seg.size / 8) as u32);
+        if file_end < end {
+            bss.push((file_end, end));
         }
         if !seg.perm.write {
             read_only.push((w0, end));

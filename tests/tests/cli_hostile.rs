@@ -944,3 +944,58 @@ fn verify_uses_the_proofs_blowup_or_names_the_mismatch() {
         }
     }
 }
+
+/// A small ELF whose data segment is almost all bss (`bss` bytes of zeros after 8 file
+/// bytes), with a program that stores into the bss's last word and exits 0.
+fn bss_guest(bss: u64) -> Vec<u8> {
+    use kestrel_tests::vm_support::asm::{addi, exit, li32, reg::*, sd};
+    use kestrel_tests::vm_support::elf_writer::{elf_segments, Seg, CODE_BASE, DATA_BASE};
+    let last = DATA_BASE + 8 + bss - 8;
+    let mut code = li32(T0, last as i32).to_vec();
+    code.extend([addi(T1, ZERO, 5), sd(T1, T0, 0)]);
+    code.extend(exit(0));
+    let code: Vec<u8> = code.iter().flat_map(|w| w.to_le_bytes()).collect();
+    elf_segments(
+        CODE_BASE,
+        &[
+            Seg {
+                vaddr: CODE_BASE,
+                memsz: code.len() as u64,
+                bytes: code,
+                flags: 5,
+            },
+            Seg {
+                vaddr: DATA_BASE,
+                bytes: vec![1; 8],
+                memsz: 8 + bss,
+                flags: 6,
+            },
+        ],
+    )
+}
+
+#[test]
+fn zero_filled_memory_costs_nothing_until_touched() {
+    // A 128-byte file with a 1 GiB − 64 KiB bss: `vk` and `verify --elf` cost what the
+    // file-backed bytes cost (they took minutes and gigabytes when bss was image bytes).
+    let d = scratch("bss");
+    let elf = write_file(&d, "bss.elf", &bss_guest((1 << 30) - (64 << 10)));
+    let vk = d.join("bss.vk");
+    let t = std::time::Instant::now();
+    let o = kestrel_limited(RUN_LIMIT_MIB, &[&"vk", &elf, &"-o", &vk]);
+    assert_eq!(o.status.code(), Some(0), "{}", describe(&o));
+    assert!(t.elapsed().as_secs() < 10, "vk took {:?}", t.elapsed());
+    // The executor maps the bss (as zeroed pages) and the run touches one word of it.
+    let proof = d.join("bss.proof");
+    let o = kestrel_run(&[&"prove", &elf, &"-o", &proof]);
+    assert_eq!(o.status.code(), Some(0), "{}", describe(&o));
+    let t = std::time::Instant::now();
+    for key in [["--vk", "bss.vk"], ["--elf", "bss.elf"]] {
+        let o = kestrel_limited(
+            PROVE_LIMIT_MIB,
+            &[&"verify", &proof, &key[0], &d.join(key[1])],
+        );
+        assert_eq!(o.status.code(), Some(0), "{key:?}: {}", describe(&o));
+    }
+    assert!(t.elapsed().as_secs() < 20, "verify took {:?}", t.elapsed());
+}

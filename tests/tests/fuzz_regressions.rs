@@ -9,7 +9,6 @@
 
 use kestrel_core::proof::{FORMAT_VERSION, MAGIC};
 use kestrel_prover_gpu::vm::{Program, Vm};
-use kestrel_prover_gpu::vm::map::MAX_HEAP;
 use kestrel_tests::heap::{count_heap, CountingAlloc};
 
 #[global_allocator]
@@ -70,10 +69,9 @@ fn vm_new_memory_is_bounded_by_the_image() {
     let program = Program::from_elf(&elf_with_code_memsz(memsz as u64)).expect("loads");
     let (vm, peak) = peak_heap(|| Vm::new(&program, Vec::new()));
     drop(vm);
-    // The image's copy, the 1 MiB stack, the heap (reserved in full as zeroed pages, which
-    // cost nothing until touched), and slack: the decoded code should be bounded by the
-    // file-backed bytes, not the memory size.
-    let budget = memsz + (1 << 20) + MAX_HEAP as usize + (4 << 20);
+    // The image's copy, the 1 MiB stack, and slack: the decoded code should be bounded by
+    // the file-backed bytes, not the memory size.
+    let budget = memsz + (1 << 20) + (4 << 20);
     assert!(
         peak <= budget,
         "Vm::new allocated {peak} bytes for a {memsz}-byte image with 8 bytes of code \

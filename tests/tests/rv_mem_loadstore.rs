@@ -302,7 +302,11 @@ fn expected_load_bus(ops: &[LoadOp], bytes: &ByteCounts) -> Bus {
         );
         let split = ref_split(op.funct3, op.addr);
         let w = (op.word0, if split { op.word1 } else { 0 });
-        add(&mut bus, mem_tuple(op.addr, split, w, w, op.ts, false), Felt::ONE);
+        add(
+            &mut bus,
+            mem_tuple(op.addr, split, w, w, op.ts, false),
+            Felt::ONE,
+        );
     }
     add_bytes(&mut bus, bytes);
     bus.retain(|_, v| *v != Felt::ZERO);

@@ -807,7 +807,10 @@ fn write_to_read_only_word() {
     let mut reqs = requests(11, 0);
     reqs[14].new = Some([1, 2]);
     let r = check(&img, &honest(&img, &reqs));
-    assert!(fails(&r, "MEMW", "memw no write to a read-only word"), "{r}");
+    assert!(
+        fails(&r, "MEMW", "memw no write to a read-only word"),
+        "{r}"
+    );
     // Reads of read-only words are fine (requests 13 and 14 of every honest run).
     assert!(check(&img, &honest(&img, &requests(11, 0))).is_ok());
 }
@@ -829,11 +832,7 @@ fn words_outside_the_map() {
         // bounds fail.
         let mut zero = zero_words(&img, &run.page0);
         let k = zero.iter().position(|z| z.w == w).unwrap();
-        zero[k].range = if w < 990 {
-            img.zero[1]
-        } else {
-            img.zero[2]
-        };
+        zero[k].range = if w < 990 { img.zero[1] } else { img.zero[2] };
         let mut sink = ByteCounts::default();
         let t0 = page::build_trace0(&zero, &mut sink);
         let mut t = traces(&img, &run, Some(t0));

@@ -163,11 +163,9 @@ fn jal_by_an_offset_not_a_multiple_of_4() {
     let (image, s) = forged(&[jal(0, off(TARGET + 2))], &[jal(0, off(TARGET))], TARGET);
     // The honest layout proves (the forgery below changes only the jump).
     let (image_ok, s_ok) = {
-        let program = Program::from_elf(&two_segments(
-            &[jal(0, off(TARGET + 2))],
-            TARGET as u64 + 2,
-        ))
-        .unwrap();
+        let program =
+            Program::from_elf(&two_segments(&[jal(0, off(TARGET + 2))], TARGET as u64 + 2))
+                .unwrap();
         let mut rec = VecRecorder::default();
         Vm::new(&program, Vec::new()).run(&mut rec).unwrap();
         (program_image(&program), steps(&rec.records))
@@ -228,11 +226,8 @@ fn jalr_keeping_its_low_bit() {
     // item 2: BIT0 = 0 and the quarter taken in the field (the old H = sum_0 / 2), so the
     // next pc is the odd sum 0x20005 itself.
     let t0 = asm::reg::T0;
-    let program = Program::from_elf(&two_segments(
-        &[auipc(t0, 0x10), jalr(0, t0, 5)],
-        0x20004,
-    ))
-    .unwrap();
+    let program =
+        Program::from_elf(&two_segments(&[auipc(t0, 0x10), jalr(0, t0, 5)], 0x20004)).unwrap();
     let mut rec = VecRecorder::default();
     assert_eq!(
         Vm::new(&program, Vec::new())

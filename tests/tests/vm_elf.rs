@@ -52,7 +52,7 @@ fn valid_elf_loads_with_permissions() {
     );
     // Mapped as whole words: the file bytes, then zeros to the word's end.
     assert_eq!(data.data, [1, 2, 3, 0, 0, 0, 0, 0]);
-    assert_eq!(data.file_len, 3);
+    assert_eq!(data.size, 8);
     assert_eq!(p.heap_start(), DATA_BASE + 0x1000);
 }
 
@@ -66,8 +66,9 @@ fn bss_is_zero_filled() {
     };
     let p =
         Program::from_elf(&elf_segments(CODE_BASE, &[code_seg(CODE_BASE, 5), seg])).expect("valid");
-    assert_eq!(p.segments[1].data.len(), 5000);
-    assert_eq!(p.segments[1].file_len, 10);
+    // The file bytes to the end of their word are held; the bss is only a size.
+    assert_eq!(p.segments[1].size, 5000);
+    assert_eq!(p.segments[1].data.len(), 16);
     assert!(p.segments[1].data[..10].iter().all(|&b| b == 7));
     assert!(p.segments[1].data[10..].iter().all(|&b| b == 0));
 }
@@ -307,8 +308,8 @@ fn segments_are_mapped_as_whole_words() {
         Program::from_elf(&elf_segments(CODE_BASE, &[code_seg(CODE_BASE, 5), seg])).expect("valid");
     let d = &p.segments[1];
     assert_eq!(d.vaddr, DATA_BASE);
-    assert_eq!(d.data, [0, 0, 0, 7, 8, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0]);
-    assert_eq!(d.file_len, 5);
+    assert_eq!(d.data, [0, 0, 0, 7, 8, 0, 0, 0]);
+    assert_eq!(d.size, 16);
 }
 
 #[test]

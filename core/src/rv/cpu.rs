@@ -293,11 +293,7 @@ impl Air for CpuAir {
         }
         // `2·L7` is a byte iff `L7 < 128`: `L7 = sum_3 − 128·SGN` is an integer in
         // `[−128, 255]`, so `2·L7` is even and the check pins it. `Q` itself is checked.
-        b.send(
-            BUS_BYTE,
-            is_real,
-            &[range, m(L7) * Felt::TWO, m(Q), c(0)],
-        );
+        b.send(BUS_BYTE, is_real, &[range, m(L7) * Felt::TWO, m(Q), c(0)]);
         let a0: Vec<B::Expr> = (0..8).map(|i| m(RS2V + i)).collect();
         b.send(BUS_EXIT, exit.clone(), &a0);
         // Loads (value: what rd receives) and stores (value: rs2) at memory time clk + 1.

@@ -236,10 +236,9 @@ impl core::fmt::Display for TraceError {
                 f,
                 "memory access at {addr:#x} (pc {pc:#x}) is outside the provable memory"
             ),
-            TraceError::ReadOnly { pc, addr } => write!(
-                f,
-                "write to read-only memory at {addr:#x} (pc {pc:#x})"
-            ),
+            TraceError::ReadOnly { pc, addr } => {
+                write!(f, "write to read-only memory at {addr:#x} (pc {pc:#x})")
+            }
             TraceError::MemoryMismatch { pc, addr } => write!(
                 f,
                 "the recorded access at {addr:#x} (pc {pc:#x}) disagrees with replayed memory"

@@ -182,12 +182,7 @@ impl Air for MemwAir {
         for j in 0..k {
             let w = m(W) + Felt::from(j as u32);
             let token = |vals: usize, ts: usize| {
-                super::page::token(
-                    w.clone(),
-                    (0..8).map(|i| m(vals + i)),
-                    m(ts),
-                    m(self.ro(j)),
-                )
+                super::page::token(w.clone(), (0..8).map(|i| m(vals + i)), m(ts), m(self.ro(j)))
             };
             b.assert_zero(
                 "memw no write to a read-only word",

@@ -751,7 +751,9 @@ impl Run<'_> {
                 _ => bytes[covered].fill(0),
             }
             let wr = kind != IO_OUT;
-            let a = self.mem.write(pc, w, old, u64::from_le_bytes(bytes), ts, wr)?;
+            let a = self
+                .mem
+                .write(pc, w, old, u64::from_le_bytes(bytes), ts, wr)?;
             self.io.push(IoWord {
                 kind,
                 ts,

@@ -165,7 +165,11 @@ impl MemoryImage {
         if self.zero.windows(2).any(|p| p[0].hi > p[1].lo) {
             return Err("zero ranges are not sorted and disjoint");
         }
-        if self.words.iter().any(|&(w, _, _)| self.zero_range(w).is_some()) {
+        if self
+            .words
+            .iter()
+            .any(|&(w, _, _)| self.zero_range(w).is_some())
+        {
             return Err("an image word lies in a zero range");
         }
         Ok(())
@@ -368,8 +372,7 @@ impl Air for Page0Air {
         );
         b.assert_zero(
             "page0 word below its range's end",
-            real.clone()
-                * (b.main(P0_HI) - one - w.clone() - lin4(&|c| b.main(c), P0_F)),
+            real.clone() * (b.main(P0_HI) - one - w.clone() - lin4(&|c| b.main(c), P0_F)),
         );
 
         b.receive(
@@ -394,7 +397,12 @@ impl Air for Page0Air {
         }
 
         let ro = b.main(P0_RO);
-        let init = token(w.clone(), (0..8).map(|_| zero.clone()), zero.clone(), ro.clone());
+        let init = token(
+            w.clone(),
+            (0..8).map(|_| zero.clone()),
+            zero.clone(),
+            ro.clone(),
+        );
         b.send(BUS_MEM, real.clone(), &init);
         let fin = token(w, (0..8).map(|i| b.main(P0_FIN + i)), b.main(P0_FIN_TS), ro);
         b.receive(BUS_MEM, real, &fin);

@@ -195,18 +195,17 @@ pub struct Perm {
 }
 
 /// One loaded segment, mapped as whole 8-byte words: `vaddr` is the ELF's `p_vaddr`
-/// rounded down to a multiple of 8 and `data.len()` the memory size rounded out to whole
-/// words (the added bytes are zero).
+/// rounded down to a multiple of 8, `size` its memory size rounded out to whole words.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Segment {
     /// First address (a multiple of 8).
     pub vaddr: u64,
-    /// Contents: zeros up to `p_vaddr`, the file bytes, then zeros (bss) up to a multiple
-    /// of 8 past the memory size.
+    /// The file-backed words: zeros up to `p_vaddr`, the file bytes, zeros to the end of
+    /// their last word. The rest of the segment, up to `size`, is zero (bss), and is not
+    /// held here: it costs nothing until the executor touches it.
     pub data: Vec<u8>,
-    /// Bytes of `data` up to the end of the file bytes: the rest is zero-initialised
-    /// (bss), which costs nothing until touched.
-    pub file_len: usize,
+    /// Mapped bytes (a multiple of 8, at least `data.len()`).
+    pub size: u64,
     /// Permissions.
     pub perm: Perm,
 }
@@ -214,7 +213,7 @@ pub struct Segment {
 impl Segment {
     /// One past the last address.
     pub fn end(&self) -> u64 {
-        self.vaddr + self.data.len() as u64
+        self.vaddr + self.size
     }
 }
 
@@ -412,7 +411,10 @@ impl Program {
                 });
             }
         }
-        if let Some(p) = live.iter().find(|p| p.flags & PF_X != 0 && p.vaddr & 3 != 0) {
+        if let Some(p) = live
+            .iter()
+            .find(|p| p.flags & PF_X != 0 && p.vaddr & 3 != 0)
+        {
             return Err(ElfError::MisalignedCode {
                 index: p.index,
                 vaddr: p.vaddr,
@@ -425,8 +427,7 @@ impl Program {
             let start = p.vaddr & !7;
             let pad = (p.vaddr - start) as usize;
             let end = (p.vaddr + p.memsz).next_multiple_of(8);
-            // Zeroed pages from the allocator: bss costs nothing until touched.
-            let mut data = vec![0u8; (end - start) as usize];
+            let mut data = vec![0u8; (pad + src.len()).next_multiple_of(8)];
             data[pad..pad + src.len()].copy_from_slice(src);
             let perm = Perm {
                 read: p.flags & PF_R != 0,
@@ -436,7 +437,7 @@ impl Program {
             segments.push(Segment {
                 vaddr: start,
                 data,
-                file_len: pad + src.len(),
+                size: end - start,
                 perm,
             });
         }

@@ -2,14 +2,17 @@
 //!
 //! The heap region is mapped in full, `heap_start .. heap_limit`, whatever the break: the
 //! proof's memory map cannot follow the break cheaply, so the executor does not either (see
-//! `core/src/rv/mod.rs`, "The executor and qemu"). Its zeroed pages come from the allocator
-//! and cost nothing until touched.
+//! `core/src/rv/mod.rs`, "The executor and qemu"). Its bytes are allocated as accesses reach
+//! them (in steps of [`HEAP_STEP`]), so an untouched heap costs nothing.
 //!
 //! Loads and stores first try the region the previous load (store) hit, then search the few
 //! regions; accesses may be misaligned and may even straddle two adjacent regions.
 
 use super::elf::{Perm, Program};
 use super::map::{heap_limit, STACK_BOTTOM, STACK_SIZE};
+
+/// The heap's bytes grow in steps of this many bytes.
+pub const HEAP_STEP: u64 = 64 << 10;
 
 /// One mapped range.
 #[derive(Clone, Debug)]
@@ -59,10 +62,10 @@ impl Memory {
             .segments
             .iter()
             .map(|s| {
-                // Zeroed pages, then the file bytes: bss is not copied (a clone would touch
-                // every page).
-                let mut data = vec![0u8; s.data.len()];
-                data[..s.file_len].copy_from_slice(&s.data[..s.file_len]);
+                // Zeroed pages from the allocator (bss costs nothing until touched), then
+                // the file bytes.
+                let mut data = vec![0u8; s.size as usize];
+                data[..s.data.len()].copy_from_slice(&s.data);
                 Region {
                     base: s.vaddr,
                     data,
@@ -80,7 +83,7 @@ impl Memory {
         let heap = regions.len();
         regions.push(Region {
             base: heap_start,
-            data: vec![0; (heap_limit - heap_start) as usize],
+            data: Vec::new(),
             perm: rw,
         });
         let stack = regions.len();
@@ -122,12 +125,28 @@ impl Memory {
     pub fn set_brk(&mut self, addr: u64) -> u64 {
         if addr >= self.heap_start && addr <= self.heap_limit {
             if addr < self.brk {
-                let (lo, hi) = (addr - self.heap_start, self.brk - self.heap_start);
-                self.regions[self.heap].data[lo as usize..hi as usize].fill(0);
+                let data = &mut self.regions[self.heap].data;
+                let lo = ((addr - self.heap_start) as usize).min(data.len());
+                let hi = ((self.brk - self.heap_start) as usize).min(data.len());
+                data[lo..hi].fill(0);
             }
             self.brk = addr;
         }
         self.brk
+    }
+
+    /// Allocates the heap's bytes up to the end of `addr .. addr + len` where that range
+    /// reaches into the heap beyond what is allocated (zeros, as the heap starts).
+    fn reach_heap(&mut self, addr: u64, len: u64) {
+        let end = addr.saturating_add(len).min(self.heap_limit);
+        let heap = &mut self.regions[self.heap];
+        let have = heap.base + heap.data.len() as u64;
+        if addr < self.heap_limit && end > have {
+            let want = (end - heap.base)
+                .next_multiple_of(HEAP_STEP)
+                .min(self.heap_limit - heap.base);
+            heap.data.resize(want as usize, 0);
+        }
     }
 
     /// Reads `N` bytes at `addr` (little-endian order as stored); `None` if any byte is unmapped
@@ -162,6 +181,7 @@ impl Memory {
 
     #[inline(never)]
     fn load_slow<const N: usize>(&mut self, addr: u64) -> Option<[u8; N]> {
+        self.reach_heap(addr, N as u64);
         let i = self.find(addr, false)?;
         self.last_read = i;
         if let Some(v) = self.regions[i].get::<N>(addr) {
@@ -177,6 +197,7 @@ impl Memory {
 
     #[inline(never)]
     fn store_slow<const N: usize>(&mut self, addr: u64, val: [u8; N]) -> Option<[u8; N]> {
+        self.reach_heap(addr, N as u64);
         let i = self.find(addr, true)?;
         self.last_write = i;
         if let Some(slot) = self.regions[i].get_mut::<N>(addr) {
@@ -203,7 +224,8 @@ impl Memory {
     }
 
     /// Copies `len` guest bytes starting at `addr` (for `write`); `None` if any is unreadable.
-    pub fn read_bytes(&self, addr: u64, len: u64) -> Option<Vec<u8>> {
+    pub fn read_bytes(&mut self, addr: u64, len: u64) -> Option<Vec<u8>> {
+        self.reach_heap(addr, len);
         let mut out = Vec::new();
         let end = addr.checked_add(len)?;
         let mut a = addr;
@@ -219,16 +241,17 @@ impl Memory {
     }
 
     /// Whether every byte of `addr..addr+len` is writable.
-    pub fn writable(&self, addr: u64, len: u64) -> bool {
+    pub fn writable(&mut self, addr: u64, len: u64) -> bool {
         self.accessible(addr, len, true)
     }
 
     /// Whether every byte of `addr..addr+len` is readable.
-    pub fn readable(&self, addr: u64, len: u64) -> bool {
+    pub fn readable(&mut self, addr: u64, len: u64) -> bool {
         self.accessible(addr, len, false)
     }
 
-    fn accessible(&self, addr: u64, len: u64, write: bool) -> bool {
+    fn accessible(&mut self, addr: u64, len: u64, write: bool) -> bool {
+        self.reach_heap(addr, len);
         let Some(end) = addr.checked_add(len) else {
             return false;
         };
