@@ -150,3 +150,50 @@ fn random_programs_match_qemu() {
             .join("\n")
     );
 }
+
+/// The documented differences to qemu (core/src/rv/mod.rs, "The executor and
+/// qemu-riscv64"), each shown on both.
+#[test]
+fn documented_differences_to_qemu() {
+    use kestrel_tests::vm_support::asm::{addi, exit, ld, lui, r, reg::*, sd, ECALL};
+    use kestrel_tests::vm_support::elf_writer::{elf, DATA_BASE};
+    // The heap is mapped in full whatever the break: a store 64 KiB above the initial
+    // break, and a load back, work here; qemu faults (no page there).
+    let mut code = vec![
+        addi(A7, ZERO, 214),
+        addi(A0, ZERO, 0),
+        ECALL,           // a0 = brk(0): the heap's start
+        lui(T0, 16),     // 64 KiB
+        r(0x33, 0, 0, T0, A0, T0),
+        addi(T1, ZERO, 9),
+        sd(T1, T0, 0),
+        ld(T1, T0, 0),
+    ];
+    code.extend(exit(0));
+    let bytes = elf(&code, &[1, 2, 3]);
+    let k = run_kestrel(&bytes, &[], 1000);
+    assert_eq!(k.exit_code, Some(0), "{:?}", k.error);
+    let f = TempFile::new("above-brk", &bytes);
+    assert_ne!(run_qemu(f.path(), &[]).status, Some(0));
+    // Segments are mapped as whole words, not pages: a load 16 bytes into a 3-byte data
+    // segment faults here; qemu reads the page's zeros.
+    let mut code = vec![lui(T0, (DATA_BASE >> 12) as u32), ld(T1, T0, 16)];
+    code.extend(exit(0));
+    let bytes = elf(&code, &[1, 2, 3]);
+    let k = run_kestrel(&bytes, &[], 1000);
+    assert!(
+        matches!(k.error, Some(kestrel_prover_gpu::vm::VmError::MemoryFault { addr, .. }) if addr == DATA_BASE + 16),
+        "{:?}",
+        k.error
+    );
+    let f = TempFile::new("past-word", &bytes);
+    assert_eq!(run_qemu(f.path(), &[]).status, Some(0));
+    // Within the segment's last word the bytes past its end are zeros on both.
+    let mut code = vec![lui(T0, (DATA_BASE >> 12) as u32), ld(A0, T0, 0)];
+    code.extend([addi(A7, ZERO, 93), ECALL]); // exit(a0 = 0x030201): status 1 on both
+    let bytes = elf(&code, &[1, 2, 3]);
+    let k = run_kestrel(&bytes, &[], 1000);
+    assert_eq!(k.exit_code, Some(0x03_0201));
+    let f = TempFile::new("in-word", &bytes);
+    assert_eq!(run_qemu(f.path(), &[]).status, Some(1));
+}
