@@ -306,7 +306,6 @@ fn prove_inner(a: &ProveArgs) -> Result<(), i32> {
 
 /// What `prove` checks and does before a backend is chosen.
 struct Prepared {
-    start: Instant,
     params: StarkParams,
     output: OutFile,
     stats: Option<OutFile>,
@@ -320,7 +319,6 @@ struct Prepared {
 /// Flags, output paths, the ELF and the input, then a run without records: every error
 /// that does not need the prover, before any proving work.
 fn prepare(a: &ProveArgs) -> Result<Prepared, i32> {
-    let start = Instant::now();
     let params = params(a.blowup)?;
     check_cycles(a.max_cycles).map_err(|e| {
         eprintln!("error: --max-cycles: {e}");
@@ -353,7 +351,6 @@ fn prepare(a: &ProveArgs) -> Result<Prepared, i32> {
         EXIT_VM
     })?;
     Ok(Prepared {
-        start,
         params,
         output,
         stats,
@@ -376,8 +373,10 @@ pub fn prove_with<B: RvFills>(backend: &B, a: &ProveArgs) -> Result<(), i32> {
 }
 
 fn prove_prepared<B: RvFills>(backend: &B, a: &ProveArgs, prep: Prepared) -> Result<(), i32> {
+    // The proving time counts the unrecorded run and everything from here, not choosing
+    // (and starting) the backend, which `prepare` does not do either.
+    let start = Instant::now() - std::time::Duration::from_secs_f64(prep.execute_ms / 1e3);
     let Prepared {
-        start,
         params,
         output,
         stats: stats_out,

@@ -155,7 +155,7 @@ fn replay_records(n: usize, seed: u64) -> Records {
             new,
             old_ts,
             ts,
-            ro: i % 2 == 0,
+            ro: i.is_multiple_of(2),
             wr: new != old,
         }
     };

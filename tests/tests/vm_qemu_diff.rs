@@ -162,8 +162,8 @@ fn documented_differences_to_qemu() {
     let mut code = vec![
         addi(A7, ZERO, 214),
         addi(A0, ZERO, 0),
-        ECALL,           // a0 = brk(0): the heap's start
-        lui(T0, 16),     // 64 KiB
+        ECALL,       // a0 = brk(0): the heap's start
+        lui(T0, 16), // 64 KiB
         r(0x33, 0, 0, T0, A0, T0),
         addi(T1, ZERO, 9),
         sd(T1, T0, 0),
