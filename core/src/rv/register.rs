@@ -34,7 +34,7 @@ use crate::field::Felt;
 use crate::matrix::RowMajorMatrix;
 
 /// `sp` at entry: the top of the stack in the executor's memory map.
-pub const INITIAL_SP: u64 = 0xC000_0000;
+pub const INITIAL_SP: u64 = super::STACK_TOP as u64;
 
 /// log2 of the table height (rows for [`NUM_REGS`] registers).
 pub const LOG_HEIGHT: u32 = 6;
