@@ -1,0 +1,365 @@
+//! The CUDA fill kernels' column layouts are the Rust tables' (issue 14, item 1): every
+//! object-like `#define` in `kernels/*.cu` and `kernels/*.cuh` is evaluated and compared
+//! with the Rust constant it mirrors, so a column moved in Rust and not in the kernels
+//! fails here, on the CPU, in CI (the GPU parity suites, which would also catch it, cannot
+//! run there). A new `#define` must be added to [`rust_values`] (or, if it is not a
+//! layout, to [`NOT_LAYOUT`] with the reason), and every entry of the table must still be
+//! used by a kernel.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use kestrel_core::field::P;
+use kestrel_core::rv::decode::{self, class};
+use kestrel_core::rv::memw::{self, MEMW_A};
+use kestrel_core::rv::{cpu, load, lt, memw_r, shift, store};
+use kestrel_core::rv::{ALU_SLL, ALU_SLLW, ALU_SLT, ALU_SRA, ALU_SRAW, ALU_SRL, ALU_SRLW};
+
+/// Defines that are not table layouts, and why they are not checked here.
+const NOT_LAYOUT: &[(&str, &str)] = &[(
+    "KS_MAX_REGS",
+    "the quotient program's register file, checked against cuda::program::MAX_REGS by the \
+     program compiler at run time",
+)];
+
+/// Prefix of the quotient program's op codes (`kernels/program.cuh`), mirrored by the
+/// private constants of `prover-gpu/src/cuda/program.rs` (behind the `cuda` feature) and
+/// exercised by the GPU parity suites: not table layouts.
+const PROGRAM_OPS: &str = "KS_OP_";
+
+/// The Rust value of every layout define the kernels use.
+fn rust_values() -> BTreeMap<&'static str, u64> {
+    let u = |v: usize| v as u64;
+    let mut m: BTreeMap<&'static str, u64> = BTreeMap::new();
+    let mut put = |k: &'static str, v: u64| {
+        assert!(m.insert(k, v).is_none(), "{k} listed twice");
+    };
+    // Field (kernels/field.cuh).
+    put("KS_P", P);
+    put("KS_EPS", (1 << 32) - 1);
+    // CPU (core/src/rv/cpu.rs) and the DECODE fields it copies.
+    for (k, v) in [
+        ("CPU_IS_REAL", cpu::IS_REAL),
+        ("CPU_FIRST", cpu::FIRST),
+        ("CPU_CLK", cpu::CLK),
+        ("CPU_PC", cpu::PC),
+        ("CPU_NEXT_PC", cpu::NEXT_PC),
+        ("CPU_DEC", cpu::DEC),
+        ("CPU_FIELDS", decode::FIELDS),
+        ("CPU_RS1V", cpu::RS1V),
+        ("CPU_RS2V", cpu::RS2V),
+        ("CPU_OPB", cpu::OPB),
+        ("CPU_SUM", cpu::SUM),
+        ("CPU_CARRY", cpu::CARRY),
+        ("CPU_RES", cpu::RES),
+        ("CPU_RDV", cpu::RDV),
+        ("CPU_TAKEN", cpu::TAKEN),
+        ("CPU_Q", cpu::Q),
+        ("CPU_BIT0", cpu::BIT0),
+        ("CPU_SGN", cpu::SGN),
+        ("CPU_L7", cpu::L7),
+        ("CPU_EXIT", cpu::EXIT),
+        ("CPU_OUTPOS", cpu::OUTPOS),
+        ("CPU_OUTN", cpu::OUTN),
+        ("CPU_WIDTH", cpu::WIDTH),
+        ("CLS_ADD", class::ADD),
+        ("CLS_SUB", class::SUB),
+        ("CLS_ADDW", class::ADDW),
+        ("CLS_SUBW", class::SUBW),
+        ("CLS_BRANCH", class::BRANCH),
+        ("CLS_JAL", class::JAL),
+        ("CLS_JALR", class::JALR),
+        ("CLS_LOAD", class::LOAD),
+        ("CLS_STORE", class::STORE),
+        ("F_BR_NEG", cpu::BR_NEG - cpu::DEC),
+        ("F_USE_IMM", cpu::USE_IMM - cpu::DEC),
+        ("F_WR", cpu::WR - cpu::DEC),
+        ("F_IMM", cpu::IMM - cpu::DEC),
+        ("DEC_WORDS", decode::TUPLE),
+        // MEMW_R (core/src/rv/memw_r.rs).
+        ("MW_REG", memw_r::REG),
+        ("MW_OLD", memw_r::OLD),
+        ("MW_OLD_TS", memw_r::OLD_TS),
+        ("MW_NEW", memw_r::NEW),
+        ("MW_TS", memw_r::TS),
+        ("MW_IS_WRITE", memw_r::IS_WRITE),
+        ("MW_IS_REAL", memw_r::IS_REAL),
+        ("MW_DIFF", memw_r::DIFF),
+        ("MW_WIDTH", memw_r::WIDTH),
+        // LT (core/src/rv/lt.rs).
+        ("LT_SEL_SLT", lt::SEL_SLT),
+        ("LT_SEL_SLTU", lt::SEL_SLTU),
+        ("LT_A", lt::A),
+        ("LT_B", lt::B),
+        ("LT_D", lt::D),
+        ("LT_BORROW", lt::BORROW),
+        ("LT_LT", lt::LT),
+        ("LT_SA", lt::SA),
+        ("LT_RA", lt::RA),
+        ("LT_SB", lt::SB),
+        ("LT_RB", lt::RB),
+        ("LT_M", lt::M),
+        ("LT_WIDTH", lt::WIDTH),
+        // SHIFT (core/src/rv/shift.rs).
+        ("SH_SEL", shift::SEL),
+        ("SH_A", shift::A),
+        ("SH_B", shift::B),
+        ("SH_C", shift::C),
+        ("SH_H5", shift::H5),
+        ("SH_H6", shift::H6),
+        ("SH_H7", shift::H7),
+        ("SH_S0", shift::S0),
+        ("SH_S1", shift::S1),
+        ("SH_S2", shift::S2),
+        ("SH_POW", shift::POW),
+        ("SH_J", shift::J),
+        ("SH_LO", shift::LO),
+        ("SH_HI", shift::HI),
+        ("SH_T8", shift::T8),
+        ("SH_SIGMA", shift::SIGMA),
+        ("SH_SA7", shift::SA7),
+        ("SH_RA7", shift::RA7),
+        ("SH_SA3", shift::SA3),
+        ("SH_RA3", shift::RA3),
+        ("SH_SC", shift::SC),
+        ("SH_RC", shift::RC),
+        ("SH_M", shift::M),
+        ("SH_WIDTH", shift::WIDTH),
+        // LOAD (core/src/rv/load.rs).
+        ("LD_SZ", load::SZ),
+        ("LD_U", load::U),
+        ("LD_OFF", load::OFF),
+        ("LD_Q", load::Q),
+        ("LD_ADDR_HI", load::ADDR_HI),
+        ("LD_VALUE", load::VALUE),
+        ("LD_MEM", load::MEM),
+        ("LD_TS", load::TS),
+        ("LD_SPLIT", load::SPLIT),
+        ("LD_SIGN", load::SIGN),
+        ("LD_LOW7", load::LOW7),
+        ("LD_WIDTH", load::WIDTH),
+        // STORE (core/src/rv/store.rs).
+        ("ST_SZ", store::SZ),
+        ("ST_OFF", store::OFF),
+        ("ST_Q", store::Q),
+        ("ST_ADDR_HI", store::ADDR_HI),
+        ("ST_VALUE", store::VALUE),
+        ("ST_OLD", store::OLD),
+        ("ST_NEW", store::NEW),
+        ("ST_TS", store::TS),
+        ("ST_SPLIT", store::SPLIT),
+        ("ST_WIDTH", store::WIDTH),
+        // MEMW_A (core/src/rv/memw.rs, one word).
+        ("MA_W", memw::W),
+        ("MA_OLD", MEMW_A.old(0)),
+        ("MA_NEW", MEMW_A.new_value(0)),
+        ("MA_OLD_TS", MEMW_A.old_ts(0)),
+        ("MA_TS", MEMW_A.ts()),
+        ("MA_IS_REAL", MEMW_A.is_real()),
+        ("MA_DIFF", MEMW_A.diff(0)),
+        ("MA_WR", MEMW_A.wr()),
+        ("MA_RO", MEMW_A.ro(0)),
+        ("MA_WIDTH", MEMW_A.num_columns()),
+    ] {
+        put(k, u(v));
+    }
+    // ALU op codes (core/src/rv/alu_ops.rs).
+    for (k, v) in [
+        ("OP_SLT", ALU_SLT),
+        ("OP_SLL", ALU_SLL),
+        ("OP_SRL", ALU_SRL),
+        ("OP_SRA", ALU_SRA),
+        ("OP_SLLW", ALU_SLLW),
+        ("OP_SRLW", ALU_SRLW),
+        ("OP_SRAW", ALU_SRAW),
+    ] {
+        put(k, v as u64);
+    }
+    m
+}
+
+/// `(file, name, value text)` of every object-like `#define` under `kernels/`.
+fn kernel_defines() -> Vec<(PathBuf, String, String)> {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../kernels");
+    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .expect("kernels/")
+        .map(|e| e.expect("entry").path())
+        .filter(|p| matches!(p.extension().and_then(|e| e.to_str()), Some("cu" | "cuh")))
+        .collect();
+    files.sort();
+    assert!(files.len() >= 10, "kernels/ holds {} files", files.len());
+    let mut out = Vec::new();
+    for f in files {
+        let text = std::fs::read_to_string(&f).expect("kernel source");
+        for line in text.lines() {
+            let Some(rest) = line.trim_start().strip_prefix("#define ") else {
+                continue;
+            };
+            let name: String = rest
+                .chars()
+                .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
+                .collect();
+            let after = &rest[name.len()..];
+            if after.starts_with('(') {
+                continue; // a function-like macro
+            }
+            let value = after.split("//").next().unwrap_or("").trim().to_string();
+            out.push((f.clone(), name, value));
+        }
+    }
+    out
+}
+
+/// Evaluates a define's value: integers (decimal or hex, with C suffixes), names defined
+/// earlier, `+`, `-`, `*` and parentheses.
+fn eval(text: &str, known: &BTreeMap<String, u64>) -> Result<u64, String> {
+    let tokens: Vec<String> = {
+        let mut t = Vec::new();
+        let mut cur = String::new();
+        for c in text.chars() {
+            if c.is_ascii_alphanumeric() || c == '_' {
+                cur.push(c);
+            } else {
+                if !cur.is_empty() {
+                    t.push(std::mem::take(&mut cur));
+                }
+                if !c.is_whitespace() {
+                    t.push(c.to_string());
+                }
+            }
+        }
+        if !cur.is_empty() {
+            t.push(cur);
+        }
+        t
+    };
+    let mut pos = 0;
+    let v = expr(&tokens, &mut pos, known)?;
+    if pos != tokens.len() {
+        return Err(format!("cannot evaluate {text:?}"));
+    }
+    Ok(v)
+}
+
+fn expr(t: &[String], pos: &mut usize, known: &BTreeMap<String, u64>) -> Result<u64, String> {
+    let mut v = term(t, pos, known)?;
+    while let Some(op) = t.get(*pos).filter(|o| *o == "+" || *o == "-") {
+        let add = op == "+";
+        *pos += 1;
+        let r = term(t, pos, known)?;
+        v = if add {
+            v.wrapping_add(r)
+        } else {
+            v.wrapping_sub(r)
+        };
+    }
+    Ok(v)
+}
+
+fn term(t: &[String], pos: &mut usize, known: &BTreeMap<String, u64>) -> Result<u64, String> {
+    let mut v = atom(t, pos, known)?;
+    while t.get(*pos).is_some_and(|o| o == "*") {
+        *pos += 1;
+        v = v.wrapping_mul(atom(t, pos, known)?);
+    }
+    Ok(v)
+}
+
+fn atom(t: &[String], pos: &mut usize, known: &BTreeMap<String, u64>) -> Result<u64, String> {
+    let tok = t.get(*pos).ok_or("unexpected end")?.clone();
+    *pos += 1;
+    if tok == "(" {
+        let v = expr(t, pos, known)?;
+        if t.get(*pos).map(String::as_str) != Some(")") {
+            return Err("unbalanced parentheses".into());
+        }
+        *pos += 1;
+        return Ok(v);
+    }
+    if tok.starts_with(|c: char| c.is_ascii_digit()) {
+        let digits = tok.trim_end_matches(['u', 'U', 'l', 'L']);
+        return match digits
+            .strip_prefix("0x")
+            .or_else(|| digits.strip_prefix("0X"))
+        {
+            Some(hex) => u64::from_str_radix(hex, 16),
+            None => digits.parse(),
+        }
+        .map_err(|e| format!("{tok}: {e}"));
+    }
+    known
+        .get(&tok)
+        .copied()
+        .ok_or_else(|| format!("{tok} is not defined before use"))
+}
+
+#[test]
+fn kernel_layouts_are_the_rust_tables() {
+    let rust = rust_values();
+    let mut known: BTreeMap<String, u64> = BTreeMap::new();
+    let mut problems = Vec::new();
+    let mut checked = 0;
+    for (file, name, value) in kernel_defines() {
+        let file = file.file_name().unwrap().to_string_lossy().into_owned();
+        if name.starts_with(PROGRAM_OPS) || NOT_LAYOUT.iter().any(|(n, _)| *n == name) {
+            continue;
+        }
+        let v = match eval(&value, &known) {
+            Ok(v) => v,
+            Err(e) => {
+                problems.push(format!("{file}: {name}: {e}"));
+                continue;
+            }
+        };
+        known.insert(name.clone(), v);
+        match rust.get(name.as_str()) {
+            Some(&r) if r == v => checked += 1,
+            Some(&r) => problems.push(format!("{file}: {name} is {v}, the Rust table says {r}")),
+            None => problems.push(format!(
+                "{file}: {name} has no Rust counterpart in kernel_layout.rs (add it, or list \
+                 it as not a layout)"
+            )),
+        }
+    }
+    for name in rust.keys() {
+        if !known.contains_key(*name) {
+            problems.push(format!("{name} is listed but no kernel defines it"));
+        }
+    }
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+    assert_eq!(checked, rust.len());
+    println!("{checked} kernel defines match their Rust constants");
+}
+
+/// The check catches the experiment of issue 14: LT's `SA` and `RA` swapped on one side.
+#[test]
+fn a_swapped_column_is_caught() {
+    let mut rust = rust_values();
+    let (sa, ra) = (rust["LT_SA"], rust["LT_RA"]);
+    rust.insert("LT_SA", ra);
+    rust.insert("LT_RA", sa);
+    let mut known = BTreeMap::new();
+    let mut mismatches = Vec::new();
+    for (_, name, value) in kernel_defines() {
+        if name.starts_with(PROGRAM_OPS) || NOT_LAYOUT.iter().any(|(n, _)| *n == name) {
+            continue;
+        }
+        let v = eval(&value, &known).unwrap();
+        known.insert(name.clone(), v);
+        if rust.get(name.as_str()).is_some_and(|&r| r != v) {
+            mismatches.push(name);
+        }
+    }
+    assert_eq!(mismatches, ["LT_SA", "LT_RA"]);
+}
+
+#[test]
+fn the_evaluator_reads_c_constants() {
+    let mut k = BTreeMap::new();
+    k.insert("A".to_string(), 5u64);
+    assert_eq!(eval("(A + 1)", &k), Ok(6));
+    assert_eq!(eval("(1 + A * 2) - 3", &k), Ok(8));
+    assert_eq!(eval("0xFFFFFFFF00000001ull", &k), Ok(P));
+    assert!(eval("B", &k).is_err());
+    assert!(eval("(A", &k).is_err());
+}
