@@ -11,7 +11,7 @@
 //! Everything that can be checked before the work is (see [`crate::limits`]): flags
 //! (`--blowup` 2, 4 or 8; `prove --max-cycles` at most [`MAX_PROVABLE_CYCLES`]), file sizes
 //! (an input over [`MAX_INPUT`] or a proof file over [`MAX_PROOF_FILE`] is exit 2, an ELF
-//! over [`MAX_ELF_FILE`] exit 3), and output paths (opened first; exit 4). `prove` then runs
+//! over [`crate::limits::MAX_ELF_FILE`] exit 3), and output paths (opened first; exit 4). `prove` then runs
 //! the guest once without recording, so a run that cannot be proven (cycle or output limit)
 //! stops before any record is kept, and records the second run into a buffer of the exact
 //! size. `verify --elf` derives the key with the proof's own preset unless `--blowup` is
@@ -29,7 +29,7 @@ use crate::backend::{Backend, MainTrace};
 use crate::cli_fib::{peak_rss_bytes, spinner};
 use crate::cpu::CpuBackend;
 use crate::limits::{
-    read_capped, OutFile, ReadError, MAX_ELF_FILE, MAX_INPUT, MAX_PROOF_FILE, MAX_PROVABLE_CYCLES,
+    read_capped, read_elf, OutFile, ReadError, MAX_INPUT, MAX_PROOF_FILE, MAX_PROVABLE_CYCLES,
     VK_BYTES,
 };
 use crate::prover::{prove_main, setup, ProvingKey};
@@ -173,12 +173,7 @@ fn params(blowup: usize) -> Result<StarkParams, i32> {
 }
 
 fn load(path: &Path) -> Result<Program, i32> {
-    let elf = read_capped(
-        path,
-        (MAX_ELF_FILE, "ELF file"),
-        Some((b"\x7fELF", "not an ELF file (bad magic)")),
-    )
-    .map_err(|e| match e {
+    let elf = read_elf(path).map_err(|e| match e {
         ReadError::Io(e) => {
             eprintln!("error: cannot read ELF {}: {e}", path.display());
             EXIT_USAGE

@@ -12,7 +12,7 @@
 //! | code | meaning |
 //! | --- | --- |
 //! | 2 | usage error (from clap) |
-//! | [`EXIT_VM_ERROR`] = 3 | the ELF could not be loaded (or is larger than [`MAX_ELF_FILE`]), or execution stopped with an error (illegal instruction, memory fault, unsupported system call, output limit, cycle limit) |
+//! | [`EXIT_VM_ERROR`] = 3 | the ELF could not be loaded (or is larger than [`limits::MAX_ELF_FILE`]), or execution stopped with an error (illegal instruction, memory fault, unsupported system call, output limit, cycle limit) |
 //! | [`EXIT_IO_ERROR`] = 4 | a file could not be read (or the input is larger than [`MAX_INPUT`]), or stdout could not be written |
 //!
 //! Output is bounded by the executor: at most 1 MiB of public output
@@ -20,7 +20,7 @@
 //! ([`MAX_DEBUG_OUTPUT`](crate::vm::ecall::MAX_DEBUG_OUTPUT)); a write past either stops the
 //! run with an error.
 
-use crate::limits::{read_capped, ReadError, MAX_ELF_FILE, MAX_INPUT};
+use crate::limits::{self, read_capped, ReadError, MAX_INPUT};
 use crate::vm::{NoRecorder, Program, Vm, VmError, DEFAULT_MAX_CYCLES};
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -47,15 +47,10 @@ pub struct RunArgs {
     pub json: bool,
 }
 
-/// The ELF's bytes (at most [`MAX_ELF_FILE`]); a file too large or without the ELF magic
+/// The ELF's bytes (at most [`limits::MAX_ELF_FILE`]); a file too large or without the ELF magic
 /// cannot be loaded (exit 3), one that cannot be read is an I/O error (exit 4).
 fn read_elf(path: &Path) -> Result<Vec<u8>, i32> {
-    read_capped(
-        path,
-        (MAX_ELF_FILE, "ELF file"),
-        Some((b"\x7fELF", "not an ELF file (bad magic)")),
-    )
-    .map_err(|e| match e {
+    limits::read_elf(path).map_err(|e| match e {
         ReadError::Io(e) => {
             eprintln!("error: cannot read ELF {}: {e}", path.display());
             EXIT_IO_ERROR

@@ -98,6 +98,19 @@ impl std::fmt::Display for ReadError {
     }
 }
 
+/// An ELF file's bytes: at most [`MAX_ELF_FILE`], starting with the ELF magic.
+///
+/// # Errors
+/// As [`read_capped`]: [`ReadError::Io`] if it cannot be read, another kind if it is too
+/// large or not an ELF file.
+pub fn read_elf(path: &Path) -> Result<Vec<u8>, ReadError> {
+    read_capped(
+        path,
+        (MAX_ELF_FILE, "ELF file"),
+        Some((b"\x7fELF", "not an ELF file (bad magic)")),
+    )
+}
+
 /// Reads at most `cap` bytes of `path` (`limit` names the cap in messages); a longer file is [`ReadError::TooLarge`], found from
 /// the metadata before reading where it is a regular file, else after `cap + 1` bytes. If
 /// `start` is given, a file of at least its length must begin with it (checked after reading

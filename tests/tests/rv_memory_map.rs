@@ -4,22 +4,16 @@
 //! MEMW_A, MEMW, PAGE and PAGE0 are in rv_mem_memw_page.rs.)
 
 use kestrel_core::air::debug::DebugReport;
-use kestrel_core::air::Machine;
 use kestrel_core::field::Felt;
-use kestrel_core::matrix::RowMajorMatrix;
-use kestrel_core::params::StarkParams;
-use kestrel_core::rv::decode::ProgramImage;
-use kestrel_core::rv::machine::{build_traces, Rv64Machine, TraceError};
+use kestrel_core::rv::machine::{build_traces, TraceError};
 use kestrel_core::rv::memw::MEMW_A;
 use kestrel_core::rv::BUS_MEM;
-use kestrel_prover_gpu::cpu::CpuBackend;
-use kestrel_prover_gpu::prover::{prove, setup, ProverError};
-use kestrel_prover_gpu::rv::{debug_check, machine_for, program_image, steps, verifier_machine};
+use kestrel_prover_gpu::rv::{debug_check, machine_for, program_image, steps};
 use kestrel_prover_gpu::vm::record::{Record, VecRecorder};
 use kestrel_prover_gpu::vm::{Program, Vm, VmError};
+use kestrel_tests::forge::{assert_unprovable, table_index};
 use kestrel_tests::vm_support::asm::{addi, exit, li32, reg::*, sd};
 use kestrel_tests::vm_support::elf_writer::{elf, elf_segments, Seg, CODE_BASE, DATA_BASE};
-use kestrel_verifier::{verify, VerifyError};
 
 /// `sd t1, 0(addr)` then `exit(0)`.
 fn store_to(addr: u64) -> Vec<u32> {
@@ -34,34 +28,6 @@ fn run(bytes: &[u8]) -> (Program, Result<Vec<Record>, VmError>) {
     let mut rec = VecRecorder::default();
     let r = Vm::new(&program, Vec::new()).run(&mut rec);
     (program, r.map(|_| rec.records))
-}
-
-fn table(machine: &Rv64Machine, name: &str) -> usize {
-    machine
-        .tables()
-        .iter()
-        .position(|t| t.name() == name)
-        .unwrap()
-}
-
-/// Proves `traces` against `image`'s key; the prover refuses or the verifier rejects.
-fn assert_unprovable(image: &ProgramImage, traces: &[RowMajorMatrix], public: &[Felt]) {
-    let machine = machine_for(image);
-    let pk = setup(&CpuBackend, &machine, StarkParams::BLOWUP_2).unwrap();
-    match prove(&CpuBackend, &pk, &machine, traces, public) {
-        Err(ProverError::ConstraintsNotSatisfied { .. }) => {}
-        Err(e) => panic!("unexpected prover error {e}"),
-        Ok((proof, _)) => {
-            let r = verify(&verifier_machine(), &pk.vk, public, &proof.to_bytes());
-            assert!(
-                matches!(
-                    r,
-                    Err(VerifyError::OodMismatch { .. } | VerifyError::LogUpSum)
-                ),
-                "{r:?}"
-            );
-        }
-    }
 }
 
 fn unbalanced(r: &DebugReport, bus: u32) -> bool {
@@ -117,10 +83,10 @@ fn store_into_a_read_only_segment() {
     let r = debug_check(&ro_machine, &t, &public);
     assert!(r.failures.is_empty(), "{r}");
     assert!(unbalanced(&r, BUS_MEM), "{r}");
-    assert_unprovable(&ro_image, &t, &public);
+    assert_unprovable(&ro_machine, &t, &public);
     // With the store's access marked read-only too (consistent with PAGE): the write
     // check fails.
-    let ma = table(&ro_machine, "MEMW_A");
+    let ma = table_index(&ro_machine, "MEMW_A");
     let w = Felt::from((DATA_BASE / 8) as u32);
     let row = (0..t[ma].height())
         .find(|&r| t[ma].row(r)[0] == w && t[ma].row(r)[MEMW_A.wr()] == Felt::ONE)
@@ -134,7 +100,7 @@ fn store_into_a_read_only_segment() {
         "{r}"
     );
     assert!(!unbalanced(&r, BUS_MEM), "{r}");
-    assert_unprovable(&ro_image, &t, &public);
+    assert_unprovable(&ro_machine, &t, &public);
 }
 
 #[test]
@@ -187,5 +153,5 @@ fn access_outside_the_mapped_regions() {
     let (t, public) = build_traces(&machine_for(&fake_image), &fake_image, &s, &[]).unwrap();
     let r = debug_check(&real_machine, &t, &public);
     assert!(unbalanced(&r, BUS_MEM), "{r}");
-    assert_unprovable(&real_image, &t, &public);
+    assert_unprovable(&real_machine, &t, &public);
 }

@@ -10,22 +10,18 @@
 //! `2·H` range check let `H = sum_0 / 2` in the field).
 
 use kestrel_core::air::debug::DebugReport;
-use kestrel_core::air::Machine;
 use kestrel_core::field::{Felt, Field};
 use kestrel_core::matrix::RowMajorMatrix;
-use kestrel_core::params::StarkParams;
 use kestrel_core::rv::cpu::{self, Step};
 use kestrel_core::rv::decode::ProgramImage;
 use kestrel_core::rv::machine::{build_traces, Rv64Machine};
 use kestrel_core::rv::BUS_BYTE;
-use kestrel_prover_gpu::cpu::CpuBackend;
-use kestrel_prover_gpu::prover::{prove, setup, ProverError};
-use kestrel_prover_gpu::rv::{debug_check, machine_for, program_image, steps, verifier_machine};
+use kestrel_prover_gpu::rv::{debug_check, machine_for, program_image, steps};
 use kestrel_prover_gpu::vm::record::VecRecorder;
 use kestrel_prover_gpu::vm::{ElfError, Program, Vm};
+use kestrel_tests::forge::{assert_unprovable, table_index};
 use kestrel_tests::vm_support::asm::{self, auipc, jal, jalr};
 use kestrel_tests::vm_support::elf_writer::{elf_segments, Seg, CODE_BASE};
-use kestrel_verifier::{verify, VerifyError};
 
 const TARGET: u32 = 0x20002;
 
@@ -101,33 +97,6 @@ fn assert_fails(r: &DebugReport, constraint: &str) {
             .any(|f| f.table == "CPU" && f.constraint == constraint),
         "expected `{constraint}` to fail:\n{r}"
     );
-}
-
-/// Proves the forged traces; the prover refuses them or the verifier rejects the proof.
-fn assert_unprovable(machine: &Rv64Machine, t: &[RowMajorMatrix], public: &[Felt]) {
-    let pk = setup(&CpuBackend, machine, StarkParams::BLOWUP_2).unwrap();
-    match prove(&CpuBackend, &pk, machine, t, public) {
-        Err(ProverError::ConstraintsNotSatisfied { .. }) => {}
-        Err(e) => panic!("unexpected prover error {e}"),
-        Ok((proof, _)) => {
-            let r = verify(&verifier_machine(), &pk.vk, public, &proof.to_bytes());
-            assert!(
-                matches!(
-                    r,
-                    Err(VerifyError::OodMismatch { .. } | VerifyError::LogUpSum)
-                ),
-                "{r:?}"
-            );
-        }
-    }
-}
-
-fn cpu_table(machine: &Rv64Machine) -> usize {
-    machine
-        .tables()
-        .iter()
-        .position(|t| t.name() == "CPU")
-        .unwrap()
 }
 
 #[test]
@@ -210,7 +179,7 @@ fn jalr_to_a_target_with_bit_1_set() {
     assert_unprovable(&machine, &t, &public);
     // The consistent forgery: Q = sum_0 / 4 in the field satisfies the constraint, and
     // fails its byte range check.
-    let c = cpu_table(&machine);
+    let c = table_index(&machine, "CPU");
     let row = t[c].row_mut(1);
     assert_eq!(row[cpu::SUM], Felt::new(2));
     row[cpu::Q] = Felt::new(2) * Field::inverse(Felt::new(4)).unwrap();
@@ -239,7 +208,7 @@ fn jalr_keeping_its_low_bit() {
     let image = program_image(&program);
     let (machine, mut t, public) = traces(&image, &steps(&rec.records));
     assert!(debug_check(&machine, &t, &public).is_ok());
-    let c = cpu_table(&machine);
+    let c = table_index(&machine, "CPU");
     let row = t[c].row_mut(1);
     assert_eq!((row[cpu::SUM], row[cpu::BIT0]), (Felt::new(5), Felt::ONE));
     row[cpu::BIT0] = Felt::ZERO;

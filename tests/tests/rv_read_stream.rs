@@ -11,7 +11,7 @@
 //! the verifier rejects its proof. Honest runs with reads of every shape prove and verify.
 
 use kestrel_core::air::debug::DebugReport;
-use kestrel_core::air::{Air, Machine};
+use kestrel_core::air::Air;
 use kestrel_core::field::Felt;
 use kestrel_core::matrix::RowMajorMatrix;
 use kestrel_core::params::StarkParams;
@@ -29,6 +29,7 @@ use kestrel_prover_gpu::prover::{prove, setup, ProverError};
 use kestrel_prover_gpu::rv::{debug_check, machine_for, program_image, steps, verifier_machine};
 use kestrel_prover_gpu::vm::record::VecRecorder;
 use kestrel_prover_gpu::vm::{Program, Vm};
+use kestrel_tests::forge::table_index;
 use kestrel_tests::mutation::assert_all_detected;
 use kestrel_tests::vm_support::asm::{addi, i, lui, r, reg, ECALL};
 use kestrel_tests::vm_support::elf_writer::{elf, DATA_BASE};
@@ -217,15 +218,6 @@ fn forged_steps() -> (Program, Vec<Step>) {
     (program, s)
 }
 
-/// Table index by name.
-fn table(machine: &Rv64Machine, name: &str) -> usize {
-    machine
-        .tables()
-        .iter()
-        .position(|t| t.name() == name)
-        .unwrap()
-}
-
 /// How a forged witness fails to become a verifying proof.
 #[derive(Debug, PartialEq, Eq)]
 enum Rejected {
@@ -242,7 +234,7 @@ fn rejection(machine: &Rv64Machine, traces: &[RowMajorMatrix], public: &[Felt]) 
     let pk = setup(&CpuBackend, machine, StarkParams::BLOWUP_2).unwrap();
     match prove(&CpuBackend, &pk, machine, traces, public) {
         Err(ProverError::ConstraintsNotSatisfied { table: name }) => {
-            Rejected::Constraint(table(machine, &name))
+            Rejected::Constraint(table_index(machine, &name))
         }
         Err(e) => panic!("unexpected prover error {e}"),
         Ok((proof, _)) => match verify(&verifier_machine(), &pk.vk, public, &proof.to_bytes()) {
@@ -294,7 +286,7 @@ fn forged_reads_are_rejected() {
     assert_fails(&report, "ECALL", "ecall short read exhausts the input");
     assert_eq!(
         rejection(&machine, &traces, &public),
-        Rejected::Constraint(table(&machine, "ECALL"))
+        Rejected::Constraint(table_index(&machine, "ECALL"))
     );
 }
 
@@ -321,10 +313,10 @@ fn move_range(bitwise: &mut RowMajorMatrix, from: (u8, u8), to: Option<(u8, u8)>
 fn forged_reads_rejected_with_consistent_forgeries() {
     let (machine, traces, public) = forged_traces();
     let (t_ecall, t_reg, t_memw_r, t_bitwise) = (
-        table(&machine, "ECALL"),
-        table(&machine, "REGISTER"),
-        table(&machine, "MEMW_R"),
-        table(&machine, "BITWISE"),
+        table_index(&machine, "ECALL"),
+        table_index(&machine, "REGISTER"),
+        table_index(&machine, "MEMW_R"),
+        table_index(&machine, "BITWISE"),
     );
     // The two read rows (ECALL's rows are in call order).
     let e = &traces[t_ecall];
