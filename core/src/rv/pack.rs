@@ -330,6 +330,8 @@ struct Run<'a> {
     input_pos: usize,
     output: Vec<u8>,
     exit_code: Option<u64>,
+    /// The touched zero-initialised words (PAGE0's rows, PAGE's counts), once replayed.
+    zero: Vec<page::ZeroWord>,
 }
 
 /// Replays `steps` (their DECODE rows `dec_row`) in order, stopping at the first that
@@ -368,6 +370,7 @@ fn replay<'a, S: Copy + Into<Step>>(
         input_pos: 0,
         output: Vec::new(),
         exit_code: None,
+        zero: Vec::new(),
     };
     let mut outpos = 0u64;
     for (c, (chunk, rows)) in steps.chunks(len).zip(dec_row.chunks(len)).enumerate() {
@@ -401,6 +404,7 @@ fn replay<'a, S: Copy + Into<Step>>(
             run.reg(d.rd, cpu::written(&s, d), ts + 3, true);
         }
     }
+    run.zero = zero_words(&run.mem);
     Ok(run)
 }
 
@@ -1229,10 +1233,10 @@ fn build_table(job: Job, r: &Records<'_>, bytes: &mut ByteCounts) -> Built {
                         .map_or((init, 0), |(v, t)| (v, t & !RO_BIT))
                 })
                 .collect();
-            let zmult = page::zero_counts(&mem.image, &zero_words(mem));
+            let zmult = page::zero_counts(&mem.image, &run.zero);
             Built::Trace(page::build_trace(&mem.image, &finals, &zmult))
         }
-        Job::Page0 => Built::Trace(page::build_trace0(&zero_words(&run.mem), bytes)),
+        Job::Page0 => Built::Trace(page::build_trace0(&run.zero, bytes)),
         Job::Ecall => Built::Trace(ecall::build_trace(&run.ecalls, bytes)),
         Job::Io => Built::Trace(io::build_trace(&run.io, bytes)),
     }
