@@ -26,7 +26,8 @@ fn replay(program: &Program, input: &[u8], records: &[Record]) -> [u64; 32] {
             .segments
             .iter()
             .find(|s| a >= s.vaddr && a < s.end())
-            .map_or(0, |s| s.data[(a - s.vaddr) as usize])
+            .and_then(|s| s.data.get((a - s.vaddr) as usize).copied())
+            .unwrap_or(0) // bss and the heap start as zeros
     };
     let read = |w: &HashMap<u64, u8>, a: u64, n: u64| {
         (0..n).fold(0u64, |v, k| {
