@@ -535,6 +535,31 @@ impl PackedTraces {
         }
     }
 
+    /// Each table's real rows (its records, before padding to the trace height) where the
+    /// packing pass knows them without reading a trace: the [`RECORD_TABLES`] (CPU: the
+    /// steps; MEMW_R: three accesses per step and the system calls' extra rows; LT and
+    /// SHIFT: their distinct operations; LOAD, STORE, MEMW_A: one row per operation).
+    /// `None` for every other table, in [`Machine::tables`](crate::air::Machine::tables)
+    /// order.
+    pub fn real_rows(&self) -> Vec<Option<usize>> {
+        let mut out = vec![None; self.traces.len()];
+        let known = [
+            (CPU_TABLE, self.cpu.dec_row.len()),
+            (MEMW_R_TABLE, self.memw_r.meta.len() + self.memw_r.extra.len()),
+            (LT_TABLE, self.lt.len()),
+            (SHIFT_TABLE, self.shift.len()),
+            (LOAD_TABLE, self.loads.len()),
+            (STORE_TABLE, self.stores.len()),
+            (MEMW_A_TABLE, self.mem_a.len()),
+        ];
+        for (t, rows) in known {
+            if let Some(slot) = out.get_mut(t) {
+                *slot = Some(rows);
+            }
+        }
+        out
+    }
+
     /// Every table's trace, the [`RECORD_TABLES`] filled on the host, and the public values.
     ///
     /// # Errors
