@@ -254,7 +254,9 @@ fn prove_stats_report_the_roofline_and_fill() {
         let v = c[k].as_f64().unwrap_or_else(|| panic!("ceilings.{k}: {c}"));
         assert!(v.is_finite() && v > 0.0, "ceilings.{k} = {v}");
     }
-    assert!(c["measured_by"].as_str().is_some_and(|m| m.starts_with("cpu")));
+    assert!(c["measured_by"]
+        .as_str()
+        .is_some_and(|m| m.starts_with("cpu")));
     let roofline = s["roofline"].as_array().expect("a roofline array");
     let stages: Vec<&str> = roofline
         .iter()

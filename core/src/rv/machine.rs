@@ -545,7 +545,10 @@ impl PackedTraces {
         let mut out = vec![None; self.traces.len()];
         let known = [
             (CPU_TABLE, self.cpu.dec_row.len()),
-            (MEMW_R_TABLE, self.memw_r.meta.len() + self.memw_r.extra.len()),
+            (
+                MEMW_R_TABLE,
+                self.memw_r.meta.len() + self.memw_r.extra.len(),
+            ),
             (LT_TABLE, self.lt.len()),
             (SHIFT_TABLE, self.shift.len()),
             (LOAD_TABLE, self.loads.len()),
