@@ -469,6 +469,10 @@ fn prove_prepared<B: RvFills>(backend: &B, a: &ProveArgs, prep: Prepared) -> Res
     eprintln!("  fill (real rows / trace height) of the largest tables:");
     eprint!("{}", fill_summary(&names, &dims, &pk.shapes, &fills, 4));
     if let Some(out) = stats_out {
+        // Taken first: the ceilings' measurement (its buffers, its dispatches) must not
+        // count in the backend's figures or the peak memory.
+        let backend_report = backend.report();
+        let peak_rss = peak_rss_bytes();
         // The roofline, after the proof: the model from the shapes, the ceilings measured
         // now (only with --stats).
         let work = crate::roofline::model(&proof_shape(
@@ -522,7 +526,7 @@ fn prove_prepared<B: RvFills>(backend: &B, a: &ProveArgs, prep: Prepared) -> Res
             .sum();
         let stats = serde_json::json!({
             "backend": backend.name(),
-            "backend_report": backend.report(),
+            "backend_report": backend_report,
             "device_fills": device_fills,
             "cycles": cycles,
             "exit_code": exit.exit_code,
@@ -532,7 +536,7 @@ fn prove_prepared<B: RvFills>(backend: &B, a: &ProveArgs, prep: Prepared) -> Res
             "prove_s": total,
             "khz": cycles as f64 / total / 1e3,
             "proof_bytes": bytes.len(),
-            "peak_rss_bytes": peak_rss_bytes(),
+            "peak_rss_bytes": peak_rss,
             "ceilings": ceilings,
             "roofline": roofline,
         });
