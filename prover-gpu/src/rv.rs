@@ -266,6 +266,7 @@ pub fn main_traces_timed<B: RvFills>(
         stores,
         mem_a,
         traces,
+        table_rows: _,
         public,
     } = packed;
     // The records are on the device now: their host memory (hundreds of MB at 2^22 steps)
