@@ -149,6 +149,13 @@ pub trait Backend: Sync {
         serde_json::Value::Null
     }
 
+    /// The ceilings the roofline report ([`crate::roofline`]) sets this backend's stages
+    /// against, measured when asked (once per process; only `prove --stats` asks). The
+    /// default measures the host ([`crate::roofline::cpu_ceilings`]).
+    fn ceilings(&self) -> Result<crate::roofline::Ceilings, ProverError> {
+        Ok(crate::roofline::cpu_ceilings())
+    }
+
     /// Checks, before any main trace is committed, that the backend can hold the proof of
     /// `tables` (see [`TablePlan`]). Backends without a memory limit have nothing to check.
     fn plan_memory(&self, tables: &[TablePlan], log_blowup: u32) -> Result<(), ProverError> {

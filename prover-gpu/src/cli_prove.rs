@@ -455,19 +455,59 @@ fn prove_prepared<B: RvFills>(backend: &B, a: &ProveArgs, prep: Prepared) -> Res
     for (name, ms) in &phases {
         eprintln!("  {name:<12} {ms:>10.3} ms");
     }
+    let names: Vec<&str> = rv.machine.tables().iter().map(|t| t.name()).collect();
+    let fills: Vec<Option<f64>> = dims
+        .iter()
+        .zip(&times.real_rows)
+        .map(|(&(_, h), r)| r.map(|r| r as f64 / h.max(1) as f64))
+        .collect();
+    eprintln!("  fill (real rows / trace height) of the largest tables:");
+    eprint!("{}", fill_summary(&names, &dims, &pk.shapes, &fills, 4));
     if let Some(out) = stats_out {
+        // Taken first: the ceilings' measurement (its buffers, its dispatches) must not
+        // count in the backend's figures or the peak memory.
+        let backend_report = backend.report();
+        let peak_rss = peak_rss_bytes();
+        // The roofline, after the proof: the model from the shapes, the ceilings measured
+        // now (only with --stats).
+        let work = crate::roofline::model(&proof_shape(
+            &pk.shapes,
+            &dims,
+            &params,
+            proof.pow_nonce,
+            std::mem::size_of_val(rec.records.as_slice()) as u64,
+        ));
+        let (ceilings, roofline) = match backend.ceilings() {
+            Ok(c) => {
+                let r = crate::roofline::report(
+                    &work,
+                    |stage| phases.iter().find(|(n, _)| n == stage).map(|(_, ms)| *ms),
+                    &c,
+                );
+                eprint!("{}", roofline_table(&r, &c));
+                (serde_json::json!(c), serde_json::json!(r))
+            }
+            Err(e) => {
+                eprintln!("warning: roofline ceilings not measured: {e}");
+                (
+                    serde_json::json!({ "error": e.to_string() }),
+                    serde_json::Value::Null,
+                )
+            }
+        };
         let tables: Vec<serde_json::Value> = rv
             .machine
             .tables()
             .iter()
             .zip(dims.iter().zip(&built_on))
-            .zip(&pk.shapes)
-            .map(|((t, (&(width, height), on)), shape)| {
+            .zip(pk.shapes.iter().zip(&fills))
+            .map(|((t, (&(width, height), on)), (shape, fill))| {
                 let cells = height * (width + shape.aux_width);
                 serde_json::json!({
                     "table": t.name(),
                     "built_on": on,
                     "rows": height,
+                    "fill": fill,
                     "columns": width,
                     "aux_columns": shape.aux_width,
                     "preprocessed_columns": t.preprocessed_width(),
@@ -481,7 +521,7 @@ fn prove_prepared<B: RvFills>(backend: &B, a: &ProveArgs, prep: Prepared) -> Res
             .sum();
         let stats = serde_json::json!({
             "backend": backend.name(),
-            "backend_report": backend.report(),
+            "backend_report": backend_report,
             "device_fills": device_fills,
             "cycles": cycles,
             "exit_code": exit.exit_code,
@@ -491,7 +531,9 @@ fn prove_prepared<B: RvFills>(backend: &B, a: &ProveArgs, prep: Prepared) -> Res
             "prove_s": total,
             "khz": cycles as f64 / total / 1e3,
             "proof_bytes": bytes.len(),
-            "peak_rss_bytes": peak_rss_bytes(),
+            "peak_rss_bytes": peak_rss,
+            "ceilings": ceilings,
+            "roofline": roofline,
         });
         commit(
             out,
@@ -502,6 +544,85 @@ fn prove_prepared<B: RvFills>(backend: &B, a: &ProveArgs, prep: Prepared) -> Res
         )?;
     }
     Ok(())
+}
+
+/// The roofline model's view of a proof: the tables' shapes and heights, the parameters,
+/// the grinding nonce and the bytes of execution records.
+fn proof_shape(
+    shapes: &[kestrel_core::air::TableShape],
+    dims: &[(usize, usize)],
+    params: &StarkParams,
+    pow_nonce: u64,
+    record_bytes: u64,
+) -> crate::roofline::ProofShape {
+    let log_heights: Vec<u8> = dims
+        .iter()
+        .map(|&(_, h)| h.trailing_zeros() as u8)
+        .collect();
+    let fri = kestrel_core::stark::FriShape::new(params, &log_heights);
+    crate::roofline::ProofShape {
+        tables: shapes
+            .iter()
+            .zip(&log_heights)
+            .map(|(s, &lh)| crate::roofline::TableDims {
+                log_n: u32::from(lh),
+                main: s.width as u64,
+                pre: s.preprocessed_width as u64,
+                aux: s.aux_width as u64,
+                quotient_chunks: s.quotient_chunks as u64,
+                interactions: s.num_interactions > 0,
+            })
+            .collect(),
+        log_blowup: u32::from(params.log_blowup),
+        num_queries: u64::from(params.num_queries),
+        log_max_lde: fri.log_max_lde,
+        fri_layers: fri.num_layers,
+        pow_nonce,
+        record_bytes,
+    }
+}
+
+/// The `top` tables of the most main and auxiliary cells, with their fill (`n/a` where
+/// the real rows are not known), one line each.
+fn fill_summary(
+    names: &[&str],
+    dims: &[(usize, usize)],
+    shapes: &[kestrel_core::air::TableShape],
+    fills: &[Option<f64>],
+    top: usize,
+) -> String {
+    let mut order: Vec<usize> = (0..names.len().min(dims.len()).min(shapes.len())).collect();
+    order.sort_by_key(|&t| std::cmp::Reverse(dims[t].1 * (dims[t].0 + shapes[t].aux_width)));
+    let mut out = String::new();
+    for &t in order.iter().take(top) {
+        let fill = match fills.get(t).copied().flatten() {
+            Some(f) => format!("{:>6.1} %", 100.0 * f),
+            None => "     n/a".into(),
+        };
+        out += &format!("    {:<10} {:>10} rows  {fill}\n", names[t], dims[t].1);
+    }
+    out
+}
+
+/// The roofline report as a short table.
+fn roofline_table(r: &[crate::roofline::StageRoofline], c: &crate::roofline::Ceilings) -> String {
+    let mut out = format!(
+        "  roofline (ceilings: copy {:.1} GB/s, Keccak {:.4} Gperm/s):\n    {:<12} {:>10} {:>10} {:>12} {:>8} {:>8}  bound\n",
+        c.copy_gb_s, c.keccak_gperm_s, "stage", "ms", "MB min", "perms", "bw %", "keccak %"
+    );
+    for s in r {
+        out += &format!(
+            "    {:<12} {:>10.3} {:>10.2} {:>12} {:>8.2} {:>8.2}  {}\n",
+            s.stage,
+            s.ms,
+            s.bytes_min as f64 / 1e6,
+            s.keccak_perms,
+            100.0 * s.bandwidth_fraction,
+            100.0 * s.keccak_fraction,
+            s.bound
+        );
+    }
+    out
 }
 
 /// `kestrel vk`.

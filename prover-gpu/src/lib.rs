@@ -11,6 +11,7 @@ pub mod cuda;
 pub mod limits;
 pub mod par;
 pub mod prover;
+pub mod roofline;
 pub mod rv;
 pub mod select;
 pub mod vm;

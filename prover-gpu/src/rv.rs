@@ -193,10 +193,13 @@ pub fn main_traces<B: RvFills>(
 
 /// Where [`main_traces`] spent its time: the host packing pass (with the host-built tables)
 /// and the fills of the record tables (on the device, or on the host with `--host-fills`).
-#[derive(Clone, Copy, Debug, Default)]
+#[derive(Clone, Debug, Default)]
 pub struct TraceTimes {
     pub pack: std::time::Duration,
     pub fill: std::time::Duration,
+    /// Each table's real rows where the packing pass knows them
+    /// ([`PackedTraces::real_rows`]).
+    pub real_rows: Vec<Option<usize>>,
 }
 
 /// Main traces, public values and where the time went.
@@ -219,12 +222,14 @@ pub fn main_traces_timed<B: RvFills>(
         let packed = pack_traces_with(&Rayon::default(), machine, image, records, input)
             .map_err(MainTracesError::Trace)?;
         let pack = start.elapsed();
+        let real_rows = packed.real_rows();
         let (tr, public) = packed
             .into_host_traces(image)
             .map_err(MainTracesError::Trace)?;
         let times = TraceTimes {
             pack,
             fill: start.elapsed() - pack,
+            real_rows,
         };
         return Ok((tr.into_iter().map(MainTrace::Host).collect(), public, times));
     }
@@ -251,6 +256,7 @@ pub fn main_traces_timed<B: RvFills>(
             *slot = Some(trace);
         }
     }
+    let real_rows = packed.real_rows();
     let PackedTraces {
         cpu,
         memw_r,
@@ -260,6 +266,7 @@ pub fn main_traces_timed<B: RvFills>(
         stores,
         mem_a,
         traces,
+        table_rows: _,
         public,
     } = packed;
     // The records are on the device now: their host memory (hundreds of MB at 2^22 steps)
@@ -286,6 +293,7 @@ pub fn main_traces_timed<B: RvFills>(
     let times = TraceTimes {
         pack,
         fill: start.elapsed() - pack,
+        real_rows,
     };
     Ok((out, public, times))
 }

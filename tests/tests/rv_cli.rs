@@ -223,3 +223,78 @@ fn vram_budget_needs_the_cuda_backend() {
     assert_eq!(prove_command(&args), 2);
     assert!(!proof.exists());
 }
+
+/// `prove --stats` on the CPU backend: a `roofline` line for every stage with finite,
+/// non-negative figures and a bound, measured ceilings, and each table's fill (in [0, 1]
+/// where known: a table without records has none of its rows real).
+#[test]
+fn prove_stats_report_the_roofline_and_fill() {
+    let mut code = vec![addi(5, 0, 40), addi(6, 5, 2), r(0x33, 0, 0, 10, 5, 6)];
+    code.extend(exit(7));
+    let prog = TempFile::new("rv-cli-roofline", &elf(&code, &[]));
+    let dir = std::env::temp_dir();
+    let pid = std::process::id();
+    let proof = dir.join(format!("kestrel-rv-cli-roofline-{pid}.proof"));
+    let stats = dir.join(format!("kestrel-rv-cli-roofline-{pid}.json"));
+    let args = ProveArgs {
+        elf: prog.path().into(),
+        output: proof.clone(),
+        input: None,
+        max_cycles: 1000,
+        blowup: 8,
+        stats: Some(stats.clone()),
+        backend: BackendChoice::Cpu,
+        host_fills: false,
+        vram_budget: None,
+    };
+    assert_eq!(prove_command(&args), 0);
+    let s: serde_json::Value = serde_json::from_slice(&std::fs::read(&stats).unwrap()).unwrap();
+    let c = &s["ceilings"];
+    for k in ["copy_gb_s", "keccak_gperm_s"] {
+        let v = c[k].as_f64().unwrap_or_else(|| panic!("ceilings.{k}: {c}"));
+        assert!(v.is_finite() && v > 0.0, "ceilings.{k} = {v}");
+    }
+    assert!(c["measured_by"]
+        .as_str()
+        .is_some_and(|m| m.starts_with("cpu")));
+    let roofline = s["roofline"].as_array().expect("a roofline array");
+    let stages: Vec<&str> = roofline
+        .iter()
+        .map(|r| r["stage"].as_str().unwrap())
+        .collect();
+    assert_eq!(stages, kestrel_prover_gpu::roofline::STAGES);
+    for r in roofline {
+        for k in [
+            "ms",
+            "bytes_min",
+            "keccak_perms",
+            "bytes_per_s",
+            "perms_per_s",
+            "bandwidth_fraction",
+            "keccak_fraction",
+        ] {
+            let v = r[k].as_f64().unwrap_or_else(|| panic!("{k} in {r}"));
+            assert!(v.is_finite() && v >= 0.0, "{k} = {v} in {r}");
+        }
+        assert!(["bandwidth", "keccak", "none"].contains(&r["bound"].as_str().unwrap()));
+    }
+    let by_stage = |n: &str| roofline.iter().find(|r| r["stage"] == n).unwrap();
+    assert!(by_stage("commit main")["keccak_perms"].as_u64().unwrap() > 0);
+    assert!(by_stage("grinding")["keccak_perms"].as_u64().unwrap() > 0);
+    assert!(by_stage("deep")["bytes_min"].as_u64().unwrap() > 0);
+    // Fill: 7 steps in the CPU table's 8 rows.
+    let tables = s["tables"].as_array().unwrap();
+    let cpu = tables.iter().find(|t| t["table"] == "CPU").unwrap();
+    assert_eq!(cpu["fill"].as_f64(), Some(7.0 / 8.0));
+    for t in tables {
+        let f = &t["fill"];
+        assert!(
+            f.is_null() || f.as_f64().is_some_and(|f| (0.0..=1.0).contains(&f)),
+            "fill {f} of {}",
+            t["table"]
+        );
+    }
+    for p in [proof, stats] {
+        let _ = std::fs::remove_file(p);
+    }
+}

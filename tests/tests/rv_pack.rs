@@ -55,8 +55,43 @@ fn assert_same(name: &str, a: &PackedTraces, b: &PackedTraces) {
     for (t, (x, y)) in a.traces.iter().zip(&b.traces).enumerate() {
         assert!(x == y, "{name}: trace of table {t}");
     }
+    assert_eq!(a.table_rows, b.table_rows, "{name}: real rows");
     assert_eq!(a.public, b.public, "{name}: public values");
     assert!(a == b, "{name}");
+}
+
+/// The real rows the packing pass reports (the stats' fill) fit each trace: at most its
+/// height, the CPU's the steps, and past them only zero rows in the tables padded with
+/// zeros.
+#[test]
+fn real_rows_fit_the_traces() {
+    use kestrel_core::air::Machine;
+    const ZERO_PADDED: [&str; 6] = ["LOAD", "STORE", "MEMW_A", "MEMW", "ECALL", "IO"];
+    for &(name, input) in PROVABLE_PROGRAMS {
+        let (image, steps) = load(name);
+        let machine = machine_for(&image);
+        let packed = pack_traces(&machine, &image, &steps, input).unwrap();
+        let real = packed.real_rows();
+        let (traces, _) = packed.into_host_traces(&image).unwrap();
+        let tables = machine.tables();
+        assert_eq!(real.len(), traces.len(), "{name}");
+        assert_eq!(real[0], Some(steps.len()), "{name}: CPU");
+        for ((t, m), r) in tables.iter().zip(&traces).zip(&real) {
+            let Some(r) = *r else { continue };
+            assert!(r <= m.height(), "{name}: {} {r} > {}", t.name(), m.height());
+            if ZERO_PADDED.contains(&t.name()) {
+                assert!(
+                    m.values[r * m.width..].iter().all(|v| v.as_u64() == 0),
+                    "{name}: {} has a nonzero row past its {r} real rows",
+                    t.name()
+                );
+            }
+        }
+        for t in ZERO_PADDED {
+            let i = tables.iter().position(|x| x.name() == t).unwrap();
+            assert!(real[i].is_some(), "{name}: {t} has no real rows");
+        }
+    }
 }
 
 #[test]

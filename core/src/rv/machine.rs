@@ -495,6 +495,11 @@ pub struct PackedTraces {
     /// Every other table's trace, in [`Machine::tables`] order; `None` at the
     /// [`RECORD_TABLES`].
     pub traces: Vec<Option<RowMajorMatrix>>,
+    /// The real rows (records before padding) of the tables built in the packing pass
+    /// where one row stands for one record: DECODE (the code words), REGISTER (the
+    /// registers), EQ (its distinct operations), MEMW, ECALL, IO; `None` elsewhere (see
+    /// [`PackedTraces::real_rows`]).
+    pub table_rows: Vec<Option<usize>>,
     pub public: Vec<Felt>,
 }
 
@@ -533,6 +538,37 @@ impl PackedTraces {
             stores: &self.stores,
             mem_a: &self.mem_a,
         }
+    }
+
+    /// Each table's real rows (its records, before padding to the trace height) where the
+    /// packing pass knows them without reading a trace, in
+    /// [`Machine::tables`](crate::air::Machine::tables) order: the [`RECORD_TABLES`] (CPU:
+    /// the steps; MEMW_R: three accesses per step and the system calls' extra rows; LT and
+    /// SHIFT: their distinct operations; LOAD, STORE, MEMW_A: one row per operation) and
+    /// [`PackedTraces::table_rows`]. `None` for BITWISE (a fixed table of every byte pair,
+    /// no padding), MUL and DVRM (their builders count distinct operations and keep only
+    /// the trace), PAGE and PAGE0.
+    pub fn real_rows(&self) -> Vec<Option<usize>> {
+        let mut out = self.table_rows.clone();
+        out.resize(self.traces.len(), None);
+        let known = [
+            (CPU_TABLE, self.cpu.dec_row.len()),
+            (
+                MEMW_R_TABLE,
+                self.memw_r.meta.len() + self.memw_r.extra.len(),
+            ),
+            (LT_TABLE, self.lt.len()),
+            (SHIFT_TABLE, self.shift.len()),
+            (LOAD_TABLE, self.loads.len()),
+            (STORE_TABLE, self.stores.len()),
+            (MEMW_A_TABLE, self.mem_a.len()),
+        ];
+        for (t, rows) in known {
+            if let Some(slot) = out.get_mut(t) {
+                *slot = Some(rows);
+            }
+        }
+        out
     }
 
     /// Every table's trace, the [`RECORD_TABLES`] filled on the host, and the public values.

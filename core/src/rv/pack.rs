@@ -195,7 +195,7 @@ where
         stores: &run.stores,
         mem_a: &run.mem_a,
     };
-    let ((traces, lt, shift), early) = par.join(
+    let ((traces, lt, shift, table_rows), early) = par.join(
         || tables(par, machine, program, &run, &memw_r.extra, &chunks),
         || early(refs),
     );
@@ -210,11 +210,22 @@ where
             stores: run.stores,
             mem_a: run.mem_a,
             traces,
+            table_rows,
             public: public_values(exit_code, &run.output),
         },
         early,
     ))
 }
+
+/// Stage 3's output: every table's trace but the record tables' (`None` there), LT's and
+/// SHIFT's distinct rows, and the real rows of the tables built here where one row stands
+/// for one record ([`PackedTraces::table_rows`]).
+type Tables = (
+    Vec<Option<RowMajorMatrix>>,
+    Vec<Distinct>,
+    Vec<Distinct>,
+    Vec<Option<usize>>,
+);
 
 /// Stage 3: every table's trace but the record tables' (`None` there), and LT's and
 /// SHIFT's distinct rows.
@@ -225,7 +236,7 @@ fn tables(
     run: &Run<'_>,
     extra: &[RegRow],
     chunks: &[Chunk],
-) -> (Vec<Option<RowMajorMatrix>>, Vec<Distinct>, Vec<Distinct>) {
+) -> Tables {
     let parts = chunks.len().min(MAX_DISTINCT_PARTS);
     let records = Records {
         machine,
@@ -253,6 +264,20 @@ fn tables(
     let mut traces: Vec<Option<RowMajorMatrix>> = vec![None; jobs.last().map_or(0, |j| j.0 + 1)];
     // Per ALU table, its distinct rows (LT, EQ, SHIFT): the parts in order.
     let mut distinct: Vec<Vec<Distinct>> = vec![Vec::new(); machine.alu.len()];
+    let mut real_rows: Vec<Option<usize>> = vec![None; traces.len()];
+    for &(t, job) in &jobs {
+        let rows = match job {
+            Job::Decode => Some(program.code.len()),
+            Job::Register => Some(super::NUM_REGS),
+            Job::Memw => Some(run.mem_s.len()),
+            Job::Ecall => Some(run.ecalls.len()),
+            Job::Io => Some(run.io.len()),
+            _ => None,
+        };
+        if let (Some(slot), Some(rows)) = (real_rows.get_mut(t), rows) {
+            *slot = Some(rows);
+        }
+    }
     for (&(t, job), out) in jobs.iter().zip(built) {
         match (job, out) {
             (_, Built::Trace(m)) => traces[t] = Some(m),
@@ -281,6 +306,13 @@ fn tables(
             }
         }
     }
+    for (i, rows) in distinct.iter().enumerate() {
+        if distinct_rows(i).is_some() {
+            if let Some(slot) = real_rows.get_mut(FIRST_ALU_TABLE + i) {
+                *slot = Some(rows.len());
+            }
+        }
+    }
     let mut rows_of = |t: usize| {
         let i = t - FIRST_ALU_TABLE;
         distinct.get_mut(i).map(core::mem::take).unwrap_or_default()
@@ -293,7 +325,7 @@ fn tables(
         .chain([&padding])
         .collect();
     traces[BITWISE_TABLE] = Some(ByteCounts::sum_trace(par, &lookups));
-    (traces, lt, shift)
+    (traces, lt, shift, real_rows)
 }
 
 /// The most chunks the steps are split into.

@@ -341,6 +341,15 @@ impl Backend for CudaBackend {
         serde_json::to_value(self.stats()).unwrap_or_default()
     }
 
+    fn ceilings(&self) -> Result<crate::roofline::Ceilings, ProverError> {
+        static CEIL: std::sync::OnceLock<crate::roofline::Ceilings> = std::sync::OnceLock::new();
+        if let Some(c) = CEIL.get() {
+            return Ok(c.clone());
+        }
+        let c = super::bench::ceilings(&self.dev)?;
+        Ok(CEIL.get_or_init(|| c).clone())
+    }
+
     type Committed = CudaCommitted;
     type FriLayer = CudaFriLayer;
 

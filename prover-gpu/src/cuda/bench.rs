@@ -63,6 +63,43 @@ pub fn copy_bandwidth(dev: &CudaDevice, words: usize) -> Result<f64, CudaError> 
     Ok(2.0 * 8.0 * words as f64 / (ms * 1e6))
 }
 
+/// Keccak-f[1600] permutations per second (in 10^9) of the Merkle level kernel
+/// (`ks_merkle_level`: one node, `Keccak256(0x01 ‖ left ‖ right)`, 65 bytes, is one
+/// permutation) hashing `nodes` nodes from `2·nodes` zeroed digests (best of 5).
+pub fn keccak_rate(dev: &CudaDevice, nodes: usize) -> Result<f64, CudaError> {
+    let s = dev.stream();
+    let input = dev.alloc_zeros::<u64>(&s, 8 * nodes, "bench keccak")?;
+    let output = dev.alloc::<u64>(&s, 4 * nodes, "bench keccak")?;
+    let n = nodes as u64;
+    let ms = time_ms(dev, &s, 5, || {
+        launch!(
+            dev,
+            &s,
+            "ks_merkle_level",
+            grid_for(n, 128),
+            [&output.ptr(&s), &input.ptr(&s), &n]
+        );
+        Ok(())
+    })?;
+    Ok(nodes as f64 / (ms * 1e6))
+}
+
+/// The roofline ceilings of `dev` ([`crate::roofline`]): [`copy_bandwidth`] over 1 GiB
+/// (2 GiB moved) and [`keccak_rate`] over 2^24 nodes (768 MiB of digests).
+pub fn ceilings(dev: &CudaDevice) -> Result<crate::roofline::Ceilings, CudaError> {
+    const COPY_WORDS: usize = 1 << 27;
+    const NODES: usize = 1 << 24;
+    let copy_gb_s = copy_bandwidth(dev, COPY_WORDS)?;
+    let keccak = keccak_rate(dev, NODES)?;
+    Ok(crate::roofline::Ceilings {
+        copy_gb_s,
+        keccak_gperm_s: keccak,
+        measured_by: "cuda: ks_copy over 2 x 1 GiB, ks_merkle_level over 2^24 nodes \
+                      (one permutation each), CUDA events, best of 5"
+            .into(),
+    })
+}
+
 /// One LDE measurement.
 #[derive(Clone, Debug)]
 pub struct LdeFigure {
