@@ -66,7 +66,9 @@ fn assert_same(name: &str, a: &PackedTraces, b: &PackedTraces) {
 #[test]
 fn real_rows_fit_the_traces() {
     use kestrel_core::air::Machine;
-    const ZERO_PADDED: [&str; 6] = ["LOAD", "STORE", "MEMW_A", "MEMW", "ECALL", "IO"];
+    const ZERO_PADDED: [&str; 8] = [
+        "LOAD", "STORE", "MEMW_A", "MEMW", "PAGE", "PAGE0", "ECALL", "IO",
+    ];
     for &(name, input) in PROVABLE_PROGRAMS {
         let (image, steps) = load(name);
         let machine = machine_for(&image);

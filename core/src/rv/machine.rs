@@ -497,8 +497,9 @@ pub struct PackedTraces {
     pub traces: Vec<Option<RowMajorMatrix>>,
     /// The real rows (records before padding) of the tables built in the packing pass
     /// where one row stands for one record: DECODE (the code words), REGISTER (the
-    /// registers), EQ (its distinct operations), MEMW, ECALL, IO; `None` elsewhere (see
-    /// [`PackedTraces::real_rows`]).
+    /// registers), EQ (its distinct operations), MEMW, ECALL, IO, PAGE (its image words or
+    /// zero ranges, whichever are more), PAGE0 (the touched zero words); `None` elsewhere
+    /// (see [`PackedTraces::real_rows`]).
     pub table_rows: Vec<Option<usize>>,
     pub public: Vec<Felt>,
 }
@@ -547,7 +548,7 @@ impl PackedTraces {
     /// SHIFT: their distinct operations; LOAD, STORE, MEMW_A: one row per operation) and
     /// [`PackedTraces::table_rows`]. `None` for BITWISE (a fixed table of every byte pair,
     /// no padding), MUL and DVRM (their builders count distinct operations and keep only
-    /// the trace), PAGE and PAGE0.
+    /// the trace).
     pub fn real_rows(&self) -> Vec<Option<usize>> {
         let mut out = self.table_rows.clone();
         out.resize(self.traces.len(), None);

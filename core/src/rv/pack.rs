@@ -272,6 +272,8 @@ fn tables(
             Job::Memw => Some(run.mem_s.len()),
             Job::Ecall => Some(run.ecalls.len()),
             Job::Io => Some(run.io.len()),
+            Job::Page0 => Some(run.zero.len()),
+            Job::Page => Some(run.mem.image.words.len().max(run.mem.image.zero.len())),
             _ => None,
         };
         if let (Some(slot), Some(rows)) = (real_rows.get_mut(t), rows) {
