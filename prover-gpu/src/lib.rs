@@ -3,6 +3,7 @@
 
 pub mod backend;
 pub mod cli_fib;
+pub mod cli_new;
 pub mod cli_prove;
 pub mod cli_run;
 pub mod cpu;

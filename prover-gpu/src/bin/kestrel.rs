@@ -2,6 +2,7 @@
 
 use clap::{Parser, Subcommand};
 use kestrel_prover_gpu::cli_fib::{fib_command, FibArgs};
+use kestrel_prover_gpu::cli_new::{new_command, NewArgs};
 use kestrel_prover_gpu::cli_prove::{
     prove_command, verify_command, vk_command, ProveArgs, VerifyArgs, VkArgs,
 };
@@ -24,6 +25,8 @@ enum Command {
     Vk(VkArgs),
     /// Verify a proof file against a verifying key (or the ELF it came from).
     Verify(VerifyArgs),
+    /// Write a ready guest project (SDK, source, build script, README).
+    New(NewArgs),
     /// Prove and verify the Fibonacci example AIR (the main job until the VM tables exist).
     Fib(FibArgs),
 }
@@ -33,6 +36,7 @@ fn main() {
     let code = match &cli.command {
         Command::Run(a) => run_command(a),
         Command::Fib(a) => fib_command(a),
+        Command::New(a) => new_command(a),
         Command::Prove(a) => prove_command(a),
         Command::Vk(a) => vk_command(a),
         Command::Verify(a) => verify_command(a),
