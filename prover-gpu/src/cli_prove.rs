@@ -519,7 +519,25 @@ fn prove_prepared<B: RvFills>(backend: &B, a: &ProveArgs, prep: Prepared) -> Res
             .iter()
             .filter_map(|t| t["cells_per_cycle"].as_f64())
             .sum();
+        // The parameter set and its security at this proof's largest table.
+        let log_max_height = dims
+            .iter()
+            .map(|&(_, h)| h.max(1).trailing_zeros())
+            .max()
+            .unwrap_or(0);
+        let security = kestrel_core::params::estimate(&params, log_max_height);
+        let vk_hex: String = pk.vk.0.iter().map(|b| format!("{b:02x}")).collect();
         let stats = serde_json::json!({
+            "preset": {
+                "blowup": 1u32 << params.log_blowup,
+                "queries": params.num_queries,
+                "pow_bits": params.pow_bits,
+                "log_final_poly_len": params.log_final_poly_len,
+                "log_max_height": log_max_height,
+                "provable_bits": security.provable_bits,
+                "conjectured_bits": security.conjectured_bits,
+            },
+            "vk": vk_hex,
             "backend": backend.name(),
             "backend_report": backend_report,
             "device_fills": device_fills,

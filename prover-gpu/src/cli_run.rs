@@ -118,10 +118,21 @@ fn run_inner(args: &RunArgs) -> Result<i32, i32> {
             EXIT_VM_ERROR
         }
     };
+    // `run` is the pre-flight check for `prove`: say when this run could not be proven.
+    let provable = cycles <= crate::limits::MAX_PROVABLE_CYCLES;
+    if result.is_ok() && !provable {
+        let _ = writeln!(
+            stderr,
+            "warning: {cycles} cycles: `kestrel prove` proves at most 2^26 = {} cycles, so \
+             this run cannot be proven",
+            crate::limits::MAX_PROVABLE_CYCLES
+        );
+    }
     if args.json {
         let summary = serde_json::json!({
             "exit_code": result.as_ref().ok().map(|e| e.exit_code),
             "cycles": cycles,
+            "provable": result.is_ok() && provable,
             "seconds": seconds,
             "mhz": mhz,
             "output_hex": hex(out),

@@ -999,3 +999,35 @@ fn zero_filled_memory_costs_nothing_until_touched() {
     }
     assert!(t.elapsed().as_secs() < 20, "verify took {:?}", t.elapsed());
 }
+
+#[test]
+fn run_says_when_prove_could_not_prove_the_run() {
+    use kestrel_tests::vm_support::asm::{addi, b, exit, li32, reg::*};
+    use kestrel_tests::vm_support::elf_writer::elf;
+    let d = scratch("preflight");
+    // A countdown of 2^25 + 16 iterations of two instructions: just past 2^26 cycles.
+    let guest = |iterations: i32| {
+        let mut code = li32(T0, iterations).to_vec();
+        code.extend([addi(T0, T0, -1), b(1, T0, ZERO, -4)]);
+        code.extend(exit(0));
+        elf(&code, &[])
+    };
+    let long = write_file(&d, "long.elf", &guest((1 << 25) + 16));
+    let short = write_file(&d, "short.elf", &guest(16));
+    let o = kestrel_limited(RUN_LIMIT_MIB, &[&"run", &long, &"--json"]);
+    assert_eq!(o.status.code(), Some(0), "{}", describe(&o));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        err.contains("warning:") && err.contains("cannot be proven"),
+        "{}",
+        describe(&o)
+    );
+    let j: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(j["provable"], false);
+    assert!(j["cycles"].as_u64().unwrap() > 1 << 26);
+    let o = kestrel_limited(RUN_LIMIT_MIB, &[&"run", &short, &"--json"]);
+    assert_eq!(o.status.code(), Some(0), "{}", describe(&o));
+    assert!(!String::from_utf8_lossy(&o.stderr).contains("warning"));
+    let j: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(j["provable"], true);
+}

@@ -56,6 +56,20 @@ fn vk_prove_verify_round_trip() {
     assert_eq!(prove_command(&args), 0);
     let s: serde_json::Value = serde_json::from_slice(&std::fs::read(&stats).unwrap()).unwrap();
     assert_eq!(s["cycles"], 7);
+    // The stats carry the key and the parameter set with its security.
+    let vk_hex: String = std::fs::read(&vk)
+        .unwrap()
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect();
+    assert_eq!(s["vk"], vk_hex.as_str());
+    assert_eq!(s["preset"]["blowup"], 8);
+    assert!(s["preset"]["queries"].as_u64().unwrap() > 0);
+    assert!(s["preset"]["provable_bits"].as_f64().unwrap() >= 100.0);
+    assert!(
+        s["preset"]["conjectured_bits"].as_f64().unwrap()
+            >= s["preset"]["provable_bits"].as_f64().unwrap()
+    );
     assert!(s["tables"]
         .as_array()
         .unwrap()
