@@ -21,7 +21,6 @@ use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use kestrel_core::air::Machine;
-use kestrel_core::field::Felt;
 use kestrel_core::keys::VerifyingKey;
 use kestrel_core::params::StarkParams;
 
@@ -37,9 +36,7 @@ use crate::rv::{machine_for, main_traces_timed, program_image, verifier_machine,
 use crate::select::{select, BackendChoice};
 use crate::vm::record::VecRecorder;
 use crate::vm::{Exit, NoRecorder, Program, Vm, VmError};
-use kestrel_core::rv::machine::{public_values, MAX_OUTPUT, NUM_PUBLIC};
 
-const STATEMENT_MAGIC: &[u8; 8] = b"KSTLSTMT";
 const EXIT_INVALID: i32 = 1;
 const EXIT_USAGE: i32 = 2;
 const EXIT_VM: i32 = 3;
@@ -203,69 +200,9 @@ fn keys<B: Backend>(
     Ok((pk, crate::rv::RvMachine { machine, image }))
 }
 
-/// A statement: what a proof claims about a run.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Statement {
-    pub exit_code: u64,
-    /// Public output (fd 1).
-    pub output: Vec<u8>,
-}
-
-impl Statement {
-    /// The proof's public values.
-    pub fn public(&self) -> Vec<Felt> {
-        public_values(self.exit_code, &self.output)
-    }
-
-    /// The statement whose public values are `public` (as the prover produced them).
-    pub fn from_public(public: &[Felt]) -> Statement {
-        let exit_code = public
-            .iter()
-            .take(NUM_PUBLIC)
-            .enumerate()
-            .map(|(i, b)| (b.as_u64() & 0xff) << (8 * i))
-            .sum();
-        let output = public
-            .iter()
-            .skip(NUM_PUBLIC)
-            .map(|b| b.as_u64() as u8)
-            .collect();
-        Statement { exit_code, output }
-    }
-}
-
-/// Encodes a statement file.
-pub fn encode_statement(st: &Statement, proof: &[u8]) -> Vec<u8> {
-    let mut out = Vec::with_capacity(20 + st.output.len() + proof.len());
-    out.extend_from_slice(STATEMENT_MAGIC);
-    out.extend_from_slice(&st.exit_code.to_le_bytes());
-    out.extend_from_slice(&(st.output.len() as u32).to_le_bytes());
-    out.extend_from_slice(&st.output);
-    out.extend_from_slice(proof);
-    out
-}
-
-/// Decodes a statement file into the statement and the proof bytes.
-pub fn decode_statement(bytes: &[u8]) -> Result<(Statement, &[u8]), &'static str> {
-    let rest = bytes
-        .strip_prefix(STATEMENT_MAGIC)
-        .ok_or("not a Kestrel proof file (bad magic)")?;
-    let (code, rest) = rest.split_at_checked(8).ok_or("truncated proof file")?;
-    let (n, rest) = rest.split_at_checked(4).ok_or("truncated proof file")?;
-    let exit_code = u64::from_le_bytes(code.try_into().map_err(|_| "truncated proof file")?);
-    let n = u32::from_le_bytes(n.try_into().map_err(|_| "truncated proof file")?) as usize;
-    if n > MAX_OUTPUT {
-        return Err("public output longer than any statement may carry");
-    }
-    let (output, proof) = rest.split_at_checked(n).ok_or("truncated public output")?;
-    Ok((
-        Statement {
-            exit_code,
-            output: output.to_vec(),
-        },
-        proof,
-    ))
-}
+pub use kestrel_verifier::statement::{
+    decode_statement, encode_statement, Statement, STATEMENT_MAGIC,
+};
 
 /// `kestrel prove`.
 pub fn prove_command(a: &ProveArgs) -> i32 {

@@ -86,6 +86,19 @@ fn vk_prove_verify_round_trip() {
     statement.exit_code = 8;
     let forged = TempFile::new("rv-cli-forged", &encode_statement(&statement, body));
     assert_eq!(verify(forged.path(), Some(&vk), None), 1);
+    // The same file through the verifier crate alone (what an embedder calls).
+    use kestrel_verifier::statement::{verify_statement_file, FileError};
+    let key = kestrel_core::keys::VerifyingKey(std::fs::read(&vk).unwrap().try_into().unwrap());
+    let st = verify_statement_file(&key, &file).expect("the proof file verifies");
+    assert_eq!((st.exit_code, st.output.len()), (7, 0));
+    assert!(matches!(
+        verify_statement_file(&key, &encode_statement(&statement, body)),
+        Err(FileError::Proof(_))
+    ));
+    assert!(matches!(
+        verify_statement_file(&key, &file[..10]),
+        Err(FileError::Format(_))
+    ));
     // A flipped proof byte, a truncated file, a foreign file.
     let mut bad = file.clone();
     let mid = bad.len() / 2;

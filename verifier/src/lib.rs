@@ -13,6 +13,7 @@ extern crate alloc;
 
 mod error;
 mod parse;
+pub mod statement;
 mod verify;
 
 pub use error::{Round, VerifyError};
