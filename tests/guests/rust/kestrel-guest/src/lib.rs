@@ -185,9 +185,7 @@ pub fn read_input() -> Vec<u8> {
             v.reserve(core::cmp::max(v.capacity(), 64 << 10));
         }
         let spare = v.spare_capacity_mut();
-        let n = unsafe {
-            syscall3(SYS_READ, FD_INPUT, spare.as_mut_ptr() as usize, spare.len())
-        };
+        let n = unsafe { syscall3(SYS_READ, FD_INPUT, spare.as_mut_ptr() as usize, spare.len()) };
         if n < 0 {
             fail("kestrel-guest: read failed\n");
         }
