@@ -359,8 +359,8 @@ fn panic(info: &core::panic::PanicInfo) -> ! {
     use core::fmt::Write;
     let mut w = DebugWriter;
     let _ = match info.location() {
-        Some(l) => write!(w, "panicked at {}:{}:{}:\n", l.file(), l.line(), l.column()),
-        None => write!(w, "panicked:\n"),
+        Some(l) => writeln!(w, "panicked at {}:{}:{}:", l.file(), l.line(), l.column()),
+        None => writeln!(w, "panicked:"),
     };
     let _ = writeln!(w, "{}", info.message());
     exit(PANIC_EXIT_CODE)
