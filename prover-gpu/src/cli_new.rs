@@ -34,8 +34,11 @@ pub struct NewArgs {
     pub lang: Lang,
 }
 
+/// A file of a project: its path in the project and its text.
+type File = (&'static str, &'static str);
+
 /// The SDK, as the example guests use it.
-const SDK: &[(&str, &str)] = &[
+const SDK: &[File] = &[
     ("sdk/crt0.S", include_str!("../../tests/guests/sdk/crt0.S")),
     (
         "sdk/link.ld",
@@ -104,7 +107,7 @@ cycles) and what they cost are in Kestrel's README ("Limits") and guest guide
 "#;
 
 /// The Rust SDK: the runtime crate, the target spec and the cargo configuration.
-const RUST_SDK: &[(&str, &str)] = &[
+const RUST_SDK: &[File] = &[
     (
         "kestrel-guest/Cargo.toml",
         include_str!("../../tests/guests/rust/kestrel-guest/Cargo.toml"),
@@ -275,7 +278,7 @@ fn new_project(dir: &Path, lang: Lang) -> Result<usize, (i32, String)> {
 
 fn write_files(dir: &Path, name: &str, lang: Lang) -> Result<usize, (i32, String)> {
     let fill = |t: &str| t.replace("{name}", name);
-    let (sdk, own): (&[(&str, &str)], [(&str, &str); 3]) = match lang {
+    let (sdk, own): (&[File], [File; 3]) = match lang {
         Lang::C => (
             SDK,
             [
