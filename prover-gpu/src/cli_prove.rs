@@ -80,7 +80,9 @@ pub struct ProveArgs {
 /// Arguments of `kestrel vk`.
 #[derive(Debug, clap::Args)]
 pub struct VkArgs {
+    /// The RV64IM ELF whose verifying key to write.
     pub elf: PathBuf,
+    /// Where to write the 32-byte key.
     #[arg(short, long)]
     pub output: PathBuf,
     /// LDE blowup preset: 2, 4 or 8.

@@ -2,6 +2,7 @@
 //! generic over a [`backend::Backend`], and the pieces of the `kestrel` command line.
 
 pub mod backend;
+pub mod cli;
 pub mod cli_fib;
 pub mod cli_new;
 pub mod cli_prove;

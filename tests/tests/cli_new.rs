@@ -119,3 +119,20 @@ fn bad_requests_write_nothing() {
     left.sort();
     assert_eq!(left, ["taken"]);
 }
+
+/// Every argument and option of every command has help text.
+#[test]
+fn every_argument_has_help() {
+    use clap::CommandFactory;
+    let cmd = kestrel_prover_gpu::cli::Cli::command();
+    let mut missing = Vec::new();
+    for sub in cmd.get_subcommands() {
+        for arg in sub.get_arguments() {
+            if arg.get_help().is_none() && arg.get_long_help().is_none() {
+                missing.push(format!("{} {}", sub.get_name(), arg.get_id()));
+            }
+        }
+    }
+    assert!(missing.is_empty(), "arguments without help: {missing:?}");
+    assert!(cmd.get_subcommands().count() >= 6);
+}
