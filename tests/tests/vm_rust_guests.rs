@@ -1,7 +1,9 @@
 //! The Rust guests (`tests/guests/rust`, prebuilt in `tests/guests/bin/rust`): the Rust SHA-256
 //! guest (the `sha2` crate over the `kestrel-guest` runtime) gives the same output as the C
 //! SHA-256 guest and `sha256sum` under Kestrel's executor and under `qemu-riscv64`, uses only
-//! 32-bit RV64IM instructions, and proves and verifies on the CPU backend.
+//! 32-bit RV64IM instructions, and proves and verifies on the CPU backend. json-rs (serde_json)
+//! and bignum-rs (crypto-bigint modexp) match independently computed outputs and qemu, reject
+//! invalid inputs with exit code 1, and prove.
 
 use kestrel_core::params::StarkParams;
 use kestrel_core::rv::machine::public_values;
