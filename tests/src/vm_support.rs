@@ -133,6 +133,64 @@ pub fn run_guest(name: &str, input: &[u8]) -> KestrelRun {
     run_kestrel(&elf, input, 1 << 34)
 }
 
+/// Runs a prebuilt guest by name under Kestrel and asserts it exits 0 without an error: its
+/// public output as text and its cycle count.
+///
+/// # Panics
+/// If the run fails, exits with another code, or writes output that is not UTF-8.
+pub fn guest_stdout(name: &str, input: &[u8]) -> (String, u64) {
+    let run = run_guest(name, input);
+    assert_eq!(run.error, None, "{name}: execution failed");
+    assert_eq!(
+        run.exit_code,
+        Some(0),
+        "{name}: exit code (stderr: {})",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    (
+        String::from_utf8(run.outcome.stdout).expect("text output"),
+        run.cycles,
+    )
+}
+
+/// Runs a prebuilt guest by name on `input`, checks that its traces pass the debug checker
+/// and that the proven public values are the exit code and output `kestrel run` reports,
+/// then proves it on the CPU backend (blowup 2) and verifies the proof.
+///
+/// # Panics
+/// If any of that fails.
+pub fn prove_guest(name: &str, input: &[u8]) {
+    use kestrel_core::params::StarkParams;
+    use kestrel_core::rv::machine::public_values;
+    use kestrel_prover_gpu::cpu::CpuBackend;
+    use kestrel_prover_gpu::prover::{prove, setup};
+    use kestrel_prover_gpu::rv::{
+        debug_check, machine_for, program_image, traces, verifier_machine,
+    };
+    let (program, records, exit) = run_recorded(name, input);
+    let image = program_image(&program);
+    let machine = machine_for(&image);
+    let (tr, public) =
+        traces(&machine, &image, &records, input).unwrap_or_else(|e| panic!("{name}: {e}"));
+    let run = run_guest(name, input);
+    assert_eq!(
+        public,
+        public_values(exit.exit_code, &run.outcome.stdout),
+        "{name}: public values = exit code and kestrel run's stdout"
+    );
+    let report = debug_check(&machine, &tr, &public);
+    assert!(report.is_ok(), "{name}: {report}");
+    let pk = setup(&CpuBackend, &machine, StarkParams::BLOWUP_2).unwrap();
+    let (proof, _) = prove(&CpuBackend, &pk, &machine, &tr, &public).unwrap();
+    kestrel_verifier::verify(&verifier_machine(), &pk.vk, &public, &proof.to_bytes())
+        .unwrap_or_else(|e| panic!("{name}: {e}"));
+    eprintln!(
+        "{name}: {} cycles, {} output bytes proved",
+        exit.cycles,
+        run.outcome.stdout.len()
+    );
+}
+
 /// The QEMU user-mode emulator used as the oracle.
 pub const QEMU: &str = "qemu-riscv64";
 

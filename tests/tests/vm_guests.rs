@@ -1,17 +1,9 @@
 //! Each example guest under Kestrel's executor, checked against known answers.
 
-use kestrel_tests::vm_support::run_guest;
+use kestrel_tests::vm_support::{guest_stdout, run_guest};
 
 fn stdout_of(name: &str, input: &[u8]) -> String {
-    let run = run_guest(name, input);
-    assert_eq!(run.error, None, "{name}: execution failed");
-    assert_eq!(
-        run.exit_code,
-        Some(0),
-        "{name}: exit code (stderr: {})",
-        String::from_utf8_lossy(&run.stderr)
-    );
-    String::from_utf8(run.outcome.stdout).expect("text output")
+    guest_stdout(name, input).0
 }
 
 fn exit_of(name: &str, input: &[u8]) -> u64 {

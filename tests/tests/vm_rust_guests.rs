@@ -5,12 +5,9 @@
 //! and bignum-rs (crypto-bigint modexp) match independently computed outputs and qemu, reject
 //! invalid inputs with exit code 1, and prove.
 
-use kestrel_core::params::StarkParams;
-use kestrel_core::rv::machine::public_values;
-use kestrel_prover_gpu::cpu::CpuBackend;
-use kestrel_prover_gpu::prover::{prove, setup};
-use kestrel_prover_gpu::rv::{debug_check, machine_for, program_image, traces, verifier_machine};
-use kestrel_tests::vm_support::{guest_path, run_guest, run_qemu, run_recorded};
+use kestrel_tests::vm_support::{
+    guest_path, guest_stdout, prove_guest, run_guest, run_qemu, run_recorded,
+};
 use std::io::Write;
 use std::process::{Command, Stdio};
 
@@ -66,25 +63,10 @@ fn sha256sum(input: &[u8]) -> String {
     format!("{}\n", text.split_whitespace().next().expect("a digest"))
 }
 
-fn kestrel_stdout(name: &str, input: &[u8]) -> (String, u64) {
-    let run = run_guest(name, input);
-    assert_eq!(run.error, None, "{name}: execution failed");
-    assert_eq!(
-        run.exit_code,
-        Some(0),
-        "{name}: exit code (stderr: {})",
-        String::from_utf8_lossy(&run.stderr)
-    );
-    (
-        String::from_utf8(run.outcome.stdout).expect("text output"),
-        run.cycles,
-    )
-}
-
 #[test]
 fn rust_sha256_known_vectors() {
     for (msg, digest) in KNOWN {
-        let (out, cycles) = kestrel_stdout(RUST_SHA, msg);
+        let (out, cycles) = guest_stdout(RUST_SHA, msg);
         assert_eq!(out, format!("{digest}\n"), "input {msg:?}");
         eprintln!("{RUST_SHA}: {} bytes, {cycles} cycles", msg.len());
     }
@@ -94,8 +76,8 @@ fn rust_sha256_known_vectors() {
 fn rust_sha256_matches_c_guest_and_sha256sum() {
     for input in inputs() {
         let expected = sha256sum(&input);
-        let (rust, rust_cycles) = kestrel_stdout(RUST_SHA, &input);
-        let (c, c_cycles) = kestrel_stdout("sha256", &input);
+        let (rust, rust_cycles) = guest_stdout(RUST_SHA, &input);
+        let (c, c_cycles) = guest_stdout("sha256", &input);
         assert_eq!(
             rust,
             expected,
@@ -172,30 +154,7 @@ fn rust_sha256_exits_cleanly_without_debug_output() {
 
 #[test]
 fn rust_sha256_proves() {
-    let name = RUST_SHA;
-    let input: &[u8] = b"abc";
-    let (program, records, exit) = run_recorded(name, input);
-    let image = program_image(&program);
-    let machine = machine_for(&image);
-    let (tr, public) =
-        traces(&machine, &image, &records, input).unwrap_or_else(|e| panic!("{name}: {e}"));
-    let run = run_guest(name, input);
-    assert_eq!(
-        public,
-        public_values(exit.exit_code, &run.outcome.stdout),
-        "{name}: public values = exit code and kestrel run's stdout"
-    );
-    let report = debug_check(&machine, &tr, &public);
-    assert!(report.is_ok(), "{name}: {report}");
-    let pk = setup(&CpuBackend, &machine, StarkParams::BLOWUP_2).unwrap();
-    let (proof, _) = prove(&CpuBackend, &pk, &machine, &tr, &public).unwrap();
-    kestrel_verifier::verify(&verifier_machine(), &pk.vk, &public, &proof.to_bytes())
-        .unwrap_or_else(|e| panic!("{name}: {e}"));
-    eprintln!(
-        "{name}: {} cycles, {} output bytes proved",
-        exit.cycles,
-        run.outcome.stdout.len()
-    );
+    prove_guest(RUST_SHA, b"abc");
 }
 
 // --- json-rs: serde + serde_json (no_std, alloc) ---
@@ -257,7 +216,7 @@ const JSON_INVALID: [&[u8]; 7] = [
 fn rust_json_decodes_and_matches_qemu() {
     for (doc, name, values) in json_docs() {
         let expected = json_summary(&name, &values);
-        let (out, cycles) = kestrel_stdout(RUST_JSON, &doc);
+        let (out, cycles) = guest_stdout(RUST_JSON, &doc);
         assert_eq!(out, expected, "input {}", String::from_utf8_lossy(&doc));
         let q = run_qemu(&guest_path(RUST_JSON), &doc);
         assert_eq!(q.status, Some(0), "qemu exit status");
@@ -372,7 +331,7 @@ fn bignum_cases() -> Vec<(Vec<u8>, String)> {
 #[test]
 fn rust_bignum_modpow_matches_known_answers_and_qemu() {
     for (input, expected) in bignum_cases() {
-        let (out, cycles) = kestrel_stdout(RUST_BIGNUM, &input);
+        let (out, cycles) = guest_stdout(RUST_BIGNUM, &input);
         assert_eq!(out, expected, "Kestrel, input {input:02x?}");
         let q = run_qemu(&guest_path(RUST_BIGNUM), &input);
         assert_eq!(q.status, Some(0), "qemu exit status");
@@ -395,39 +354,13 @@ fn rust_bignum_rejects_invalid_input() {
     }
 }
 
-/// Runs `name` on `input`, proves it on the CPU backend and verifies the proof.
-fn prove_and_verify(name: &str, input: &[u8]) {
-    let (program, records, exit) = run_recorded(name, input);
-    let image = program_image(&program);
-    let machine = machine_for(&image);
-    let (tr, public) =
-        traces(&machine, &image, &records, input).unwrap_or_else(|e| panic!("{name}: {e}"));
-    let run = run_guest(name, input);
-    assert_eq!(
-        public,
-        public_values(exit.exit_code, &run.outcome.stdout),
-        "{name}: public values = exit code and kestrel run's stdout"
-    );
-    let report = debug_check(&machine, &tr, &public);
-    assert!(report.is_ok(), "{name}: {report}");
-    let pk = setup(&CpuBackend, &machine, StarkParams::BLOWUP_2).unwrap();
-    let (proof, _) = prove(&CpuBackend, &pk, &machine, &tr, &public).unwrap();
-    kestrel_verifier::verify(&verifier_machine(), &pk.vk, &public, &proof.to_bytes())
-        .unwrap_or_else(|e| panic!("{name}: {e}"));
-    eprintln!(
-        "{name}: {} cycles, {} output bytes proved",
-        exit.cycles,
-        run.outcome.stdout.len()
-    );
-}
-
 #[test]
 fn rust_json_proves() {
-    prove_and_verify(RUST_JSON, br#"{"name":"abc","values":[1,2,3]}"#);
+    prove_guest(RUST_JSON, br#"{"name":"abc","values":[1,2,3]}"#);
 }
 
 #[test]
 fn rust_bignum_proves() {
     let (input, _) = bignum_cases().swap_remove(0);
-    prove_and_verify(RUST_BIGNUM, &input);
+    prove_guest(RUST_BIGNUM, &input);
 }
