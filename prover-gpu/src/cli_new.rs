@@ -87,18 +87,21 @@ CC="${CC:-riscv64-unknown-elf-gcc}"
 echo "built {name}.elf"
 "#;
 
-const README_MD: &str = r#"# {name}
-
-A Kestrel guest in C: `src/main.c` reads its private input and commits a greeting.
-
-```sh
+/// The commands both READMEs give (`{commands}` in them), tested by `tests/tests/cli_new.rs`.
+const COMMANDS: &str = r#"```sh
 bash build.sh                                          # -> {name}.elf (RV64IM)
 echo -n world > input.txt
 kestrel run {name}.elf --input input.txt               # prints "hello, world"
 kestrel prove {name}.elf --input input.txt -o {name}.proof
 kestrel verify {name}.proof --elf {name}.elf --public-output out.txt && cat out.txt
 ```
+"#;
 
+const README_MD: &str = r#"# {name}
+
+A Kestrel guest in C: `src/main.c` reads its private input and commits a greeting.
+
+{commands}
 The input stays private; the proof binds the exit code and the public output (fd 1).
 `sdk/kestrel.h` lists the system calls and helpers (`ks_read_all`, `ks_commit`,
 `ks_debug`, `ks_alloc`, …). The limits a guest may use (stack, heap, input, output,
@@ -212,14 +215,7 @@ commits a greeting. `kestrel-guest/` is the runtime (entry point, system calls, 
 panics: its rustdoc lists the limits); add `no_std` crates to `Cargo.toml` as usual
 (`default-features = false` where they need it).
 
-```sh
-bash build.sh                                          # -> {name}.elf (RV64IM)
-echo -n world > input.txt
-kestrel run {name}.elf --input input.txt               # prints "hello, world"
-kestrel prove {name}.elf --input input.txt -o {name}.proof
-kestrel verify {name}.proof --elf {name}.elf --public-output out.txt && cat out.txt
-```
-
+{commands}
 The input stays private; the proof binds the exit code and the public output (fd 1). The
 build needs Debian's Rust 1.85 with its library source (see `build.sh`). The limits a guest
 may use and what they cost are in Kestrel's README ("Limits") and guest guide
@@ -277,7 +273,7 @@ fn new_project(dir: &Path, lang: Lang) -> Result<usize, (i32, String)> {
 }
 
 fn write_files(dir: &Path, name: &str, lang: Lang) -> Result<usize, (i32, String)> {
-    let fill = |t: &str| t.replace("{name}", name);
+    let fill = |t: &str| t.replace("{commands}", COMMANDS).replace("{name}", name);
     let (sdk, own): (&[File], [File; 3]) = match lang {
         Lang::C => (
             SDK,
