@@ -1,15 +1,15 @@
 //! `kestrel fib`: proves and verifies the Fibonacci example AIR — the main job until the VM
 //! tables exist — and reports timings, proof size and peak memory.
 
-use std::io::IsTerminal;
 use std::path::PathBuf;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use kestrel_core::air::examples::{fibonacci_trace, FibonacciMachine};
 use kestrel_core::field::Felt;
 use kestrel_core::params::{estimate, StarkParams};
 
 use crate::backend::Backend;
+use crate::cli::{peak_rss_bytes, spinner};
 use crate::prover::{prove, setup};
 use crate::select::{select, BackendChoice};
 
@@ -34,25 +34,6 @@ pub struct FibArgs {
     /// Which backend proves.
     #[arg(long, value_enum, default_value_t = BackendChoice::Auto)]
     pub backend: BackendChoice,
-}
-
-/// Peak resident memory of this process (Linux `VmHWM`), in bytes.
-pub fn peak_rss_bytes() -> Option<u64> {
-    let s = std::fs::read_to_string("/proc/self/status").ok()?;
-    let line = s.lines().find(|l| l.starts_with("VmHWM:"))?;
-    let kb: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
-    Some(kb * 1024)
-}
-
-/// A spinner on stderr while long work runs, when stderr is a terminal.
-pub fn spinner(msg: &'static str) -> Option<indicatif::ProgressBar> {
-    if !std::io::stderr().is_terminal() {
-        return None;
-    }
-    let pb = indicatif::ProgressBar::new_spinner();
-    pb.set_message(msg);
-    pb.enable_steady_tick(Duration::from_millis(100));
-    Some(pb)
 }
 
 /// Runs `kestrel fib`; returns the process exit code.

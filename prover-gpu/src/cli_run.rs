@@ -20,11 +20,15 @@
 //! ([`MAX_DEBUG_OUTPUT`](crate::vm::ecall::MAX_DEBUG_OUTPUT)); a write past either stops the
 //! run with an error.
 
-use crate::limits::{self, read_capped, ReadError, MAX_INPUT};
-use crate::vm::{NoRecorder, Program, Vm, VmError, DEFAULT_MAX_CYCLES};
 use std::io::Write;
-use std::path::{Path, PathBuf};
-use std::time::Instant;
+use std::path::PathBuf;
+
+use serde_json::{json, Map, Value};
+
+use crate::api::{self, ErrorKind, Guest};
+use crate::cli::{finish, null_fields, output_fields, Cmd, Failure};
+use crate::limits::MAX_INPUT;
+use crate::vm::{VmError, DEFAULT_MAX_CYCLES};
 
 /// Process exit code for ELF loading and execution errors.
 pub const EXIT_VM_ERROR: i32 = 3;
@@ -42,85 +46,48 @@ pub struct RunArgs {
     /// Stop with an error after this many instructions.
     #[arg(long, value_name = "N", default_value_t = DEFAULT_MAX_CYCLES)]
     pub max_cycles: u64,
-    /// Print a JSON summary (with the public output) on stdout instead of the raw output.
+    /// Print one JSON object (with the public output) on stdout instead of the raw output
+    /// (schema in the README's "JSON output").
     #[arg(long)]
     pub json: bool,
 }
 
-/// The ELF's bytes (at most [`limits::MAX_ELF_FILE`]); a file too large or without the ELF magic
-/// cannot be loaded (exit 3), one that cannot be read is an I/O error (exit 4).
-fn read_elf(path: &Path) -> Result<Vec<u8>, i32> {
-    limits::read_elf(path).map_err(|e| match e {
-        ReadError::Io(e) => {
-            eprintln!("error: cannot read ELF {}: {e}", path.display());
-            EXIT_IO_ERROR
-        }
-        e => {
-            eprintln!("error: cannot load {}: {e}", path.display());
-            EXIT_VM_ERROR
-        }
-    })
-}
-
-/// The private input (at most [`MAX_INPUT`]).
-fn read_input(path: &Path) -> Result<Vec<u8>, i32> {
-    read_capped(path, (MAX_INPUT, "private input"), None).map_err(|e| {
-        eprintln!("error: cannot read input {}: {e}", path.display());
-        EXIT_IO_ERROR
-    })
-}
-
 /// Runs `kestrel run` and returns the process exit code.
 pub fn run_command(args: &RunArgs) -> i32 {
-    match run_inner(args) {
-        Ok(code) | Err(code) => code,
-    }
+    let mut fields = null_fields(Cmd::Run);
+    let outcome = run_inner(args, &mut fields);
+    finish(Cmd::Run, args.json, outcome, fields)
 }
 
-fn run_inner(args: &RunArgs) -> Result<i32, i32> {
-    let elf = read_elf(&args.elf)?;
+fn run_inner(args: &RunArgs, fields: &mut Map<String, Value>) -> Result<i32, Failure> {
+    let guest = Guest::load(&args.elf)?;
     let input = match &args.input {
-        Some(p) => read_input(p)?,
+        Some(p) => api::read_file(p, "input", (MAX_INPUT, "private input"))?,
         None => Vec::new(),
     };
-    let program = Program::from_elf(&elf).map_err(|e| {
-        eprintln!("error: cannot load {}: {e}", args.elf.display());
-        EXIT_VM_ERROR
-    })?;
-    let mut vm = Vm::new(&program, input).with_max_cycles(args.max_cycles);
-    let start = Instant::now();
-    let result = vm.run(&mut NoRecorder);
-    let seconds = start.elapsed().as_secs_f64();
-    let cycles = vm.cycles();
+    let run = guest.execute(&input, args.max_cycles);
+    let (cycles, seconds) = (run.cycles, run.seconds);
     let mhz = if seconds > 0.0 {
         cycles as f64 / seconds / 1e6
     } else {
         0.0
     };
-
     let mut stderr = std::io::stderr().lock();
-    let debug = vm.debug_output();
-    let _ = stderr.write_all(debug);
+    let _ = stderr.write_all(&run.debug_output);
     let _ = stderr.flush();
-    let out = vm.public_output();
-    let code = match &result {
-        Ok(exit) => (exit.exit_code & 0xff) as i32,
-        Err(e) => {
-            // The error starts a line of its own, after the guest's debug text.
-            if debug.last().is_some_and(|&b| b != b'\n') {
-                let _ = writeln!(stderr);
-            }
-            let hint = match e {
-                VmError::MaxCycles { .. } => " (raise it with --max-cycles)",
-                _ => "",
-            };
-            let _ = writeln!(stderr, "error: {e}{hint}");
-            EXIT_VM_ERROR
-        }
-    };
+    let out = &run.public_output;
     // `run` is the pre-flight check for `prove`: say when this run could not be proven.
-    let provable = cycles <= crate::limits::MAX_PROVABLE_CYCLES;
-    if result.is_ok() && !provable {
+    let provable = run.provable();
+    output_fields(
+        fields,
+        run.result.as_ref().ok().map(|e| e.exit_code),
+        Some(out),
+    );
+    fields.insert("cycles".into(), json!(cycles));
+    fields.insert("provable".into(), json!(provable));
+    fields.insert("seconds".into(), json!(seconds));
+    fields.insert("mhz".into(), json!(mhz));
+    if run.result.is_ok() && !provable {
         let _ = writeln!(
             stderr,
             "warning: {cycles} cycles: `kestrel prove` proves at most 2^26 = {} cycles, so \
@@ -128,50 +95,36 @@ fn run_inner(args: &RunArgs) -> Result<i32, i32> {
             crate::limits::MAX_PROVABLE_CYCLES
         );
     }
-    if args.json {
-        let summary = serde_json::json!({
-            "exit_code": result.as_ref().ok().map(|e| e.exit_code),
-            "cycles": cycles,
-            "provable": result.is_ok() && provable,
-            "seconds": seconds,
-            "mhz": mhz,
-            "output_hex": hex(out),
-            "output_utf8": std::str::from_utf8(out).ok(),
-            "error": result.as_ref().err().map(|e| e.to_string()),
-        });
-        let mut stdout = std::io::stdout().lock();
-        if let Err(e) = writeln!(stdout, "{summary}").and_then(|()| stdout.flush()) {
-            let _ = writeln!(
-                stderr,
-                "error: cannot write the JSON summary to stdout: {e}"
-            );
-            return Err(EXIT_IO_ERROR);
-        }
-    } else {
+    if !args.json {
         let mut stdout = std::io::stdout().lock();
         if let Err(e) = stdout.write_all(out).and_then(|()| stdout.flush()) {
-            let _ = writeln!(
-                stderr,
-                "error: cannot write the guest's output to stdout: {e}"
-            );
-            return Err(EXIT_IO_ERROR);
-        }
-        if let Ok(exit) = &result {
-            let _ = writeln!(
-                stderr,
-                "kestrel: exit code {}, {cycles} cycles in {seconds:.3} s ({mhz:.1} MHz)",
-                exit.exit_code
-            );
+            return Err(Failure::new(
+                ErrorKind::Write,
+                format!("cannot write the guest's output to stdout: {e}"),
+            ));
         }
     }
-    Ok(code)
-}
-
-fn hex(bytes: &[u8]) -> String {
-    use std::fmt::Write as _;
-    let mut s = String::with_capacity(bytes.len() * 2);
-    for b in bytes {
-        let _ = write!(s, "{b:02x}");
+    match &run.result {
+        Ok(exit) => {
+            if !args.json {
+                let _ = writeln!(
+                    stderr,
+                    "kestrel: exit code {}, {cycles} cycles in {seconds:.3} s ({mhz:.1} MHz)",
+                    exit.exit_code
+                );
+            }
+            Ok((exit.exit_code & 0xff) as i32)
+        }
+        Err(e) => {
+            // The error starts a line of its own, after the guest's debug text.
+            if run.debug_output.last().is_some_and(|&b| b != b'\n') {
+                let _ = writeln!(stderr);
+            }
+            let hint = match e {
+                VmError::MaxCycles { .. } => " (raise it with --max-cycles)",
+                _ => "",
+            };
+            Err(Failure::new(ErrorKind::Run, format!("{e}{hint}")))
+        }
     }
-    s
 }

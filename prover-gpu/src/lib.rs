@@ -1,6 +1,7 @@
 //! Kestrel's std prover: ELF loading and execution, trace building, the STARK prover
 //! generic over a [`backend::Backend`], and the pieces of the `kestrel` command line.
 
+pub mod api;
 pub mod backend;
 pub mod cli;
 pub mod cli_fib;

@@ -98,6 +98,15 @@ impl std::fmt::Display for ReadError {
     }
 }
 
+impl std::error::Error for ReadError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            ReadError::Io(e) => Some(e),
+            _ => None,
+        }
+    }
+}
+
 /// An ELF file's bytes: at most [`MAX_ELF_FILE`], starting with the ELF magic.
 ///
 /// # Errors

@@ -69,6 +69,9 @@ pub enum ProverError {
     /// The out-of-domain point hit the evaluation domain (probability ~2^-160).
     #[error("out-of-domain point fell in the domain")]
     OodPointInDomain,
+    /// The backend's memory budget refuses the proof (a device backend's `--vram-budget`).
+    #[error("{0}")]
+    Budget(String),
     /// A backend failure; for device backends this names the operation.
     #[error("backend: {0}")]
     Backend(String),
@@ -176,6 +179,19 @@ impl ProveTimings {
     }
 }
 
+/// Phase marks: the timings, and who is told as each phase ends.
+struct Marks<'a> {
+    timings: ProveTimings,
+    observer: &'a mut dyn FnMut(&'static str),
+}
+
+impl Marks<'_> {
+    fn mark(&mut self, name: &'static str, since: &mut Instant) {
+        self.timings.mark(name, since);
+        (self.observer)(name);
+    }
+}
+
 /// Proves that `traces` (one per table, natural row order) satisfy `machine` with `public`.
 ///
 /// # Errors
@@ -191,9 +207,16 @@ pub fn prove<B: Backend>(
     let dims: Vec<(usize, usize)> = traces.iter().map(|m| (m.width, m.height())).collect();
     let host: Vec<Option<&RowMajorMatrix>> = traces.iter().map(Some).collect();
     let lb = pk.params.log_blowup as u32;
-    prove_core(backend, pk, machine, &dims, &host, public, |t| {
-        backend.commit_trace(&traces[t], lb)
-    })
+    prove_core(
+        backend,
+        pk,
+        machine,
+        &dims,
+        &host,
+        public,
+        &mut |_| {},
+        |t| backend.commit_trace(&traces[t], lb),
+    )
 }
 
 /// As [`prove`], for main traces of which some live in the backend's memory
@@ -209,6 +232,22 @@ pub fn prove_main<B: DeviceTraces>(
     machine: &dyn Machine,
     traces: Vec<MainTrace<B>>,
     public: &[Felt],
+) -> Result<(ProofBody, ProveTimings), ProverError> {
+    prove_main_observed(backend, pk, machine, traces, public, &mut |_| {})
+}
+
+/// [`prove_main`], calling `observer` with each phase's name as it ends (the names of
+/// [`ProveTimings::phases`], in order).
+///
+/// # Errors
+/// As [`prove`].
+pub fn prove_main_observed<B: DeviceTraces>(
+    backend: &B,
+    pk: &ProvingKey<B>,
+    machine: &dyn Machine,
+    traces: Vec<MainTrace<B>>,
+    public: &[Felt],
+    observer: &mut dyn FnMut(&'static str),
 ) -> Result<(ProofBody, ProveTimings), ProverError> {
     let dims: Vec<(usize, usize)> = traces.iter().map(|t| t.dims(backend)).collect();
     let mut hosts = Vec::with_capacity(traces.len());
@@ -227,17 +266,25 @@ pub fn prove_main<B: DeviceTraces>(
     }
     let host: Vec<Option<&RowMajorMatrix>> = hosts.iter().map(Option::as_ref).collect();
     let lb = pk.params.log_blowup as u32;
-    prove_core(backend, pk, machine, &dims, &host, public, |t| {
-        match (host[t], devices[t].take()) {
+    prove_core(
+        backend,
+        pk,
+        machine,
+        &dims,
+        &host,
+        public,
+        observer,
+        |t| match (host[t], devices[t].take()) {
             (Some(m), None) => backend.commit_trace(m, lb),
             (None, Some(d)) => backend.commit_device_trace(d, lb),
             _ => Err(ProverError::Internal("main trace committed twice")),
-        }
-    })
+        },
+    )
 }
 
 /// The protocol over main traces given by their shapes, their host values where there are
 /// any, and how to commit each (called once per table, in order, after every shape check).
+#[allow(clippy::too_many_arguments)]
 fn prove_core<B: Backend>(
     backend: &B,
     pk: &ProvingKey<B>,
@@ -245,9 +292,13 @@ fn prove_core<B: Backend>(
     dims: &[(usize, usize)],
     host: &[Option<&RowMajorMatrix>],
     public: &[Felt],
+    observer: &mut dyn FnMut(&'static str),
     mut commit_main: impl FnMut(usize) -> Result<B::Committed, ProverError>,
 ) -> Result<(ProofBody, ProveTimings), ProverError> {
-    let mut timings = ProveTimings::default();
+    let mut timings = Marks {
+        timings: ProveTimings::default(),
+        observer,
+    };
     let mut clock = Instant::now();
     let tables = machine.tables();
     let params = pk.params;
@@ -575,7 +626,7 @@ fn prove_core<B: Backend>(
         pow_nonce,
         queries,
     };
-    Ok((body, timings))
+    Ok((body, timings.timings))
 }
 
 /// Coefficients of the polynomial whose evaluations on `shift·H` (bit-reversed) are `cw`;

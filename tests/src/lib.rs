@@ -1,4 +1,5 @@
 //! Shared helpers for Kestrel's integration tests.
+pub mod cli_bin;
 pub mod forge;
 pub mod heap;
 pub mod mutation;

@@ -6,76 +6,13 @@
 //! 2 usage (clap: bad flags, `--blowup` not 2/4/8, `prove --max-cycles` over 2^26; prove/verify:
 //! unreadable or oversized input or proof), 3 ELF or execution error, 4 I/O error.
 //!
-//! The binary belongs to kestrel-prover-gpu, another package, so `CARGO_BIN_EXE_kestrel`
-//! is not set here. The test uses `$KESTREL_BIN` if set, else `kestrel` next to this test's
-//! profile directory (`cargo test --workspace` builds it there), else builds it into
-//! `<target>/cli-hostile` with this test's profile (a separate directory: the running
-//! `cargo test` holds the lock on its own).
+//! The binary is found by [`kestrel_tests::cli_bin::kestrel`].
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 use std::sync::OnceLock;
 
-fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .parent()
-        .expect("tests/ has a parent")
-        .to_path_buf()
-}
-
-fn kestrel() -> &'static Path {
-    static BIN: OnceLock<PathBuf> = OnceLock::new();
-    BIN.get_or_init(|| {
-        let name = format!("kestrel{}", std::env::consts::EXE_SUFFIX);
-        if let Some(p) = std::env::var_os("KESTREL_BIN") {
-            return PathBuf::from(p);
-        }
-        // <target>/<profile>/deps/cli_hostile-<hash>
-        let exe = std::env::current_exe().expect("the test executable's path");
-        let profile_dir = exe
-            .parent()
-            .and_then(Path::parent)
-            .expect("the test runs from <target>/<profile>/deps");
-        let sibling = profile_dir.join(&name);
-        if sibling.is_file() {
-            return sibling;
-        }
-        let profile = match profile_dir.file_name().and_then(|n| n.to_str()) {
-            Some("debug") => "dev".to_string(),
-            Some(p) => p.to_string(),
-            None => "dev".to_string(),
-        };
-        let target = profile_dir
-            .parent()
-            .expect("<target>/<profile>")
-            .join("cli-hostile");
-        let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
-        let out = Command::new(cargo)
-            .args([
-                "build",
-                "-p",
-                "kestrel-prover-gpu",
-                "--bin",
-                "kestrel",
-                "--profile",
-            ])
-            .arg(&profile)
-            .arg("--target-dir")
-            .arg(&target)
-            .current_dir(root())
-            .output()
-            .expect("cargo runs");
-        assert!(
-            out.status.success(),
-            "the kestrel binary is not at {} and building it failed; build it with \
-             `cargo build --release -p kestrel-prover-gpu --bin kestrel` or set KESTREL_BIN\n{}",
-            sibling.display(),
-            String::from_utf8_lossy(&out.stderr)
-        );
-        let dir = if profile == "dev" { "debug" } else { &profile };
-        target.join(dir).join(name)
-    })
-}
+use kestrel_tests::cli_bin::{kestrel, root};
 
 /// A fresh scratch directory for one test.
 fn scratch(name: &str) -> PathBuf {
@@ -668,7 +605,10 @@ fn output_past_its_limit_stops_the_run() {
     let o = kestrel_limited(RUN_LIMIT_MIB, &[&"run", &one_big, &"--json"]);
     expect_one_error(&o, 3, "write of 2097152 bytes");
     let json: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
-    assert!(json["error"].as_str().unwrap().contains("past its limit"));
+    assert!(json["error"]["message"]
+        .as_str()
+        .unwrap()
+        .contains("past its limit"));
     assert_eq!(json["output_hex"], "");
 
     // prove stops in its first (unrecorded) run, before anything is kept or written.

@@ -54,6 +54,7 @@ fn new_build_run_prove_verify(tag: &str, name: &str, lang: Lang) {
     std::fs::write(&input, b"world").unwrap();
     let proof = dir.join(format!("{name}.proof"));
     let args = ProveArgs {
+        json: false,
         elf: elf_path.clone(),
         output: proof.clone(),
         input: Some(input),
@@ -68,6 +69,7 @@ fn new_build_run_prove_verify(tag: &str, name: &str, lang: Lang) {
     let public = dir.join("out.txt");
     assert_eq!(
         verify_command(&VerifyArgs {
+            json: false,
             proof,
             vk: None,
             elf: Some(elf_path),

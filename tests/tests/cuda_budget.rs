@@ -151,6 +151,7 @@ mod gpu {
         let _ = std::fs::remove_file(&out);
         g.set_vram_budget(Some(held + planned / 2));
         let args = ProveArgs {
+            json: false,
             elf: guest_bin_dir().join(format!("{name}.elf")),
             output: out.clone(),
             input: None,

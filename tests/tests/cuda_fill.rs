@@ -313,6 +313,7 @@ mod gpu {
 
     fn args(name: &str, out: &std::path::Path, host_fills: bool) -> ProveArgs {
         ProveArgs {
+            json: false,
             elf: guest_bin_dir().join(format!("{name}.elf")),
             output: out.to_path_buf(),
             input: None,

@@ -14,6 +14,7 @@ use std::path::{Path, PathBuf};
 
 fn verify(proof: &Path, vk: Option<&Path>, elf: Option<&Path>) -> i32 {
     verify_command(&VerifyArgs {
+        json: false,
         proof: proof.into(),
         vk: vk.map(PathBuf::from),
         elf: elf.map(PathBuf::from),
@@ -35,6 +36,7 @@ fn vk_prove_verify_round_trip() {
     let stats = dir.join(format!("kestrel-rv-cli-{pid}.json"));
     assert_eq!(
         vk_command(&VkArgs {
+            json: false,
             elf: prog.path().into(),
             output: vk.clone(),
             blowup: 8
@@ -43,6 +45,7 @@ fn vk_prove_verify_round_trip() {
     );
     assert_eq!(std::fs::read(&vk).unwrap().len(), 32);
     let args = ProveArgs {
+        json: false,
         elf: prog.path().into(),
         output: proof.clone(),
         input: None,
@@ -128,6 +131,7 @@ fn guest_output_is_bound_by_the_proof() {
     let proof = dir.join(format!("kestrel-rv-cli-out-{pid}.proof"));
     let out = dir.join(format!("kestrel-rv-cli-out-{pid}.out"));
     let args = ProveArgs {
+        json: false,
         elf: guest.clone(),
         output: proof.clone(),
         input: Some(input.path().into()),
@@ -141,6 +145,7 @@ fn guest_output_is_bound_by_the_proof() {
     assert_eq!(prove_command(&args), 0);
     let check = |file: &Path, public_output: Option<PathBuf>| {
         verify_command(&VerifyArgs {
+            json: false,
             proof: file.into(),
             vk: None,
             elf: Some(guest.clone()),
@@ -237,6 +242,7 @@ fn vram_budget_needs_the_cuda_backend() {
     ));
     let _ = std::fs::remove_file(&proof);
     let args = ProveArgs {
+        json: false,
         elf: prog.path().into(),
         output: proof.clone(),
         input: None,
@@ -264,6 +270,7 @@ fn prove_stats_report_the_roofline_and_fill() {
     let proof = dir.join(format!("kestrel-rv-cli-roofline-{pid}.proof"));
     let stats = dir.join(format!("kestrel-rv-cli-roofline-{pid}.json"));
     let args = ProveArgs {
+        json: false,
         elf: prog.path().into(),
         output: proof.clone(),
         input: None,

@@ -120,6 +120,8 @@ impl core::fmt::Display for FileError {
     }
 }
 
+impl core::error::Error for FileError {}
+
 /// Verifies a statement file against the RV64IM verifying key `vk` (`kestrel vk`'s 32
 /// bytes): on success, the statement it proves.
 ///

@@ -64,6 +64,9 @@ impl CudaError {
 
 impl From<CudaError> for ProverError {
     fn from(e: CudaError) -> ProverError {
-        ProverError::Backend(e.to_string())
+        match e {
+            CudaError::Budget { .. } => ProverError::Budget(e.to_string()),
+            e => ProverError::Backend(e.to_string()),
+        }
     }
 }

@@ -1,0 +1,995 @@
+//! Prove and verify RV64IM programs from Rust code. The `kestrel` command line is a thin
+//! layer on this module: it parses flags, opens files, calls these functions and prints.
+//!
+//! ```
+//! use kestrel_prover_gpu::api::{verify_file, BackendChoice, Guest, ProveOptions};
+//!
+//! # fn main() -> Result<(), kestrel_prover_gpu::api::Error> {
+//! # let elf = concat!(env!("CARGO_MANIFEST_DIR"), "/../tests/guests/bin/fibonacci.elf");
+//! // Load a guest (an RV64IM ELF built with the guest SDK) and prove a run of it on the
+//! // CPU backend at the default preset (blowup 4), with its private input (fd 0).
+//! let guest = Guest::load(elf)?;
+//! let options = ProveOptions { backend: BackendChoice::Cpu, ..ProveOptions::default() };
+//! let proved = guest.prove(b"30", &options)?;
+//! // The statement: the guest's exit code and its public output (what it wrote to fd 1).
+//! assert_eq!(proved.statement.exit_code, 0);
+//! assert_eq!(proved.statement.output, b"832040\n");
+//!
+//! // A proof file is what `kestrel prove -o` writes: the statement, then the proof.
+//! let file = proved.file_bytes();
+//! // Anyone holding the guest's verifying key checks it (the kestrel-verifier crate alone
+//! // does the same: `kestrel_verifier::statement::verify_statement_file`).
+//! let vk = guest.verifying_key(proved.report.blowup())?;
+//! let statement = verify_file(&vk, &file)?;
+//! assert_eq!(statement, proved.statement);
+//!
+//! // A proof of another output does not verify.
+//! let mut forged = proved.statement.clone();
+//! forged.output = b"832041\n".to_vec();
+//! let bad = kestrel_prover_gpu::api::encode_statement(&forged, &proved.proof);
+//! assert!(verify_file(&vk, &bad).is_err());
+//! # Ok(())
+//! # }
+//! ```
+//!
+//! Progress: [`Guest::prove_with_progress`] calls back at the start of every phase
+//! ([`Progress`]) with the time elapsed and, once the tables' shapes are known, an estimate
+//! of the time left.
+//!
+//! Errors keep their kind ([`Error::kind`]): an option out of range, a file that cannot be
+//! read, an ELF that cannot be loaded, a run that stops with an error, a run this version
+//! cannot prove, a device-memory budget refusal, a device fault, a failed proof, a proof
+//! that does not verify.
+
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use kestrel_core::air::Machine;
+use kestrel_core::params::StarkParams;
+
+use crate::backend::MainTrace;
+use crate::cpu::CpuBackend;
+use crate::limits::{read_capped, read_elf, ReadError, MAX_ELF_FILE, MAX_PROVABLE_CYCLES};
+use crate::prover::{prove_main_observed, setup, ProverError, ProvingKey};
+use crate::roofline::{Ceilings, StageRoofline};
+use crate::rv::{machine_for, main_traces_timed, program_image, MainTracesError, RvFills};
+use crate::vm::record::VecRecorder;
+use crate::vm::{ElfError, Exit, NoRecorder, Program, Vm, VmError};
+
+pub use crate::select::BackendChoice;
+pub use kestrel_core::keys::VerifyingKey;
+pub use kestrel_verifier::statement::{decode_statement, encode_statement, Statement};
+
+/// What kind of failure an [`Error`] is; the command line maps kinds to exit codes in one
+/// place (`cli::exit_code`), and `--json` names them (`error.kind`).
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum ErrorKind {
+    /// An option out of range or a combination that does not apply (`"usage"`).
+    Usage,
+    /// A file that cannot be read or is over its cap (`"input"`).
+    Input,
+    /// The ELF cannot be loaded (`"load"`).
+    Load,
+    /// The guest's run stopped with an error: a fault, a cycle or output limit (`"run"`).
+    Run,
+    /// The run cannot be proven by this version (`"unprovable"`).
+    Unprovable,
+    /// The device-memory budget refuses the proof (`"budget"`).
+    Budget,
+    /// No device of the kind asked for (`"no_device"`).
+    NoDevice,
+    /// The device failed (`"device"`).
+    Device,
+    /// Proving failed otherwise (`"prove"`).
+    Prove,
+    /// The proof file is malformed or the proof does not verify (`"invalid"`).
+    Invalid,
+    /// An output cannot be written (`"write"`; the library never writes, the CLI does).
+    Write,
+}
+
+impl ErrorKind {
+    /// The kind's name in `--json` output.
+    pub fn name(self) -> &'static str {
+        match self {
+            ErrorKind::Usage => "usage",
+            ErrorKind::Input => "input",
+            ErrorKind::Load => "load",
+            ErrorKind::Run => "run",
+            ErrorKind::Unprovable => "unprovable",
+            ErrorKind::Budget => "budget",
+            ErrorKind::NoDevice => "no_device",
+            ErrorKind::Device => "device",
+            ErrorKind::Prove => "prove",
+            ErrorKind::Invalid => "invalid",
+            ErrorKind::Write => "write",
+        }
+    }
+}
+
+/// Why proving or verifying failed.
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    /// An option out of range.
+    #[error("{0}")]
+    Usage(String),
+    /// A file could not be read (or is over its cap).
+    #[error("cannot read {what} {}: {source}", path.display())]
+    Read {
+        what: &'static str,
+        path: PathBuf,
+        #[source]
+        source: ReadError,
+    },
+    /// The ELF file is over its cap or not an ELF file.
+    #[error("cannot load {}: {source}", path.display())]
+    ElfFile {
+        path: PathBuf,
+        #[source]
+        source: ReadError,
+    },
+    /// The ELF cannot be loaded.
+    #[error("cannot load {}: {source}", path.display())]
+    Load {
+        path: PathBuf,
+        #[source]
+        source: ElfError,
+    },
+    /// The run stopped with an error.
+    #[error("{source}{hint}")]
+    Run {
+        #[source]
+        source: VmError,
+        /// What to do about it, for limits (empty otherwise).
+        hint: String,
+    },
+    /// Building the traces failed: the run is not provable by this version, or a device
+    /// fill failed.
+    #[error("{0}")]
+    Trace(#[source] MainTracesError),
+    /// Setup or the proof failed.
+    #[error("{phase}: {source}")]
+    Prove {
+        phase: &'static str,
+        #[source]
+        source: ProverError,
+    },
+    /// No backend of the kind asked for.
+    #[error("{0}")]
+    NoBackend(String),
+    /// The proof file is malformed or its proof does not verify.
+    #[error("{0}")]
+    Invalid(#[source] kestrel_verifier::statement::FileError),
+    /// A broken invariant (a bug).
+    #[error("internal error: {0}")]
+    Internal(String),
+}
+
+impl Error {
+    /// The failure's kind.
+    pub fn kind(&self) -> ErrorKind {
+        match self {
+            Error::Usage(_) => ErrorKind::Usage,
+            Error::Read { .. } => ErrorKind::Input,
+            Error::ElfFile { .. } | Error::Load { .. } => ErrorKind::Load,
+            Error::Run { .. } => ErrorKind::Run,
+            Error::Trace(MainTracesError::Trace(_)) => ErrorKind::Unprovable,
+            Error::Trace(MainTracesError::Fill(e)) | Error::Prove { source: e, .. } => {
+                prover_kind(e)
+            }
+            Error::NoBackend(_) => ErrorKind::NoDevice,
+            Error::Invalid(_) => ErrorKind::Invalid,
+            Error::Internal(_) => ErrorKind::Prove,
+        }
+    }
+}
+
+fn prover_kind(e: &ProverError) -> ErrorKind {
+    match e {
+        ProverError::Budget(_) => ErrorKind::Budget,
+        ProverError::Backend(_) => ErrorKind::Device,
+        _ => ErrorKind::Prove,
+    }
+}
+
+/// How to prove.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ProveOptions {
+    /// Which backend proves ([`BackendChoice::Auto`]: CUDA when built with it and a device
+    /// answers, else the CPU).
+    pub backend: BackendChoice,
+    /// The parameter preset, by its LDE blowup: 2, 4 (the default) or 8.
+    pub blowup: usize,
+    /// Stop with an error after this many instructions; at most (and by default)
+    /// [`MAX_PROVABLE_CYCLES`].
+    pub max_cycles: u64,
+    /// Device-memory budget in bytes for the CUDA backend (`None`: the free device memory
+    /// at start).
+    pub vram_budget: Option<u64>,
+    /// Build every main trace on the host, even where the backend fills some on the device
+    /// (the proof is the same).
+    pub host_fills: bool,
+    /// After the proof, measure the backend's ceilings and report the roofline
+    /// ([`Report::roofline`]); costs a fraction of a second.
+    pub roofline: bool,
+}
+
+impl Default for ProveOptions {
+    fn default() -> ProveOptions {
+        ProveOptions {
+            backend: BackendChoice::Auto,
+            blowup: 4,
+            max_cycles: MAX_PROVABLE_CYCLES,
+            vram_budget: None,
+            host_fills: false,
+            roofline: false,
+        }
+    }
+}
+
+impl ProveOptions {
+    /// The parameter set of [`ProveOptions::blowup`].
+    ///
+    /// # Errors
+    /// [`Error::Usage`] for a blowup that is no preset.
+    pub fn params(&self) -> Result<StarkParams, Error> {
+        params(self.blowup)
+    }
+
+    /// Checks every option: the preset, the cycle limit, and a budget only for a backend
+    /// that can be CUDA.
+    ///
+    /// # Errors
+    /// [`Error::Usage`], naming the option.
+    pub fn check(&self) -> Result<(), Error> {
+        self.params()?;
+        check_cycles(self.max_cycles).map_err(|e| Error::Usage(format!("--max-cycles: {e}")))?;
+        if self.vram_budget.is_some()
+            && (self.backend == BackendChoice::Cpu || !cfg!(feature = "cuda"))
+        {
+            return Err(Error::Usage(
+                "--vram-budget applies to the cuda backend only".into(),
+            ));
+        }
+        Ok(())
+    }
+}
+
+/// The parameter preset of LDE blowup `blowup` (2, 4 or 8).
+///
+/// # Errors
+/// [`Error::Usage`] for any other blowup.
+pub fn params(blowup: usize) -> Result<StarkParams, Error> {
+    StarkParams::preset(blowup)
+        .ok_or_else(|| Error::Usage(format!("--blowup must be 2, 4 or 8 (got {blowup})")))
+}
+
+/// The preset `p` is (its blowup), if it is one.
+pub fn preset_of(p: &StarkParams) -> Option<usize> {
+    StarkParams::PRESETS
+        .iter()
+        .find(|q| *q == p)
+        .map(StarkParams::blowup)
+}
+
+/// Checks a cycle limit against [`MAX_PROVABLE_CYCLES`].
+///
+/// # Errors
+/// A message saying the most `prove` proves.
+pub fn check_cycles(n: u64) -> Result<(), String> {
+    if n > MAX_PROVABLE_CYCLES {
+        return Err(format!(
+            "{n} is more cycles than prove can prove: at most 2^26 = {MAX_PROVABLE_CYCLES} \
+             (`kestrel run` takes more)"
+        ));
+    }
+    Ok(())
+}
+
+/// The phases of a proof, in order, as [`Progress`] and [`Report::phases`] name them.
+pub const PHASES: [&str; 12] = [
+    "execute",
+    "record",
+    "setup",
+    "trace",
+    "commit main",
+    "logup aux",
+    "quotient",
+    "ood",
+    "deep",
+    "fri",
+    "grinding",
+    "queries",
+];
+
+/// Where a proof is, given to [`Guest::prove_with_progress`]'s callback.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Progress {
+    /// The backend was chosen (after the unrecorded run, before anything is proven).
+    Backend {
+        /// Its name: `"cpu"` or `"cuda"`.
+        name: &'static str,
+        /// The run's cycles.
+        cycles: u64,
+    },
+    /// Phase `index` of [`PHASES`] starts.
+    Phase {
+        index: usize,
+        name: &'static str,
+        /// Since the proof began.
+        elapsed: Duration,
+        /// The time the remaining phases will take, estimated from the roofline model's
+        /// least work of each stage ([`crate::roofline::model`]) scaled by the rate the
+        /// stages done so far reached; `None` before the tables' shapes are known.
+        time_left: Option<Duration>,
+    },
+}
+
+/// One table of a proof, as [`Report`] gives it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct TableReport {
+    pub name: String,
+    /// Where its main trace was built: `"host"` or `"device"`.
+    pub built_on: &'static str,
+    pub rows: usize,
+    pub columns: usize,
+    pub aux_columns: usize,
+    pub preprocessed_columns: usize,
+    pub quotient_chunks: usize,
+    pub interactions: usize,
+    /// Real rows ÷ rows, where the packing pass knows the real rows.
+    pub fill: Option<f64>,
+}
+
+/// What a proof took.
+#[derive(Clone, Debug)]
+pub struct Report {
+    pub backend: &'static str,
+    /// Whether record tables were filled in the backend's memory.
+    pub device_fills: bool,
+    pub cycles: u64,
+    pub params: StarkParams,
+    pub vk: VerifyingKey,
+    /// Milliseconds per phase of [`PHASES`] (and `trace: pack`, `trace: fill` after
+    /// `trace`).
+    pub phases: Vec<(String, f64)>,
+    /// End to end, the unrecorded run included, choosing the backend not.
+    pub seconds: f64,
+    pub tables: Vec<TableReport>,
+    pub pow_nonce: u64,
+    /// Bytes of execution records the trace phase read.
+    pub record_bytes: u64,
+    /// The backend's own figures (bytes moved, peak memory; `null` for the CPU).
+    pub backend_report: serde_json::Value,
+    /// This process's peak resident memory after the proof ([`peak_rss_bytes`]).
+    pub peak_rss_bytes: Option<u64>,
+    /// With [`ProveOptions::roofline`]: the ceilings measured after the proof (or why not)
+    /// and each stage against them.
+    pub roofline: Option<Result<(Ceilings, Vec<StageRoofline>), String>>,
+}
+
+impl Report {
+    /// The preset's blowup.
+    pub fn blowup(&self) -> usize {
+        self.params.blowup()
+    }
+
+    /// Cycles per second, in kHz, end to end.
+    pub fn khz(&self) -> f64 {
+        self.cycles as f64 / self.seconds.max(1e-9) / 1e3
+    }
+
+    /// The roofline model's view of this proof.
+    pub fn proof_shape(&self) -> crate::roofline::ProofShape {
+        let log_heights: Vec<u8> = self
+            .tables
+            .iter()
+            .map(|t| t.rows.max(1).trailing_zeros() as u8)
+            .collect();
+        proof_shape(
+            &self.tables,
+            &log_heights,
+            &self.params,
+            self.pow_nonce,
+            self.record_bytes,
+        )
+    }
+}
+
+fn proof_shape(
+    tables: &[TableReport],
+    log_heights: &[u8],
+    params: &StarkParams,
+    pow_nonce: u64,
+    record_bytes: u64,
+) -> crate::roofline::ProofShape {
+    let fri = kestrel_core::stark::FriShape::new(params, log_heights);
+    crate::roofline::ProofShape {
+        tables: tables
+            .iter()
+            .zip(log_heights)
+            .map(|(t, &lh)| crate::roofline::TableDims {
+                log_n: u32::from(lh),
+                main: t.columns as u64,
+                pre: t.preprocessed_columns as u64,
+                aux: t.aux_columns as u64,
+                quotient_chunks: t.quotient_chunks as u64,
+                interactions: t.interactions > 0,
+            })
+            .collect(),
+        log_blowup: u32::from(params.log_blowup),
+        num_queries: u64::from(params.num_queries),
+        log_max_lde: fri.log_max_lde,
+        fri_layers: fri.num_layers,
+        pow_nonce,
+        record_bytes,
+    }
+}
+
+/// A proof of a run.
+#[derive(Clone, Debug)]
+pub struct Proved {
+    /// What the proof claims: exit code and public output.
+    pub statement: Statement,
+    /// The proof's bytes.
+    pub proof: Vec<u8>,
+    pub report: Report,
+}
+
+impl Proved {
+    /// The proof file (`kestrel prove -o`'s bytes): the statement, then the proof.
+    pub fn file_bytes(&self) -> Vec<u8> {
+        encode_statement(&self.statement, &self.proof)
+    }
+}
+
+/// A run without a proof ([`Guest::execute`]).
+#[derive(Clone, Debug)]
+pub struct Execution {
+    /// How it ended: the exit call, or the error that stopped it.
+    pub result: Result<Exit, VmError>,
+    pub cycles: u64,
+    pub seconds: f64,
+    /// What the guest wrote to fd 1 (public) and fd 2 (debug), up to where it stopped.
+    pub public_output: Vec<u8>,
+    pub debug_output: Vec<u8>,
+}
+
+impl Execution {
+    /// Whether `prove` could prove this run: it exited, within [`MAX_PROVABLE_CYCLES`].
+    pub fn provable(&self) -> bool {
+        self.result.is_ok() && self.cycles <= MAX_PROVABLE_CYCLES
+    }
+}
+
+/// A loaded guest program.
+pub struct Guest {
+    program: Program,
+}
+
+impl Guest {
+    /// Loads an ELF from memory.
+    ///
+    /// # Errors
+    /// [`Error::Load`] if it is not a loadable RV64IM executable or is larger than
+    /// [`MAX_ELF_FILE`].
+    pub fn from_elf(elf: &[u8]) -> Result<Guest, Error> {
+        Guest::from_bytes(elf, Path::new("the ELF"))
+    }
+
+    fn from_bytes(elf: &[u8], path: &Path) -> Result<Guest, Error> {
+        if elf.len() as u64 > MAX_ELF_FILE {
+            return Err(Error::ElfFile {
+                path: path.into(),
+                source: ReadError::TooLarge {
+                    size: Some(elf.len() as u64),
+                    cap: MAX_ELF_FILE,
+                    limit: "ELF file",
+                },
+            });
+        }
+        Program::from_elf(elf)
+            .map(|program| Guest { program })
+            .map_err(|source| Error::Load {
+                path: path.into(),
+                source,
+            })
+    }
+
+    /// Reads and loads an ELF file (at most [`MAX_ELF_FILE`] bytes, checked before reading).
+    ///
+    /// # Errors
+    /// [`Error::Read`] if it cannot be read, [`Error::ElfFile`] if it is too large or not
+    /// an ELF file, [`Error::Load`] if it cannot be loaded.
+    pub fn load(path: impl AsRef<Path>) -> Result<Guest, Error> {
+        let path = path.as_ref();
+        let elf = read_elf(path).map_err(|e| match e {
+            ReadError::Io(_) => Error::Read {
+                what: "ELF",
+                path: path.into(),
+                source: e,
+            },
+            e => Error::ElfFile {
+                path: path.into(),
+                source: e,
+            },
+        })?;
+        Guest::from_bytes(&elf, path)
+    }
+
+    /// The loaded program.
+    pub fn program(&self) -> &Program {
+        &self.program
+    }
+
+    /// Runs the guest on `input` without proving it, for at most `max_cycles` instructions.
+    pub fn execute(&self, input: &[u8], max_cycles: u64) -> Execution {
+        let mut vm = Vm::new(&self.program, input.to_vec()).with_max_cycles(max_cycles);
+        let start = Instant::now();
+        let result = vm.run(&mut NoRecorder);
+        Execution {
+            result,
+            cycles: vm.cycles(),
+            seconds: start.elapsed().as_secs_f64(),
+            public_output: vm.public_output().to_vec(),
+            debug_output: vm.debug_output().to_vec(),
+        }
+    }
+
+    /// The verifying key of this guest at a preset: what a verifier needs, 32 bytes.
+    ///
+    /// # Errors
+    /// [`Error::Usage`] for a blowup that is no preset, [`Error::Prove`] if setup fails.
+    pub fn verifying_key(&self, blowup: usize) -> Result<VerifyingKey, Error> {
+        self.verifying_key_with(params(blowup)?)
+    }
+
+    fn verifying_key_with(&self, params: StarkParams) -> Result<VerifyingKey, Error> {
+        let machine = machine_for(&program_image(&self.program));
+        setup(&CpuBackend, &machine, params)
+            .map(|pk| pk.vk)
+            .map_err(|source| Error::Prove {
+                phase: "setup",
+                source,
+            })
+    }
+
+    /// Proves a run of the guest on `input` (its fd 0).
+    ///
+    /// # Errors
+    /// Every [`Error`] kind but [`ErrorKind::Invalid`].
+    pub fn prove(&self, input: &[u8], options: &ProveOptions) -> Result<Proved, Error> {
+        self.prove_with_progress(input, options, &mut |_| {})
+    }
+
+    /// [`Guest::prove`], calling `progress` as each phase starts.
+    ///
+    /// # Errors
+    /// As [`Guest::prove`].
+    pub fn prove_with_progress(
+        &self,
+        input: &[u8],
+        options: &ProveOptions,
+        progress: &mut dyn FnMut(&Progress),
+    ) -> Result<Proved, Error> {
+        let (params, first, mut clock) = self.first_run(input, options, progress)?;
+        // Choosing (and starting) the backend is not part of the proving time.
+        let choosing = Instant::now();
+        let selected = crate::select::select(options.backend).map_err(Error::NoBackend)?;
+        clock.shift(choosing.elapsed());
+        match (&selected, options.vram_budget) {
+            (_, None) => {}
+            #[cfg(feature = "cuda")]
+            (crate::select::Selected::Cuda(b), Some(bytes)) => b.set_vram_budget(Some(bytes)),
+            _ => {
+                return Err(Error::Usage(
+                    "--vram-budget applies to the cuda backend only".into(),
+                ))
+            }
+        }
+        (clock.progress)(&Progress::Backend {
+            name: selected.name(),
+            cycles: first.cycles,
+        });
+        crate::with_backend!(selected, b => self.prove_on(b, input, options, params, first, &mut clock))
+    }
+
+    /// [`Guest::prove_with_progress`] on a backend the caller made (for example a CUDA
+    /// backend with its own budget); [`ProveOptions::backend`] and
+    /// [`ProveOptions::vram_budget`] are not used.
+    ///
+    /// # Errors
+    /// As [`Guest::prove`].
+    pub fn prove_with_backend<B: RvFills>(
+        &self,
+        backend: &B,
+        input: &[u8],
+        options: &ProveOptions,
+        progress: &mut dyn FnMut(&Progress),
+    ) -> Result<Proved, Error> {
+        let options = ProveOptions {
+            backend: BackendChoice::Auto,
+            vram_budget: None,
+            ..options.clone()
+        };
+        let (params, first, mut clock) = self.first_run(input, &options, progress)?;
+        (clock.progress)(&Progress::Backend {
+            name: backend.name(),
+            cycles: first.cycles,
+        });
+        self.prove_on(backend, input, &options, params, first, &mut clock)
+    }
+
+    /// The options checked, then a run without records: a run that cannot be proven stops
+    /// before it costs memory, and the recorded run gets a buffer of its exact length.
+    fn first_run<'a>(
+        &self,
+        input: &[u8],
+        options: &ProveOptions,
+        progress: &'a mut dyn FnMut(&Progress),
+    ) -> Result<(StarkParams, Exit, Clock<'a>), Error> {
+        options.check()?;
+        let params = options.params()?;
+        let mut clock = Clock::new(progress);
+        clock.start(0);
+        let mut vm = Vm::new(&self.program, input.to_vec()).with_max_cycles(options.max_cycles);
+        let first = vm.run(&mut NoRecorder).map_err(|source| {
+            let hint = match source {
+                VmError::MaxCycles { .. } if options.max_cycles == MAX_PROVABLE_CYCLES => {
+                    format!(
+                        ": prove can prove at most 2^26 = {MAX_PROVABLE_CYCLES} cycles (the \
+                         default and largest --max-cycles)"
+                    )
+                }
+                VmError::MaxCycles { .. } => {
+                    format!(" (raise it with --max-cycles, up to {MAX_PROVABLE_CYCLES} for prove)")
+                }
+                _ => String::new(),
+            };
+            Error::Run { source, hint }
+        })?;
+        Ok((params, first, clock))
+    }
+
+    fn prove_on<B: RvFills>(
+        &self,
+        backend: &B,
+        input: &[u8],
+        options: &ProveOptions,
+        params: StarkParams,
+        first: Exit,
+        clock: &mut Clock<'_>,
+    ) -> Result<Proved, Error> {
+        clock.start(1);
+        let mut vm = Vm::new(&self.program, input.to_vec()).with_max_cycles(first.cycles);
+        let mut rec = VecRecorder {
+            records: Vec::with_capacity(usize::try_from(first.cycles).unwrap_or(0)),
+        };
+        let exit = vm.run(&mut rec).map_err(|source| Error::Run {
+            source,
+            hint: String::new(),
+        })?;
+        if exit != first {
+            return Err(Error::Internal(format!(
+                "the recorded run differs from the first ({exit:?}, {first:?})"
+            )));
+        }
+        clock.start(2);
+        let image = program_image(&self.program);
+        let machine = machine_for(&image);
+        let pk: ProvingKey<B> =
+            setup(backend, &machine, params).map_err(|source| Error::Prove {
+                phase: "setup",
+                source,
+            })?;
+        clock.start(3);
+        let device_fills = backend.has_device_fills() && !options.host_fills;
+        let (traces, public, times) =
+            main_traces_timed(backend, &machine, &image, &rec.records, input, device_fills)
+                .map_err(Error::Trace)?;
+        let tables: Vec<TableReport> = machine
+            .tables()
+            .iter()
+            .zip(&traces)
+            .zip(pk.shapes.iter().zip(&times.real_rows))
+            .map(|((t, tr), (shape, real))| {
+                let (columns, rows) = tr.dims(backend);
+                TableReport {
+                    name: t.name().to_string(),
+                    built_on: match tr {
+                        MainTrace::Host(_) => "host",
+                        MainTrace::Device(_) => "device",
+                    },
+                    rows,
+                    columns,
+                    aux_columns: shape.aux_width,
+                    preprocessed_columns: shape.preprocessed_width,
+                    quotient_chunks: shape.quotient_chunks,
+                    interactions: shape.num_interactions,
+                    fill: real.map(|r| r as f64 / rows.max(1) as f64),
+                }
+            })
+            .collect();
+        let record_bytes = std::mem::size_of_val(rec.records.as_slice()) as u64;
+        drop(rec);
+        // From here the roofline model's least work per stage paces the time left.
+        let log_heights: Vec<u8> = tables
+            .iter()
+            .map(|t| t.rows.max(1).trailing_zeros() as u8)
+            .collect();
+        // The grinding nonce is not known yet: its expected count of tries stands in.
+        let expected_nonce = 1u64 << params.pow_bits.min(40);
+        clock.pace(
+            &crate::roofline::model(&proof_shape(
+                &tables,
+                &log_heights,
+                &params,
+                expected_nonce,
+                record_bytes,
+            )),
+            setup_work(&tables, params.log_blowup),
+            bytes_per_perm(backend.name()),
+        );
+        clock.start(4);
+        let proved =
+            prove_main_observed(
+                backend,
+                &pk,
+                &machine,
+                traces,
+                &public,
+                &mut |phase| match PHASES.iter().position(|p| *p == phase) {
+                    Some(i) if i + 1 < PHASES.len() => clock.start(i + 1),
+                    _ => {}
+                },
+            );
+        let (proof, timings) = proved.map_err(|source| Error::Prove {
+            phase: "prove",
+            source,
+        })?;
+        let seconds = clock.since_start().as_secs_f64();
+        let mut phases = clock.phase_ms();
+        let at = phases
+            .iter()
+            .position(|(n, _)| n == "trace")
+            .map_or(phases.len(), |i| i + 1);
+        phases.splice(
+            at..at,
+            [
+                ("trace: pack".to_string(), times.pack.as_secs_f64() * 1e3),
+                ("trace: fill".to_string(), times.fill.as_secs_f64() * 1e3),
+            ],
+        );
+        // The prover's own timings of its phases replace the clock's (the same phases).
+        for (name, d) in &timings.phases {
+            if let Some(p) = phases.iter_mut().find(|(n, _)| n == name) {
+                p.1 = d.as_secs_f64() * 1e3;
+            }
+        }
+        let bytes = proof.to_bytes();
+        let statement = Statement::from_public(&public);
+        // Taken before the ceilings: their measurement must not count in the backend's
+        // figures.
+        let backend_report = backend.report();
+        let mut report = Report {
+            backend: backend.name(),
+            device_fills,
+            cycles: exit.cycles,
+            params,
+            vk: pk.vk,
+            phases,
+            seconds,
+            tables,
+            pow_nonce: proof.pow_nonce,
+            record_bytes,
+            backend_report,
+            peak_rss_bytes: peak_rss_bytes(),
+            roofline: None,
+        };
+        if options.roofline {
+            let work = crate::roofline::model(&report.proof_shape());
+            report.roofline = Some(match backend.ceilings() {
+                Ok(c) => {
+                    let r = crate::roofline::report(
+                        &work,
+                        |stage| {
+                            report
+                                .phases
+                                .iter()
+                                .find(|(n, _)| n == stage)
+                                .map(|(_, ms)| *ms)
+                        },
+                        &c,
+                    );
+                    Ok((c, r))
+                }
+                Err(e) => Err(e.to_string()),
+            });
+        }
+        Ok(Proved {
+            statement,
+            proof: bytes,
+            report,
+        })
+    }
+}
+
+/// Verifies a proof file (the statement, then the proof) against a verifying key: on
+/// success, the statement it proves.
+///
+/// # Errors
+/// [`Error::Invalid`] for a malformed file or a proof that does not verify.
+pub fn verify_file(vk: &VerifyingKey, file: &[u8]) -> Result<Statement, Error> {
+    kestrel_verifier::statement::verify_statement_file(vk, file).map_err(Error::Invalid)
+}
+
+/// The statement and parameter set a proof file says it has, before any check.
+///
+/// # Errors
+/// [`Error::Invalid`] for a malformed file.
+pub fn inspect_file(file: &[u8]) -> Result<(Statement, StarkParams), Error> {
+    use kestrel_verifier::statement::FileError;
+    let (statement, proof) =
+        decode_statement(file).map_err(|e| Error::Invalid(FileError::Format(e)))?;
+    let params = kestrel_verifier::parse_proof(proof)
+        .map_err(|e| Error::Invalid(FileError::Proof(e)))?
+        .params;
+    Ok((statement, params))
+}
+
+/// Reads a file of at most `cap` bytes (`what` names the file in messages, `limit` the
+/// cap).
+///
+/// # Errors
+/// [`Error::Read`].
+pub fn read_file(
+    path: &Path,
+    what: &'static str,
+    (cap, limit): (u64, &'static str),
+) -> Result<Vec<u8>, Error> {
+    read_capped(path, (cap, limit), None).map_err(|source| Error::Read {
+        what,
+        path: path.into(),
+        source,
+    })
+}
+
+/// Peak resident memory of this process (Linux `VmHWM`), in bytes; `None` elsewhere.
+pub fn peak_rss_bytes() -> Option<u64> {
+    let s = std::fs::read_to_string("/proc/self/status").ok()?;
+    let line = s.lines().find(|l| l.starts_with("VmHWM:"))?;
+    let kb: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kb * 1024)
+}
+
+/// The phases' clock: when each started, and the time-left estimate.
+struct Clock<'a> {
+    progress: &'a mut dyn FnMut(&Progress),
+    began: Instant,
+    /// Time not counted (choosing the backend).
+    skipped: Duration,
+    /// Start of each phase started so far.
+    starts: Vec<(usize, Duration)>,
+    /// The least work of each phase (a weight), from the roofline model; empty before the
+    /// shapes are known.
+    weights: Vec<f64>,
+}
+
+/// Setup's least work as the roofline model counts a commitment: per preprocessed trace of
+/// `n` rows and `p` columns, read `8·n·p` bytes, write its LDE and tree, hash its leaves
+/// and nodes (bytes, permutations).
+fn setup_work(tables: &[TableReport], log_blowup: u8) -> (u64, u64) {
+    tables
+        .iter()
+        .filter(|t| t.preprocessed_columns > 0)
+        .fold((0, 0), |(b, k), t| {
+            let (n, p) = (t.rows as u64, t.preprocessed_columns as u64);
+            let lde = n << log_blowup;
+            (
+                b + 8 * n * p + 8 * lde * p + 32 * (2 * lde - 1),
+                k + lde * crate::roofline::leaf_perms(p) + lde - 1,
+            )
+        })
+}
+
+/// Bytes one Keccak-f[1600] permutation is worth when weighing stages against each other
+/// for the time-left estimate, per backend: about the ratio of copy bandwidth to
+/// permutation rate that `prove --stats` measured (`ceilings`) on the H200 (3,877.8 GB/s ÷
+/// 3.43 Gperm/s ≈ 1,130) and on a 2-core development host's CPU backend (16.6 GB/s ÷
+/// 3.7 Mperm/s ≈ 4,500). Only the estimate uses it.
+fn bytes_per_perm(backend: &str) -> f64 {
+    match backend {
+        "cuda" => 1_130.0,
+        _ => 4_500.0,
+    }
+}
+
+impl<'a> Clock<'a> {
+    fn new(progress: &'a mut dyn FnMut(&Progress)) -> Clock<'a> {
+        Clock {
+            progress,
+            began: Instant::now(),
+            skipped: Duration::ZERO,
+            starts: Vec::new(),
+            weights: Vec::new(),
+        }
+    }
+
+    fn since_start(&self) -> Duration {
+        self.began.elapsed().saturating_sub(self.skipped)
+    }
+
+    fn shift(&mut self, d: Duration) {
+        self.skipped += d;
+    }
+
+    /// Sets the weights: each proving stage's least work (`work`, the roofline model's),
+    /// and setup's, the preprocessed commitments (`setup`: bytes, permutations). The trace
+    /// stage does not pace the others: it is bound by the host's replay, not by the
+    /// ceilings.
+    fn pace(
+        &mut self,
+        work: &[crate::roofline::StageWork],
+        setup: (u64, u64),
+        bytes_per_perm: f64,
+    ) {
+        let weight = |bytes: u64, perms: u64| bytes as f64 + bytes_per_perm * perms as f64;
+        self.weights = PHASES
+            .iter()
+            .map(|p| match *p {
+                "trace" => 0.0,
+                "setup" => weight(setup.0, setup.1),
+                _ => work
+                    .iter()
+                    .find(|w| w.stage == *p)
+                    .map_or(0.0, |w| weight(w.bytes_min(), w.keccak_perms)),
+            })
+            .collect();
+    }
+
+    /// Phase `index` starts now.
+    fn start(&mut self, index: usize) {
+        let now = self.since_start();
+        self.starts.push((index, now));
+        let time_left = self.time_left(index);
+        (self.progress)(&Progress::Phase {
+            index,
+            name: PHASES[index.min(PHASES.len() - 1)],
+            elapsed: now,
+            time_left,
+        });
+    }
+
+    /// The done phases' time per unit of weight, times the weight of the phases left.
+    fn time_left(&self, index: usize) -> Option<Duration> {
+        if self.weights.is_empty() {
+            return None;
+        }
+        let ms = self.phase_ms();
+        let (mut done_ms, mut done_w) = (0.0, 0.0);
+        for (name, t) in &ms {
+            if let Some(i) = PHASES.iter().position(|p| p == name) {
+                if i < index && self.weights[i] > 0.0 {
+                    done_ms += t;
+                    done_w += self.weights[i];
+                }
+            }
+        }
+        let left_w: f64 = self.weights[index.min(self.weights.len())..].iter().sum();
+        (done_w > 0.0).then(|| Duration::from_secs_f64(done_ms / 1e3 * left_w / done_w))
+    }
+
+    /// Milliseconds of each phase that has ended (a phase ends when the next starts).
+    fn phase_ms(&self) -> Vec<(String, f64)> {
+        let now = self.since_start();
+        let mut out = Vec::with_capacity(self.starts.len());
+        for (k, &(i, t)) in self.starts.iter().enumerate() {
+            let end = self.starts.get(k + 1).map_or(now, |s| s.1);
+            out.push((
+                PHASES[i.min(PHASES.len() - 1)].to_string(),
+                (end - t).as_secs_f64() * 1e3,
+            ));
+        }
+        out
+    }
+}
