@@ -1,12 +1,18 @@
 //! Kestrel's std prover: ELF loading and execution, trace building, the STARK prover
-//! generic over a [`backend::Backend`], and the pieces of the `kestrel` command line.
+//! generic over a [`backend::Backend`], the library API ([`api`]) and, with the `cli` feature
+//! (a default), the `kestrel` command line on it.
 
 pub mod api;
 pub mod backend;
+#[cfg(feature = "cli")]
 pub mod cli;
+#[cfg(feature = "cli")]
 pub mod cli_fib;
+#[cfg(feature = "cli")]
 pub mod cli_new;
+#[cfg(feature = "cli")]
 pub mod cli_prove;
+#[cfg(feature = "cli")]
 pub mod cli_run;
 pub mod cpu;
 #[cfg(feature = "cuda")]

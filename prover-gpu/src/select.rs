@@ -6,8 +6,9 @@ use crate::cpu::CpuBackend;
 #[cfg(feature = "cuda")]
 use crate::cuda::CudaBackend;
 
-/// The `--backend` flag.
-#[derive(Copy, Clone, Debug, Default, PartialEq, Eq, clap::ValueEnum)]
+/// Which backend proves (the `--backend` flag).
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
+#[cfg_attr(feature = "cli", derive(clap::ValueEnum))]
 pub enum BackendChoice {
     /// CUDA when built with it and a device is present, else CPU.
     #[default]

@@ -1,12 +1,11 @@
-//! `kestrel new NAME --lang c|rust`: the project it writes builds with its own build script
-//! (Debian's riscv64-unknown-elf-gcc, and Debian's Rust 1.85 for Rust, which CI installs;
-//! missing, the test fails), runs, proves and verifies with the commands its README gives,
-//! and matches qemu-riscv64; bad names and an existing directory are refused without writing
-//! anything.
+//! `kestrel new NAME --lang c|rust`: the guest guide's commands (tests/guests/README.md,
+//! "Start a project") run exactly as written — new, build (Debian's riscv64-unknown-elf-gcc,
+//! and Debian's Rust 1.85 for Rust, which CI installs; missing, the test fails), run, prove,
+//! verify — the project's README gives the same commands, and the ELF matches qemu-riscv64;
+//! bad names and an existing directory are refused without writing anything.
 
 use kestrel_prover_gpu::cli_new::{new_command, Lang, NewArgs};
-use kestrel_prover_gpu::cli_prove::{prove_command, verify_command, ProveArgs, VerifyArgs};
-use kestrel_prover_gpu::select::BackendChoice;
+use kestrel_tests::cli_bin::{kestrel, root};
 use kestrel_tests::vm_support::{run_kestrel, run_qemu};
 use std::path::PathBuf;
 use std::process::Command;
@@ -18,77 +17,94 @@ fn scratch(tag: &str) -> PathBuf {
     d
 }
 
-/// Writes `name` in `lang`, builds it with its build script, and checks that it runs (under
-/// Kestrel and qemu), proves and verifies as its README says.
-fn new_build_run_prove_verify(tag: &str, name: &str, lang: Lang) {
-    let dir = scratch(tag).join(name);
-    assert_eq!(
-        new_command(&NewArgs {
-            name: dir.clone(),
-            lang
-        }),
-        0
+/// The ```sh block under the guide's heading `heading` (tests/guests/README.md), its lines.
+fn guide_block(heading: &str) -> Vec<String> {
+    let guide = std::fs::read_to_string(root().join("tests/guests/README.md")).unwrap();
+    let after = guide
+        .split_once(&format!("## {heading}\n"))
+        .unwrap_or_else(|| panic!("the guide has a section {heading:?}"))
+        .1;
+    let block = after
+        .split_once("```sh\n")
+        .and_then(|(_, b)| b.split_once("```"))
+        .unwrap_or_else(|| panic!("{heading:?} has a sh block"))
+        .0;
+    block.lines().map(str::to_string).collect()
+}
+
+/// A command line without its trailing comment.
+fn command(line: &str) -> String {
+    line.split_once(" #")
+        .map_or(line, |(c, _)| c)
+        .trim_end()
+        .to_string()
+}
+
+/// Runs the guide's commands for a new project exactly as written (bash, `kestrel` on the
+/// PATH), in a scratch directory: `kestrel new`, build, run, prove, verify. Checks that the
+/// project's own README gives the same commands and that the ELF it built runs the same
+/// under qemu-riscv64.
+fn guide_commands_as_written(tag: &str, heading: &str) {
+    let lines = guide_block(heading);
+    assert!(lines[0].starts_with("kestrel new hello"), "{lines:?}");
+    let dir = scratch(tag);
+    let bin = dir.join("bin");
+    std::fs::create_dir_all(&bin).unwrap();
+    std::os::unix::fs::symlink(kestrel(), bin.join("kestrel")).unwrap();
+    let path = format!(
+        "{}:{}",
+        bin.display(),
+        std::env::var("PATH").unwrap_or_default()
     );
-    let readme = std::fs::read_to_string(dir.join("README.md")).unwrap();
-    assert!(
-        readme.contains("bash build.sh") && readme.contains(&format!("kestrel prove {name}.elf"))
-    );
+    let script = format!("set -euo pipefail\n{}\n", lines.join("\n"));
     let out = Command::new("bash")
-        .arg(dir.join("build.sh"))
+        .arg("-c")
+        .arg(&script)
+        .current_dir(&dir)
+        .env("PATH", path)
         .output()
-        .expect("bash runs the build script");
+        .expect("bash runs");
+    let stdout = String::from_utf8_lossy(&out.stdout);
     assert!(
         out.status.success(),
-        "build.sh: {}",
+        "{script}\n--- stdout ---\n{stdout}\n--- stderr ---\n{}",
         String::from_utf8_lossy(&out.stderr)
     );
-    let elf_path = dir.join(format!("{name}.elf"));
-    let elf = std::fs::read(&elf_path).unwrap();
-    // Run: the greeting is the public output, under Kestrel and under qemu alike.
-    let k = run_kestrel(&elf, b"world", 1 << 20);
-    assert_eq!(k.exit_code, Some(0), "{:?}", k.error);
-    assert_eq!(k.outcome.stdout, b"hello, world\n");
-    assert_eq!(run_qemu(&elf_path, b"world"), k.outcome);
-    // Prove and verify, as the README says.
-    let input = dir.join("input.txt");
-    std::fs::write(&input, b"world").unwrap();
-    let proof = dir.join(format!("{name}.proof"));
-    let args = ProveArgs {
-        json: false,
-        elf: elf_path.clone(),
-        output: proof.clone(),
-        input: Some(input),
-        max_cycles: 1 << 20,
-        blowup: 8,
-        stats: None,
-        backend: BackendChoice::Cpu,
-        host_fills: false,
-        vram_budget: None,
-    };
-    assert_eq!(prove_command(&args), 0);
-    let public = dir.join("out.txt");
+    // `run` prints the greeting, and `verify … && cat out.txt` the verified output.
     assert_eq!(
-        verify_command(&VerifyArgs {
-            json: false,
-            proof,
-            vk: None,
-            elf: Some(elf_path),
-            blowup: None,
-            public_output: Some(public.clone()),
-        }),
-        0
+        stdout.lines().filter(|l| *l == "hello, world").count(),
+        2,
+        "{stdout}"
     );
-    assert_eq!(std::fs::read(public).unwrap(), b"hello, world\n");
+    assert!(stdout.ends_with("hello, world\n"), "{stdout}");
+    assert!(stdout.contains("valid: exit code 0"), "{stdout}");
+    let project = dir.join("hello");
+    // The project's README lists the commands the guide runs after `cd hello`.
+    let readme = std::fs::read_to_string(project.join("README.md")).unwrap();
+    let theirs: Vec<String> = readme
+        .split_once("```sh\n")
+        .and_then(|(_, b)| b.split_once("```"))
+        .expect("the project README has a sh block")
+        .0
+        .lines()
+        .map(command)
+        .collect();
+    let ours: Vec<String> = lines[2..].iter().map(|l| command(l)).collect();
+    assert_eq!(theirs, ours);
+    let elf = project.join("hello.elf");
+    let k = run_kestrel(&std::fs::read(&elf).unwrap(), b"world", 1 << 20);
+    assert_eq!(k.exit_code, Some(0), "{:?}", k.error);
+    assert_eq!(run_qemu(&elf, b"world"), k.outcome);
 }
 
 #[test]
-fn a_new_c_project_builds_runs_proves_and_verifies() {
-    new_build_run_prove_verify("c", "hello", Lang::C);
+fn the_guides_c_commands_run_as_written() {
+    guide_commands_as_written("c", "Start a project (C)");
 }
 
 #[test]
-fn a_new_rust_project_builds_runs_proves_and_verifies() {
-    new_build_run_prove_verify("rust", "hello-rs", Lang::Rust);
+fn the_guides_rust_commands_run_as_written() {
+    guide_commands_as_written("rust", "Start a project (Rust)");
 }
 
 #[test]
