@@ -2,8 +2,6 @@
 //! [`crate::prover`] is generic over it and never names a concrete backend; the CPU backend
 //! ([`crate::cpu::CpuBackend`]) is the reference every other backend must match bit for bit.
 
-use std::any::Any;
-
 use kestrel_core::air::{LogUpChallenges, TableAir, TableShape};
 use kestrel_core::field::{Ext3, Felt};
 use kestrel_core::matrix::RowMajorMatrix;
@@ -44,63 +42,6 @@ pub struct DeepInputs<'a, C> {
     pub log_lde: u32,
 }
 
-/// A codeword (DEEP or FRI) of `Ext3` values on a bit-reversed coset: host values, or a
-/// backend's own storage, which only the backend that made it reads.
-pub enum Codeword {
-    Host(Vec<Ext3>),
-    Device(DeviceCodeword),
-}
-
-impl Codeword {
-    pub fn len(&self) -> usize {
-        match self {
-            Codeword::Host(v) => v.len(),
-            Codeword::Device(d) => d.len,
-        }
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.len() == 0
-    }
-}
-
-/// A codeword held by a backend (e.g. a device buffer), opaque to the protocol.
-pub struct DeviceCodeword {
-    len: usize,
-    data: Box<dyn Any + Send + Sync>,
-}
-
-impl DeviceCodeword {
-    /// `len` values held in `data`.
-    pub fn new<T: Any + Send + Sync>(len: usize, data: T) -> DeviceCodeword {
-        DeviceCodeword {
-            len,
-            data: Box::new(data),
-        }
-    }
-
-    pub fn len(&self) -> usize {
-        self.len
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.len == 0
-    }
-
-    /// The backend's storage, if it is of type `T`.
-    pub fn get<T: Any>(&self) -> Option<&T> {
-        self.data.downcast_ref()
-    }
-
-    pub fn get_mut<T: Any>(&mut self) -> Option<&mut T> {
-        self.data.downcast_mut()
-    }
-
-    pub fn into_inner<T: Any>(self) -> Option<T> {
-        self.data.downcast().ok().map(|b| *b)
-    }
-}
-
 /// One table of a proof as a memory planner sees it: widths in base columns.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct TablePlan {
@@ -129,15 +70,21 @@ pub struct AuxCommitted<C> {
 /// A quotient, committed.
 pub struct QuotientCommitted<C> {
     pub committed: C,
-    /// Its coefficients (see [`Backend::quotient`]) where the backend computed them on the
-    /// host; `None` where they live only in the backend's memory.
+    /// Its coefficients (see [`Backend::commit_quotient`]) where the backend computed them
+    /// on the host; `None` where they live only in the backend's memory.
     pub host: Option<RowMajorMatrix>,
 }
 
-/// One seam, one backend per type (stwo's style); storage is the associated type.
+/// The seam between the protocol ([`crate::prover`]) and a backend: the operations of a
+/// proof after trace building, grouped by the round that calls them, each at the level of
+/// the protocol (what a round needs, not how a backend computes it). A backend's storage
+/// is its associated types, so a value of one backend can never reach another; how a
+/// backend computes (its NTTs, Merkle trees, constraint evaluation) is its own code.
 pub trait Backend: Sync {
     /// A committed matrix: its coset LDE (bit-reversed rows) and Merkle tree.
     type Committed: Send + Sync;
+    /// A codeword (DEEP or FRI) of `Ext3` values on a bit-reversed coset.
+    type Codeword: Send + Sync;
     /// A committed FRI layer.
     type FriLayer: Send + Sync;
 
@@ -145,153 +92,47 @@ pub trait Backend: Sync {
 
     /// Accounting for the stats JSON (dispatches, bytes moved, device memory); `null` for
     /// backends with nothing to report.
-    fn report(&self) -> serde_json::Value {
-        serde_json::Value::Null
-    }
+    fn report(&self) -> serde_json::Value;
 
     /// The ceilings the roofline report ([`crate::roofline`]) sets this backend's stages
-    /// against, measured when asked (once per process; only `prove --stats` asks). The
-    /// default measures the host ([`crate::roofline::cpu_ceilings`]).
-    fn ceilings(&self) -> Result<crate::roofline::Ceilings, ProverError> {
-        Ok(crate::roofline::cpu_ceilings())
-    }
+    /// against, measured when asked (once per process; only `prove --stats` asks).
+    ///
+    /// # Errors
+    /// If the measurement fails.
+    fn ceilings(&self) -> Result<crate::roofline::Ceilings, ProverError>;
+
+    // Setup and round 1 (preprocessed and main traces).
 
     /// Checks, before any main trace is committed, that the backend can hold the proof of
-    /// `tables` (see [`TablePlan`]). Backends without a memory limit have nothing to check.
-    fn plan_memory(&self, tables: &[TablePlan], log_blowup: u32) -> Result<(), ProverError> {
-        let _ = (tables, log_blowup);
-        Ok(())
-    }
+    /// `tables` (see [`TablePlan`]); [`ProverError::Budget`] if it cannot.
+    ///
+    /// # Errors
+    /// The refusal.
+    fn plan_memory(&self, tables: &[TablePlan], log_blowup: u32) -> Result<(), ProverError>;
 
     /// Coset LDE of a trace's columns (natural order on `H_n`) and its Merkle commitment.
+    ///
+    /// # Errors
+    /// A backend failure.
     fn commit_trace(
         &self,
         trace: &RowMajorMatrix,
         log_blowup: u32,
     ) -> Result<Self::Committed, ProverError>;
-    /// As [`Backend::commit_trace`], from coefficients.
-    fn commit_coeffs(
-        &self,
-        coeffs: &RowMajorMatrix,
-        log_blowup: u32,
-    ) -> Result<Self::Committed, ProverError>;
+
     fn root(&self, c: &Self::Committed) -> Digest;
-    /// Row `row` of the LDE and its Merkle path.
-    fn open(&self, c: &Self::Committed, row: usize) -> Result<Opening, ProverError>;
 
-    /// The LogUp auxiliary trace (base coordinates, natural order) and the table's total.
-    fn logup_aux(
-        &self,
-        table: &dyn TableAir,
-        shape: &TableShape,
-        main: &RowMajorMatrix,
-        preprocessed: Option<&RowMajorMatrix>,
-        public: &[Felt],
-        challenges: LogUpChallenges,
-    ) -> Result<(RowMajorMatrix, Ext3), ProverError>;
+    // Round 2 (LogUp).
 
-    /// The quotient's coefficients split into chunks: `n × 3·chunks` (chunk c's coordinate
-    /// k in column 3c+k). Fails when the constraints do not vanish on the trace.
-    fn quotient(
-        &self,
-        q: &QuotientInputs<'_, Self::Committed>,
-    ) -> Result<RowMajorMatrix, ProverError>;
-
-    /// Each column of a trace (natural order on `H_n`) evaluated at `point`.
-    fn evaluate_trace(&self, trace: &RowMajorMatrix, point: Ext3)
-        -> Result<Vec<Ext3>, ProverError>;
-    /// Each column of a coefficient matrix evaluated at `point`.
-    fn evaluate_coeffs(
-        &self,
-        coeffs: &RowMajorMatrix,
-        point: Ext3,
-    ) -> Result<Vec<Ext3>, ProverError>;
-
-    /// The DEEP quotient of one table over its LDE (bit-reversed).
-    fn deep(&self, d: &DeepInputs<'_, Self::Committed>) -> Result<Vec<Ext3>, ProverError>;
-
-    /// Folds a codeword on layer domain `shift·H` (bit-reversed) in half.
-    fn fri_fold(
-        &self,
-        codeword: &[Ext3],
-        beta: Ext3,
-        shift: Felt,
-    ) -> Result<Vec<Ext3>, ProverError>;
-    /// Commits a FRI layer (leaf j = the pair of rows 2j, 2j+1).
-    fn commit_fri_layer(&self, codeword: Vec<Ext3>) -> Result<Self::FriLayer, ProverError>;
-    fn fri_root(&self, layer: &Self::FriLayer) -> Digest;
-    /// The sibling of position `pos` and the path of its pair.
-    fn open_fri(
-        &self,
-        layer: &Self::FriLayer,
-        pos: usize,
-    ) -> Result<(Ext3, Vec<Digest>), ProverError>;
-    /// The host values the layer was committed from (empty for a layer a backend committed
-    /// from its own memory; see [`Backend::commit_codeword`]).
-    fn fri_values<'a>(&self, layer: &'a Self::FriLayer) -> &'a [Ext3];
-
-    /// The smallest nonce answering the grinding challenge.
-    fn grind(&self, challenge: &[u8; 32], bits: u32) -> Result<u64, ProverError>;
-
-    // The operations the protocol calls. Each has a default built from the operations
-    // above on host data; a device backend overrides them to keep data in its own memory
-    // (committed traces, quotient coefficients, codewords) instead of moving it back and
-    // forth.
-
-    /// Each column of a committed trace (natural order on `H_n`) evaluated at each point
-    /// (`out[p][column]`). `trace` is the host matrix `c` was committed from, where there is
-    /// one; the default reads it, a device backend its own copy in `c`.
-    fn evaluate_committed(
-        &self,
-        c: &Self::Committed,
-        trace: Option<&RowMajorMatrix>,
-        points: &[Ext3],
-    ) -> Result<Vec<Vec<Ext3>>, ProverError> {
-        let _ = c;
-        let trace = trace.ok_or(ProverError::Internal(
-            "evaluate_committed: the trace is not on the host",
-        ))?;
-        points
-            .iter()
-            .map(|&p| self.evaluate_trace(trace, p))
-            .collect()
-    }
-
-    /// The LogUp auxiliary trace of a table, committed (as [`Backend::logup_aux`] then
-    /// [`Backend::commit_trace`]). `main` and `preprocessed` are the committed traces with
-    /// their host matrices.
+    /// The LogUp auxiliary trace of a table (base coordinates, natural order), committed,
+    /// and the table's total. `main` is the committed main trace with its host matrix where
+    /// there is one (`None` for a trace built in the backend's memory); `preprocessed` the
+    /// committed preprocessed trace with its matrix.
+    ///
+    /// # Errors
+    /// A backend failure, or [`ProverError::LogUpFingerprintZero`].
     #[allow(clippy::too_many_arguments)]
     fn commit_logup_aux(
-        &self,
-        table: &dyn TableAir,
-        shape: &TableShape,
-        main: (&Self::Committed, &RowMajorMatrix),
-        preprocessed: Option<(&Self::Committed, &RowMajorMatrix)>,
-        public: &[Felt],
-        challenges: LogUpChallenges,
-        log_blowup: u32,
-    ) -> Result<AuxCommitted<Self::Committed>, ProverError> {
-        let (aux, total) = self.logup_aux(
-            table,
-            shape,
-            main.1,
-            preprocessed.map(|p| p.1),
-            public,
-            challenges,
-        )?;
-        let committed = self.commit_trace(&aux, log_blowup)?;
-        Ok(AuxCommitted {
-            committed,
-            host: Some(aux),
-            total,
-        })
-    }
-
-    /// [`Backend::commit_logup_aux`] for a main trace that may live only in the backend's
-    /// memory (`main.1` is `None` for a device trace). The default needs the host matrix
-    /// and errors without it; a device backend reads its own copy in `main.0`.
-    #[allow(clippy::too_many_arguments)]
-    fn commit_logup_aux_resident(
         &self,
         table: &dyn TableAir,
         shape: &TableShape,
@@ -300,122 +141,120 @@ pub trait Backend: Sync {
         public: &[Felt],
         challenges: LogUpChallenges,
         log_blowup: u32,
-    ) -> Result<AuxCommitted<Self::Committed>, ProverError> {
-        let host = main.1.ok_or(ProverError::Internal(
-            "commit_logup_aux: the main trace is not on the host",
-        ))?;
-        self.commit_logup_aux(
-            table,
-            shape,
-            (main.0, host),
-            preprocessed,
-            public,
-            challenges,
-            log_blowup,
-        )
-    }
+    ) -> Result<AuxCommitted<Self::Committed>, ProverError>;
 
-    /// The quotient, committed (as [`Backend::quotient`] then [`Backend::commit_coeffs`]).
+    // Round 3 (quotient).
+
+    /// The quotient's coefficients split into chunks (`n × 3·chunks`: chunk c's coordinate
+    /// k in column 3c+k), committed.
+    ///
+    /// # Errors
+    /// [`ProverError::ConstraintsNotSatisfied`] when the constraints do not vanish on the
+    /// trace; a backend failure.
     fn commit_quotient(
         &self,
         q: &QuotientInputs<'_, Self::Committed>,
-    ) -> Result<QuotientCommitted<Self::Committed>, ProverError> {
-        let coeffs = self.quotient(q)?;
-        let committed = self.commit_coeffs(&coeffs, q.log_blowup)?;
-        Ok(QuotientCommitted {
-            committed,
-            host: Some(coeffs),
-        })
-    }
+    ) -> Result<QuotientCommitted<Self::Committed>, ProverError>;
+
+    // Round 4 (out-of-domain values).
+
+    /// Each column of a committed trace (natural order on `H_n`) evaluated at each point
+    /// (`out[p][column]`). `trace` is the host matrix `c` was committed from, where there
+    /// is one.
+    ///
+    /// # Errors
+    /// A backend failure.
+    fn evaluate_committed(
+        &self,
+        c: &Self::Committed,
+        trace: Option<&RowMajorMatrix>,
+        points: &[Ext3],
+    ) -> Result<Vec<Vec<Ext3>>, ProverError>;
 
     /// Each column of a committed quotient's coefficients evaluated at `point`.
+    ///
+    /// # Errors
+    /// A backend failure.
     fn evaluate_quotient(
         &self,
         q: &QuotientCommitted<Self::Committed>,
         point: Ext3,
-    ) -> Result<Vec<Ext3>, ProverError> {
-        let coeffs = q.host.as_ref().ok_or(ProverError::Internal(
-            "evaluate_quotient: the coefficients are not on the host",
-        ))?;
-        self.evaluate_coeffs(coeffs, point)
-    }
+    ) -> Result<Vec<Ext3>, ProverError>;
 
-    /// The DEEP quotient of one table, kept where the backend computed it.
-    fn deep_codeword(&self, d: &DeepInputs<'_, Self::Committed>) -> Result<Codeword, ProverError> {
-        Ok(Codeword::Host(self.deep(d)?))
-    }
+    // Round 5 (DEEP).
 
-    /// `acc += scale · other`, element by element (FRI's join of a shorter table).
+    /// The DEEP quotient of one table over its LDE (bit-reversed).
+    ///
+    /// # Errors
+    /// A backend failure.
+    fn deep_codeword(
+        &self,
+        d: &DeepInputs<'_, Self::Committed>,
+    ) -> Result<Self::Codeword, ProverError>;
+
+    /// `acc += scale · other`, element by element (the join of codewords of one size).
+    ///
+    /// # Errors
+    /// Codewords of different lengths; a backend failure.
     fn add_scaled(
         &self,
-        acc: &mut Codeword,
+        acc: &mut Self::Codeword,
         scale: Ext3,
-        other: &Codeword,
-    ) -> Result<(), ProverError> {
-        match (acc, other) {
-            (Codeword::Host(a), Codeword::Host(b)) if a.len() == b.len() => {
-                for (x, y) in a.iter_mut().zip(b) {
-                    *x += scale * *y;
-                }
-                Ok(())
-            }
-            (Codeword::Host(_), Codeword::Host(_)) => {
-                Err(ProverError::Internal("add_scaled: lengths differ"))
-            }
-            _ => Err(ProverError::Internal(
-                "add_scaled: a device codeword on a host backend",
-            )),
-        }
-    }
+        other: &Self::Codeword,
+    ) -> Result<(), ProverError>;
 
-    /// Commits a FRI layer (as [`Backend::commit_fri_layer`]).
-    fn commit_codeword(&self, codeword: Codeword) -> Result<Self::FriLayer, ProverError> {
-        match codeword {
-            Codeword::Host(v) => self.commit_fri_layer(v),
-            Codeword::Device(_) => Err(ProverError::Internal(
-                "commit_codeword: a device codeword on a host backend",
-            )),
-        }
-    }
+    fn codeword_len(&self, c: &Self::Codeword) -> usize;
 
-    /// Folds a committed layer on domain `shift·H` (bit-reversed) in half (as
-    /// [`Backend::fri_fold`] of its values).
+    // Round 6 (FRI).
+
+    /// Commits a FRI layer (leaf j = the pair of positions 2j, 2j+1).
+    ///
+    /// # Errors
+    /// A backend failure.
+    fn commit_codeword(&self, codeword: Self::Codeword) -> Result<Self::FriLayer, ProverError>;
+
+    fn fri_root(&self, layer: &Self::FriLayer) -> Digest;
+
+    /// Folds a committed layer on domain `shift·H` (bit-reversed) in half.
+    ///
+    /// # Errors
+    /// A backend failure.
     fn fold_layer(
         &self,
         layer: &Self::FriLayer,
         beta: Ext3,
         shift: Felt,
-    ) -> Result<Codeword, ProverError> {
-        Ok(Codeword::Host(self.fri_fold(
-            self.fri_values(layer),
-            beta,
-            shift,
-        )?))
-    }
+    ) -> Result<Self::Codeword, ProverError>;
 
     /// The values of the last codeword, on the host (for the final polynomial).
-    fn final_values(&self, codeword: Codeword) -> Result<Vec<Ext3>, ProverError> {
-        match codeword {
-            Codeword::Host(v) => Ok(v),
-            Codeword::Device(_) => Err(ProverError::Internal(
-                "final_values: a device codeword on a host backend",
-            )),
-        }
-    }
+    ///
+    /// # Errors
+    /// A backend failure.
+    fn final_values(&self, codeword: Self::Codeword) -> Result<Vec<Ext3>, ProverError>;
 
-    /// [`Backend::open`] at each of `rows`.
-    fn open_batch(&self, c: &Self::Committed, rows: &[usize]) -> Result<Vec<Opening>, ProverError> {
-        rows.iter().map(|&r| self.open(c, r)).collect()
-    }
+    // Round 7 (grinding and queries).
 
-    /// [`Backend::open_fri`] at each of `positions`.
+    /// The smallest nonce answering the grinding challenge.
+    ///
+    /// # Errors
+    /// A backend failure.
+    fn grind(&self, challenge: &[u8; 32], bits: u32) -> Result<u64, ProverError>;
+
+    /// Rows `rows` of a committed matrix's LDE with their Merkle paths.
+    ///
+    /// # Errors
+    /// A row out of range; a backend failure.
+    fn open_batch(&self, c: &Self::Committed, rows: &[usize]) -> Result<Vec<Opening>, ProverError>;
+
+    /// For each position, its sibling in a committed FRI layer and the path of their pair.
+    ///
+    /// # Errors
+    /// A position out of range; a backend failure.
     fn open_fri_batch(
         &self,
         layer: &Self::FriLayer,
         positions: &[usize],
-    ) -> Result<Vec<(Ext3, Vec<Digest>)>, ProverError> {
-        positions.iter().map(|&p| self.open_fri(layer, p)).collect()
-    }
+    ) -> Result<Vec<(Ext3, Vec<Digest>)>, ProverError>;
 }
 
 /// A table's main trace as the prover receives it: host values, or a trace a backend built

@@ -18,7 +18,7 @@ use kestrel_core::proof::{FriStep, ProofBody, QueryProof, TableOod};
 use kestrel_core::stark::{deep_columns, observe_ood, start_transcript, FriShape};
 
 use crate::backend::{
-    AuxCommitted, Backend, Codeword, DeepInputs, DeviceTraces, MainTrace, QuotientInputs, TablePlan,
+    AuxCommitted, Backend, DeepInputs, DeviceTraces, MainTrace, QuotientInputs, TablePlan,
 };
 use crate::cpu::ntt::{bit_reverse_rows, interpolate, two_adic};
 
@@ -389,15 +389,8 @@ fn prove_core<B: Backend>(
             continue;
         }
         let pre = pk.preprocessed[t].as_ref().map(|(m, c, _)| (c, m));
-        let a = backend.commit_logup_aux_resident(
-            *table,
-            shape,
-            (&main[t], host[t]),
-            pre,
-            public,
-            ch,
-            lb,
-        )?;
+        let a =
+            backend.commit_logup_aux(*table, shape, (&main[t], host[t]), pre, public, ch, lb)?;
         totals.push(a.total);
         table_totals[t] = a.total;
         aux_roots.push(backend.root(&a.committed));
@@ -479,7 +472,7 @@ fn prove_core<B: Backend>(
     let lambda = tr.sample_ext();
     // One codeword per LDE size: each table's is added to its size's sum as soon as it is
     // made (FRI adds a size's tables together anyway), so at most one is held per size.
-    let mut deep: BTreeMap<u32, Codeword> = BTreeMap::new();
+    let mut deep: BTreeMap<u32, B::Codeword> = BTreeMap::new();
     let mut offset = 0usize;
     for t in 0..tables.len() {
         let (nz, nzw) = deep_columns(&pk.shapes[t]);
@@ -526,7 +519,7 @@ fn prove_core<B: Backend>(
     let mut cw = deep
         .remove(&fri.log_max_lde)
         .ok_or(ProverError::Internal("no table of the largest LDE size"))?;
-    if cw.len() != 1 << fri.log_max_lde {
+    if backend.codeword_len(&cw) != 1 << fri.log_max_lde {
         return Err(ProverError::Internal("DEEP codeword length"));
     }
     let mut layers = Vec::with_capacity(fri.num_layers as usize);

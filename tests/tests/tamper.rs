@@ -30,9 +30,12 @@ use kestrel_core::params::{estimate, StarkParams, SECURITY_FLOOR_BITS};
 use kestrel_core::proof::Opening;
 use kestrel_core::proof::{FriStep, ProofBody, FORMAT_VERSION, HEADER_LEN};
 use kestrel_core::stark::FriShape;
-use kestrel_prover_gpu::backend::{Backend, DeepInputs, QuotientInputs};
+use kestrel_prover_gpu::backend::{
+    AuxCommitted, Backend, DeepInputs, QuotientCommitted, QuotientInputs, TablePlan,
+};
 use kestrel_prover_gpu::cpu::CpuBackend;
 use kestrel_prover_gpu::prover::{prove, setup, ProverError};
+use kestrel_prover_gpu::roofline::Ceilings;
 use kestrel_verifier::{parse_proof, verify, Round, VerifyError};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
@@ -1105,12 +1108,23 @@ enum Cheat {
 
 struct Cheating(Cheat);
 
+/// Every operation is the CPU backend's; the cheats change what three of them return.
 impl Backend for Cheating {
     type Committed = <CpuBackend as Backend>::Committed;
+    type Codeword = <CpuBackend as Backend>::Codeword;
     type FriLayer = <CpuBackend as Backend>::FriLayer;
 
     fn name(&self) -> &'static str {
         "cheating"
+    }
+    fn report(&self) -> serde_json::Value {
+        CpuBackend.report()
+    }
+    fn ceilings(&self) -> Result<Ceilings, ProverError> {
+        CpuBackend.ceilings()
+    }
+    fn plan_memory(&self, tables: &[TablePlan], log_blowup: u32) -> Result<(), ProverError> {
+        CpuBackend.plan_memory(tables, log_blowup)
     }
     fn commit_trace(
         &self,
@@ -1119,57 +1133,63 @@ impl Backend for Cheating {
     ) -> Result<Self::Committed, ProverError> {
         CpuBackend.commit_trace(trace, log_blowup)
     }
-    fn commit_coeffs(
-        &self,
-        coeffs: &RowMajorMatrix,
-        log_blowup: u32,
-    ) -> Result<Self::Committed, ProverError> {
-        CpuBackend.commit_coeffs(coeffs, log_blowup)
-    }
     fn root(&self, c: &Self::Committed) -> Digest {
         CpuBackend.root(c)
     }
-    fn open(&self, c: &Self::Committed, row: usize) -> Result<Opening, ProverError> {
-        CpuBackend.open(c, row)
-    }
-    fn logup_aux(
+    fn commit_logup_aux(
         &self,
         table: &dyn TableAir,
         shape: &TableShape,
-        main: &RowMajorMatrix,
-        preprocessed: Option<&RowMajorMatrix>,
+        main: (&Self::Committed, Option<&RowMajorMatrix>),
+        preprocessed: Option<(&Self::Committed, &RowMajorMatrix)>,
         public: &[Felt],
         challenges: LogUpChallenges,
-    ) -> Result<(RowMajorMatrix, Ext3), ProverError> {
-        CpuBackend.logup_aux(table, shape, main, preprocessed, public, challenges)
+        log_blowup: u32,
+    ) -> Result<AuxCommitted<Self::Committed>, ProverError> {
+        CpuBackend.commit_logup_aux(
+            table,
+            shape,
+            main,
+            preprocessed,
+            public,
+            challenges,
+            log_blowup,
+        )
     }
-    fn quotient(
+    fn commit_quotient(
         &self,
         q: &QuotientInputs<'_, Self::Committed>,
-    ) -> Result<RowMajorMatrix, ProverError> {
+    ) -> Result<QuotientCommitted<Self::Committed>, ProverError> {
         let mut coeffs = CpuBackend.quotient(q)?;
         if let Cheat::QuotientCoefficient { log_height } = self.0 {
             if q.log_height == log_height {
                 coeffs.values[0] += Felt::ONE;
             }
         }
-        Ok(coeffs)
+        Ok(QuotientCommitted {
+            committed: CpuBackend.commit_coeffs(&coeffs, q.log_blowup)?,
+            host: Some(coeffs),
+        })
     }
-    fn evaluate_trace(
+    fn evaluate_committed(
         &self,
-        trace: &RowMajorMatrix,
+        c: &Self::Committed,
+        trace: Option<&RowMajorMatrix>,
+        points: &[Ext3],
+    ) -> Result<Vec<Vec<Ext3>>, ProverError> {
+        CpuBackend.evaluate_committed(c, trace, points)
+    }
+    fn evaluate_quotient(
+        &self,
+        q: &QuotientCommitted<Self::Committed>,
         point: Ext3,
     ) -> Result<Vec<Ext3>, ProverError> {
-        CpuBackend.evaluate_trace(trace, point)
+        CpuBackend.evaluate_quotient(q, point)
     }
-    fn evaluate_coeffs(
+    fn deep_codeword(
         &self,
-        coeffs: &RowMajorMatrix,
-        point: Ext3,
-    ) -> Result<Vec<Ext3>, ProverError> {
-        CpuBackend.evaluate_coeffs(coeffs, point)
-    }
-    fn deep(&self, d: &DeepInputs<'_, Self::Committed>) -> Result<Vec<Ext3>, ProverError> {
+        d: &DeepInputs<'_, Self::Committed>,
+    ) -> Result<Self::Codeword, ProverError> {
         let mut cw = CpuBackend.deep(d)?;
         if let Cheat::DeepShift { log_lde } = self.0 {
             if d.log_lde == log_lde {
@@ -1180,13 +1200,30 @@ impl Backend for Cheating {
         }
         Ok(cw)
     }
-    fn fri_fold(
+    fn add_scaled(
         &self,
-        codeword: &[Ext3],
+        acc: &mut Self::Codeword,
+        scale: Ext3,
+        other: &Self::Codeword,
+    ) -> Result<(), ProverError> {
+        CpuBackend.add_scaled(acc, scale, other)
+    }
+    fn codeword_len(&self, c: &Self::Codeword) -> usize {
+        CpuBackend.codeword_len(c)
+    }
+    fn commit_codeword(&self, codeword: Self::Codeword) -> Result<Self::FriLayer, ProverError> {
+        CpuBackend.commit_codeword(codeword)
+    }
+    fn fri_root(&self, layer: &Self::FriLayer) -> Digest {
+        CpuBackend.fri_root(layer)
+    }
+    fn fold_layer(
+        &self,
+        layer: &Self::FriLayer,
         beta: Ext3,
         shift: Felt,
-    ) -> Result<Vec<Ext3>, ProverError> {
-        let mut folded = CpuBackend.fri_fold(codeword, beta, shift)?;
+    ) -> Result<Self::Codeword, ProverError> {
+        let mut folded = CpuBackend.fold_layer(layer, beta, shift)?;
         if let Cheat::ZeroFinalCodeword { len } = self.0 {
             if folded.len() == len {
                 folded.fill(Ext3::ZERO);
@@ -1194,24 +1231,21 @@ impl Backend for Cheating {
         }
         Ok(folded)
     }
-    fn commit_fri_layer(&self, codeword: Vec<Ext3>) -> Result<Self::FriLayer, ProverError> {
-        CpuBackend.commit_fri_layer(codeword)
-    }
-    fn fri_root(&self, layer: &Self::FriLayer) -> Digest {
-        CpuBackend.fri_root(layer)
-    }
-    fn open_fri(
-        &self,
-        layer: &Self::FriLayer,
-        pos: usize,
-    ) -> Result<(Ext3, Vec<Digest>), ProverError> {
-        CpuBackend.open_fri(layer, pos)
-    }
-    fn fri_values<'a>(&self, layer: &'a Self::FriLayer) -> &'a [Ext3] {
-        CpuBackend.fri_values(layer)
+    fn final_values(&self, codeword: Self::Codeword) -> Result<Vec<Ext3>, ProverError> {
+        CpuBackend.final_values(codeword)
     }
     fn grind(&self, challenge: &[u8; 32], bits: u32) -> Result<u64, ProverError> {
         CpuBackend.grind(challenge, bits)
+    }
+    fn open_batch(&self, c: &Self::Committed, rows: &[usize]) -> Result<Vec<Opening>, ProverError> {
+        CpuBackend.open_batch(c, rows)
+    }
+    fn open_fri_batch(
+        &self,
+        layer: &Self::FriLayer,
+        positions: &[usize],
+    ) -> Result<Vec<(Ext3, Vec<Digest>)>, ProverError> {
+        CpuBackend.open_fri_batch(layer, positions)
     }
 }
 

@@ -13,7 +13,11 @@ use rayon::prelude::*;
 
 use super::merkle::MerkleTree;
 use super::ntt::{coset_lde, coset_lde_from_coeffs, interpolate, two_adic};
-use crate::backend::{Backend, DeepInputs, QuotientInputs};
+use kestrel_core::air::{LogUpChallenges, TableAir, TableShape};
+
+use crate::backend::{
+    AuxCommitted, Backend, DeepInputs, QuotientCommitted, QuotientInputs, TablePlan,
+};
 use crate::prover::ProverError;
 
 /// Rows per rayon task in row-wise passes.
@@ -51,23 +55,11 @@ fn lde_points(log_size: u32) -> Vec<Felt> {
         .collect()
 }
 
-impl Backend for CpuBackend {
-    type Committed = CpuCommitted;
-    type FriLayer = CpuFriLayer;
-
-    fn name(&self) -> &'static str {
-        "cpu"
-    }
-
-    fn commit_trace(
-        &self,
-        trace: &RowMajorMatrix,
-        log_blowup: u32,
-    ) -> Result<CpuCommitted, ProverError> {
-        Ok(commit(coset_lde(trace, log_blowup)))
-    }
-
-    fn commit_coeffs(
+/// The CPU backend's own computations, which its [`Backend`] operations are made of (and
+/// which the parity suites compare device backends against).
+impl CpuBackend {
+    /// Coset LDE of a coefficient matrix and its Merkle commitment.
+    pub fn commit_coeffs(
         &self,
         coeffs: &RowMajorMatrix,
         log_blowup: u32,
@@ -79,11 +71,8 @@ impl Backend for CpuBackend {
         )))
     }
 
-    fn root(&self, c: &CpuCommitted) -> Digest {
-        c.tree.root()
-    }
-
-    fn open(&self, c: &CpuCommitted, row: usize) -> Result<Opening, ProverError> {
+    /// Row `row` of the LDE and its Merkle path.
+    pub fn open(&self, c: &CpuCommitted, row: usize) -> Result<Opening, ProverError> {
         if row >= c.lde.height() {
             return Err(ProverError::Internal("opening row out of range"));
         }
@@ -93,7 +82,8 @@ impl Backend for CpuBackend {
         })
     }
 
-    fn logup_aux(
+    /// The LogUp auxiliary trace (base coordinates, natural order) and the table's total.
+    pub fn logup_aux(
         &self,
         table: &dyn kestrel_core::air::TableAir,
         shape: &kestrel_core::air::TableShape,
@@ -159,7 +149,9 @@ impl Backend for CpuBackend {
         Ok((RowMajorMatrix::new(values, 3 * ext_w), s))
     }
 
-    fn quotient(
+    /// The quotient's coefficients split into chunks: `n × 3·chunks` (chunk c's coordinate
+    /// k in column 3c+k). Fails when the constraints do not vanish on the trace.
+    pub fn quotient(
         &self,
         q: &QuotientInputs<'_, CpuCommitted>,
     ) -> Result<RowMajorMatrix, ProverError> {
@@ -249,7 +241,8 @@ impl Backend for CpuBackend {
         Ok(split)
     }
 
-    fn evaluate_trace(
+    /// Each column of a trace (natural order on `H_n`) evaluated at `point`.
+    pub fn evaluate_trace(
         &self,
         trace: &RowMajorMatrix,
         point: Ext3,
@@ -288,7 +281,8 @@ impl Backend for CpuBackend {
         Ok(sums.into_iter().map(|s| s * scale).collect())
     }
 
-    fn evaluate_coeffs(
+    /// Each column of a coefficient matrix evaluated at `point`.
+    pub fn evaluate_coeffs(
         &self,
         coeffs: &RowMajorMatrix,
         point: Ext3,
@@ -303,7 +297,8 @@ impl Backend for CpuBackend {
         Ok(acc)
     }
 
-    fn deep(&self, d: &DeepInputs<'_, CpuCommitted>) -> Result<Vec<Ext3>, ProverError> {
+    /// The DEEP quotient of one table over its LDE (bit-reversed).
+    pub fn deep(&self, d: &DeepInputs<'_, CpuCommitted>) -> Result<Vec<Ext3>, ProverError> {
         let big = 1usize << d.log_lde;
         let xs = lde_points(d.log_lde);
         let dz: Vec<Ext3> = xs.par_iter().map(|&x| Ext3::from(x) - d.zeta).collect();
@@ -336,7 +331,8 @@ impl Backend for CpuBackend {
         Ok(out)
     }
 
-    fn fri_fold(&self, cw: &[Ext3], beta: Ext3, shift: Felt) -> Result<Vec<Ext3>, ProverError> {
+    /// Folds a codeword on layer domain `shift·H` (bit-reversed) in half.
+    pub fn fri_fold(&self, cw: &[Ext3], beta: Ext3, shift: Felt) -> Result<Vec<Ext3>, ProverError> {
         let half = cw.len() / 2;
         let log_len = cw.len().trailing_zeros();
         // 1/(2x_j) with x_j = shift·ω_L^{bitrev_{L/2}(j)}.
@@ -352,16 +348,14 @@ impl Backend for CpuBackend {
             .collect())
     }
 
-    fn commit_fri_layer(&self, values: Vec<Ext3>) -> Result<CpuFriLayer, ProverError> {
+    /// Commits a FRI layer (leaf j = the pair of positions 2j, 2j+1).
+    pub fn commit_fri_layer(&self, values: Vec<Ext3>) -> Result<CpuFriLayer, ProverError> {
         let tree = MerkleTree::from_rows(&values, 2, hash_leaf_ext);
         Ok(CpuFriLayer { values, tree })
     }
 
-    fn fri_root(&self, layer: &CpuFriLayer) -> Digest {
-        layer.tree.root()
-    }
-
-    fn open_fri(
+    /// The sibling of position `pos` and the path of its pair.
+    pub fn open_fri(
         &self,
         layer: &CpuFriLayer,
         pos: usize,
@@ -373,8 +367,35 @@ impl Backend for CpuBackend {
         Ok((sib, layer.tree.path(pos >> 1)))
     }
 
-    fn fri_values<'a>(&self, layer: &'a CpuFriLayer) -> &'a [Ext3] {
+    /// The values a layer was committed from.
+    pub fn fri_values<'a>(&self, layer: &'a CpuFriLayer) -> &'a [Ext3] {
         &layer.values
+    }
+}
+
+impl Backend for CpuBackend {
+    type Committed = CpuCommitted;
+    type Codeword = Vec<Ext3>;
+    type FriLayer = CpuFriLayer;
+
+    fn name(&self) -> &'static str {
+        "cpu"
+    }
+
+    fn commit_trace(
+        &self,
+        trace: &RowMajorMatrix,
+        log_blowup: u32,
+    ) -> Result<CpuCommitted, ProverError> {
+        Ok(commit(coset_lde(trace, log_blowup)))
+    }
+
+    fn root(&self, c: &CpuCommitted) -> Digest {
+        c.tree.root()
+    }
+
+    fn fri_root(&self, layer: &CpuFriLayer) -> Digest {
+        layer.tree.root()
     }
 
     fn grind(&self, challenge: &[u8; 32], bits: u32) -> Result<u64, ProverError> {
@@ -391,6 +412,139 @@ impl Backend for CpuBackend {
                 .checked_add(BATCH)
                 .ok_or(ProverError::Internal("grinding exhausted"))?;
         }
+    }
+
+    fn report(&self) -> serde_json::Value {
+        serde_json::Value::Null
+    }
+
+    /// The host's ceilings ([`crate::roofline::cpu_ceilings`]).
+    fn ceilings(&self) -> Result<crate::roofline::Ceilings, ProverError> {
+        Ok(crate::roofline::cpu_ceilings())
+    }
+
+    /// Host memory has no budget here: nothing to check.
+    fn plan_memory(&self, _tables: &[TablePlan], _log_blowup: u32) -> Result<(), ProverError> {
+        Ok(())
+    }
+
+    fn commit_logup_aux(
+        &self,
+        table: &dyn TableAir,
+        shape: &TableShape,
+        main: (&CpuCommitted, Option<&RowMajorMatrix>),
+        preprocessed: Option<(&CpuCommitted, &RowMajorMatrix)>,
+        public: &[Felt],
+        challenges: LogUpChallenges,
+        log_blowup: u32,
+    ) -> Result<AuxCommitted<CpuCommitted>, ProverError> {
+        let host = main.1.ok_or(ProverError::Internal(
+            "commit_logup_aux: the CPU backend holds every main trace on the host",
+        ))?;
+        let (aux, total) = self.logup_aux(
+            table,
+            shape,
+            host,
+            preprocessed.map(|p| p.1),
+            public,
+            challenges,
+        )?;
+        let committed = self.commit_trace(&aux, log_blowup)?;
+        Ok(AuxCommitted {
+            committed,
+            host: Some(aux),
+            total,
+        })
+    }
+
+    fn commit_quotient(
+        &self,
+        q: &QuotientInputs<'_, CpuCommitted>,
+    ) -> Result<QuotientCommitted<CpuCommitted>, ProverError> {
+        let coeffs = self.quotient(q)?;
+        let committed = self.commit_coeffs(&coeffs, q.log_blowup)?;
+        Ok(QuotientCommitted {
+            committed,
+            host: Some(coeffs),
+        })
+    }
+
+    fn evaluate_committed(
+        &self,
+        _c: &CpuCommitted,
+        trace: Option<&RowMajorMatrix>,
+        points: &[Ext3],
+    ) -> Result<Vec<Vec<Ext3>>, ProverError> {
+        let trace = trace.ok_or(ProverError::Internal(
+            "evaluate_committed: the CPU backend holds every trace on the host",
+        ))?;
+        points
+            .iter()
+            .map(|&p| self.evaluate_trace(trace, p))
+            .collect()
+    }
+
+    fn evaluate_quotient(
+        &self,
+        q: &QuotientCommitted<CpuCommitted>,
+        point: Ext3,
+    ) -> Result<Vec<Ext3>, ProverError> {
+        let coeffs = q.host.as_ref().ok_or(ProverError::Internal(
+            "evaluate_quotient: the CPU backend holds every quotient on the host",
+        ))?;
+        self.evaluate_coeffs(coeffs, point)
+    }
+
+    fn deep_codeword(&self, d: &DeepInputs<'_, CpuCommitted>) -> Result<Vec<Ext3>, ProverError> {
+        self.deep(d)
+    }
+
+    fn add_scaled(
+        &self,
+        acc: &mut Vec<Ext3>,
+        scale: Ext3,
+        other: &Vec<Ext3>,
+    ) -> Result<(), ProverError> {
+        if acc.len() != other.len() {
+            return Err(ProverError::Internal("add_scaled: lengths differ"));
+        }
+        for (x, y) in acc.iter_mut().zip(other) {
+            *x += scale * *y;
+        }
+        Ok(())
+    }
+
+    fn codeword_len(&self, c: &Vec<Ext3>) -> usize {
+        c.len()
+    }
+
+    fn commit_codeword(&self, codeword: Vec<Ext3>) -> Result<CpuFriLayer, ProverError> {
+        self.commit_fri_layer(codeword)
+    }
+
+    fn fold_layer(
+        &self,
+        layer: &CpuFriLayer,
+        beta: Ext3,
+        shift: Felt,
+    ) -> Result<Vec<Ext3>, ProverError> {
+        self.fri_fold(&layer.values, beta, shift)
+    }
+
+    fn final_values(&self, codeword: Vec<Ext3>) -> Result<Vec<Ext3>, ProverError> {
+        Ok(codeword)
+    }
+
+    fn open_batch(&self, c: &CpuCommitted, rows: &[usize]) -> Result<Vec<Opening>, ProverError> {
+        rows.iter().map(|&r| self.open(c, r)).collect()
+    }
+
+    fn open_fri_batch(
+        &self,
+        layer: &CpuFriLayer,
+        positions: &[usize],
+    ) -> Result<Vec<(Ext3, Vec<Digest>)>, ProverError> {
+        positions.iter().map(|&p| self.open_fri(layer, p)).collect()
     }
 }
 

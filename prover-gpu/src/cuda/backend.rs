@@ -25,8 +25,7 @@ use super::resident::{Cached, Kind};
 use super::stats::CudaStats;
 use super::{deep, eval, fri, grind, logup, plan, quotient};
 use crate::backend::{
-    AuxCommitted, Backend, Codeword, DeepInputs, DeviceCodeword, DeviceTraces, QuotientCommitted,
-    QuotientInputs, TablePlan,
+    AuxCommitted, Backend, DeepInputs, DeviceTraces, QuotientCommitted, QuotientInputs, TablePlan,
 };
 use crate::prover::ProverError;
 
@@ -275,23 +274,6 @@ impl CudaBackend {
         })
     }
 
-    /// A codeword as this backend's device words: a host codeword is uploaded (counted
-    /// under `category`) into the returned holder, a device one is borrowed.
-    fn device_words<'a>(
-        &self,
-        stream: &Arc<cudarc::driver::CudaStream>,
-        cw: &'a Codeword,
-        holder: &'a mut Option<DeviceWords>,
-        category: &'static str,
-    ) -> Result<&'a DeviceWords, ProverError> {
-        match cw {
-            Codeword::Host(v) => Ok(holder.insert(fri::upload(&self.dev, stream, v, category)?)),
-            Codeword::Device(d) => d
-                .get::<DeviceWords>()
-                .ok_or(ProverError::Internal("a codeword of another backend")),
-        }
-    }
-
     /// A committed matrix's source columns on the device (uploaded again if spilled),
     /// checked against the expected kind.
     fn source(
@@ -336,7 +318,182 @@ impl CudaBackend {
     }
 }
 
+/// The device computations on host inputs, with host results: what the parity suites
+/// compare against the CPU backend's (`crate::cpu::CpuBackend`'s methods of the same names).
+impl CudaBackend {
+    /// Coset LDE of a host coefficient matrix and its Merkle commitment.
+    pub fn commit_coeffs(
+        &self,
+        coeffs: &RowMajorMatrix,
+        log_blowup: u32,
+    ) -> Result<CudaCommitted, ProverError> {
+        Self::check_matrix(coeffs, "commit_coeffs")?;
+        self.dev.counters.op("commit_coeffs");
+        let s = self.dev.stream();
+        let (lde, cols) = lde_coeffs(
+            &self.dev,
+            &self.twiddles,
+            &s,
+            coeffs,
+            log_blowup,
+            "coefficient upload",
+        )?;
+        self.commit(
+            &s,
+            (lde, Source::Coefficients(cols)),
+            coeffs.width,
+            coeffs.height().trailing_zeros() + log_blowup,
+        )
+    }
+
+    /// Row `row` of the LDE and its Merkle path.
+    pub fn open(&self, c: &CudaCommitted, row: usize) -> Result<Opening, ProverError> {
+        if row >= c.rows() {
+            return Err(ProverError::Internal("opening row out of range"));
+        }
+        self.dev.counters.op("open");
+        let s = self.dev.stream();
+        let lde = self.lde(c, &s)?;
+        let nodes = self.nodes(c)?;
+        let (values, path) = merkle::open(
+            &self.dev,
+            &s,
+            lde.ptr(&s),
+            row as u64,
+            1,
+            c.rows() as u64,
+            c.width as u32,
+            (nodes.ptr(&s), c.log_rows),
+            row as u64,
+        )?;
+        Ok(Opening {
+            values: felts(&values)?,
+            path,
+        })
+    }
+
+    /// The LogUp auxiliary trace of host matrices, downloaded, and the table's total.
+    pub fn logup_aux(
+        &self,
+        table: &dyn TableAir,
+        shape: &TableShape,
+        main: &RowMajorMatrix,
+        preprocessed: Option<&RowMajorMatrix>,
+        public: &[Felt],
+        challenges: LogUpChallenges,
+    ) -> Result<(RowMajorMatrix, Ext3), ProverError> {
+        self.dev.counters.op("logup_aux");
+        let s = self.dev.stream();
+        logup::logup_aux(
+            &self.dev,
+            &s,
+            table,
+            shape,
+            main,
+            preprocessed,
+            public,
+            challenges,
+        )
+    }
+
+    /// The quotient's coefficients, downloaded (see [`CpuBackend::quotient`](crate::cpu::CpuBackend::quotient)).
+    pub fn quotient(
+        &self,
+        q: &QuotientInputs<'_, CudaCommitted>,
+    ) -> Result<RowMajorMatrix, ProverError> {
+        self.dev.counters.op("quotient");
+        let s = self.dev.stream();
+        quotient::quotient(&self.dev, &self.twiddles, &s, q, &|c| self.lde(c, &s))
+    }
+
+    /// Each column of a host trace evaluated at `point`.
+    pub fn evaluate_trace(
+        &self,
+        trace: &RowMajorMatrix,
+        point: Ext3,
+    ) -> Result<Vec<Ext3>, ProverError> {
+        self.dev.counters.op("evaluate_trace");
+        let s = self.dev.stream();
+        eval::evaluate(&self.dev, &s, trace, point, false)
+    }
+
+    /// Each column of a host coefficient matrix evaluated at `point`.
+    pub fn evaluate_coeffs(
+        &self,
+        coeffs: &RowMajorMatrix,
+        point: Ext3,
+    ) -> Result<Vec<Ext3>, ProverError> {
+        self.dev.counters.op("evaluate_coeffs");
+        let s = self.dev.stream();
+        eval::evaluate(&self.dev, &s, coeffs, point, true)
+    }
+
+    /// The DEEP quotient of one table, downloaded.
+    pub fn deep(&self, d: &DeepInputs<'_, CudaCommitted>) -> Result<Vec<Ext3>, ProverError> {
+        self.dev.counters.op("deep");
+        let s = self.dev.stream();
+        deep::deep(&self.dev, &s, d, &|c| self.lde(c, &s))
+    }
+
+    /// Folds a host codeword in half.
+    pub fn fri_fold(
+        &self,
+        codeword: &[Ext3],
+        beta: Ext3,
+        shift: Felt,
+    ) -> Result<Vec<Ext3>, ProverError> {
+        self.dev.counters.op("fri_fold");
+        let s = self.dev.stream();
+        fri::fold(&self.dev, &s, codeword, beta, shift)
+    }
+
+    /// Commits a host FRI layer.
+    pub fn commit_fri_layer(&self, codeword: Vec<Ext3>) -> Result<CudaFriLayer, ProverError> {
+        self.dev.counters.op("commit_fri_layer");
+        let s = self.dev.stream();
+        let layer = fri::commit_layer(&self.dev, &s, codeword)?;
+        self.dev.sync(&s, "commit_fri_layer")?;
+        Ok(layer)
+    }
+
+    /// The sibling of position `pos` and the path of its pair.
+    pub fn open_fri(
+        &self,
+        layer: &CudaFriLayer,
+        pos: usize,
+    ) -> Result<(Ext3, Vec<Digest>), ProverError> {
+        self.dev.counters.op("open_fri");
+        let s = self.dev.stream();
+        fri::open_batch(&self.dev, &s, layer, &[pos])?
+            .pop()
+            .ok_or(ProverError::Internal("FRI opening"))
+    }
+
+    /// The host values a layer was committed from (empty for one committed from device
+    /// words).
+    pub fn fri_values<'a>(&self, layer: &'a CudaFriLayer) -> &'a [Ext3] {
+        layer.host.as_deref().unwrap_or(&[])
+    }
+
+    /// A host codeword in device words (counted as `fri codeword` uploads).
+    ///
+    /// # Errors
+    /// A device failure.
+    pub fn upload_codeword(&self, v: &[Ext3]) -> Result<DeviceWords, ProverError> {
+        let s = self.dev.stream();
+        fri::upload(&self.dev, &s, v, "fri codeword")
+    }
+}
+
 impl Backend for CudaBackend {
+    type Committed = CudaCommitted;
+    type Codeword = DeviceWords;
+    type FriLayer = CudaFriLayer;
+
+    fn name(&self) -> &'static str {
+        "cuda"
+    }
+
     fn report(&self) -> serde_json::Value {
         serde_json::to_value(self.stats()).unwrap_or_default()
     }
@@ -350,11 +507,10 @@ impl Backend for CudaBackend {
         Ok(CEIL.get_or_init(|| c).clone())
     }
 
-    type Committed = CudaCommitted;
-    type FriLayer = CudaFriLayer;
-
-    fn name(&self) -> &'static str {
-        "cuda"
+    /// Refuses, before any main trace is committed, a budget below the proof's planned
+    /// working set ([`plan::working_set`]).
+    fn plan_memory(&self, tables: &[TablePlan], log_blowup: u32) -> Result<(), ProverError> {
+        self.check_plan(tables, log_blowup, plan::resident_bytes(tables))
     }
 
     fn commit_trace(
@@ -381,205 +537,13 @@ impl Backend for CudaBackend {
         )
     }
 
-    fn commit_coeffs(
-        &self,
-        coeffs: &RowMajorMatrix,
-        log_blowup: u32,
-    ) -> Result<CudaCommitted, ProverError> {
-        Self::check_matrix(coeffs, "commit_coeffs")?;
-        self.dev.counters.op("commit_coeffs");
-        let s = self.dev.stream();
-        let (lde, cols) = lde_coeffs(
-            &self.dev,
-            &self.twiddles,
-            &s,
-            coeffs,
-            log_blowup,
-            "coefficient upload",
-        )?;
-        self.commit(
-            &s,
-            (lde, Source::Coefficients(cols)),
-            coeffs.width,
-            coeffs.height().trailing_zeros() + log_blowup,
-        )
-    }
-
-    /// Refuses, before any main trace is committed, a budget below the proof's planned
-    /// working set ([`plan::working_set`]).
-    fn plan_memory(&self, tables: &[TablePlan], log_blowup: u32) -> Result<(), ProverError> {
-        self.check_plan(tables, log_blowup, plan::resident_bytes(tables))
-    }
-
     fn root(&self, c: &CudaCommitted) -> Digest {
         c.root
     }
 
-    fn open(&self, c: &CudaCommitted, row: usize) -> Result<Opening, ProverError> {
-        if row >= c.rows() {
-            return Err(ProverError::Internal("opening row out of range"));
-        }
-        self.dev.counters.op("open");
-        let s = self.dev.stream();
-        let lde = self.lde(c, &s)?;
-        let nodes = self.nodes(c)?;
-        let (values, path) = merkle::open(
-            &self.dev,
-            &s,
-            lde.ptr(&s),
-            row as u64,
-            1,
-            c.rows() as u64,
-            c.width as u32,
-            (nodes.ptr(&s), c.log_rows),
-            row as u64,
-        )?;
-        Ok(Opening {
-            values: felts(&values)?,
-            path,
-        })
-    }
-
-    fn logup_aux(
-        &self,
-        table: &dyn TableAir,
-        shape: &TableShape,
-        main: &RowMajorMatrix,
-        preprocessed: Option<&RowMajorMatrix>,
-        public: &[Felt],
-        challenges: LogUpChallenges,
-    ) -> Result<(RowMajorMatrix, Ext3), ProverError> {
-        self.dev.counters.op("logup_aux");
-        let s = self.dev.stream();
-        logup::logup_aux(
-            &self.dev,
-            &s,
-            table,
-            shape,
-            main,
-            preprocessed,
-            public,
-            challenges,
-        )
-    }
-
-    fn quotient(
-        &self,
-        q: &QuotientInputs<'_, CudaCommitted>,
-    ) -> Result<RowMajorMatrix, ProverError> {
-        self.dev.counters.op("quotient");
-        let s = self.dev.stream();
-        quotient::quotient(&self.dev, &self.twiddles, &s, q, &|c| self.lde(c, &s))
-    }
-
-    fn evaluate_trace(
-        &self,
-        trace: &RowMajorMatrix,
-        point: Ext3,
-    ) -> Result<Vec<Ext3>, ProverError> {
-        self.dev.counters.op("evaluate_trace");
-        let s = self.dev.stream();
-        eval::evaluate(&self.dev, &s, trace, point, false)
-    }
-
-    fn evaluate_coeffs(
-        &self,
-        coeffs: &RowMajorMatrix,
-        point: Ext3,
-    ) -> Result<Vec<Ext3>, ProverError> {
-        self.dev.counters.op("evaluate_coeffs");
-        let s = self.dev.stream();
-        eval::evaluate(&self.dev, &s, coeffs, point, true)
-    }
-
-    fn deep(&self, d: &DeepInputs<'_, CudaCommitted>) -> Result<Vec<Ext3>, ProverError> {
-        self.dev.counters.op("deep");
-        let s = self.dev.stream();
-        deep::deep(&self.dev, &s, d, &|c| self.lde(c, &s))
-    }
-
-    fn fri_fold(
-        &self,
-        codeword: &[Ext3],
-        beta: Ext3,
-        shift: Felt,
-    ) -> Result<Vec<Ext3>, ProverError> {
-        self.dev.counters.op("fri_fold");
-        let s = self.dev.stream();
-        fri::fold(&self.dev, &s, codeword, beta, shift)
-    }
-
-    fn commit_fri_layer(&self, codeword: Vec<Ext3>) -> Result<CudaFriLayer, ProverError> {
-        self.dev.counters.op("commit_fri_layer");
-        let s = self.dev.stream();
-        let layer = fri::commit_layer(&self.dev, &s, codeword)?;
-        self.dev.sync(&s, "commit_fri_layer")?;
-        Ok(layer)
-    }
-
-    fn fri_root(&self, layer: &CudaFriLayer) -> Digest {
-        layer.tree.root
-    }
-
-    fn open_fri(
-        &self,
-        layer: &CudaFriLayer,
-        pos: usize,
-    ) -> Result<(Ext3, Vec<Digest>), ProverError> {
-        self.dev.counters.op("open_fri");
-        let s = self.dev.stream();
-        fri::open_batch(&self.dev, &s, layer, &[pos])?
-            .pop()
-            .ok_or(ProverError::Internal("FRI opening"))
-    }
-
-    fn fri_values<'a>(&self, layer: &'a CudaFriLayer) -> &'a [Ext3] {
-        layer.host.as_deref().unwrap_or(&[])
-    }
-
-    fn grind(&self, challenge: &[u8; 32], bits: u32) -> Result<u64, ProverError> {
-        self.dev.counters.op("grind");
-        let s = self.dev.stream();
-        grind::grind(&self.dev, &s, challenge, bits)
-    }
-
-    fn evaluate_committed(
-        &self,
-        c: &CudaCommitted,
-        _trace: Option<&RowMajorMatrix>,
-        points: &[Ext3],
-    ) -> Result<Vec<Vec<Ext3>>, ProverError> {
-        self.dev.counters.op("evaluate_trace");
-        let cols = self.source(c, false, "evaluate_committed: not a trace commitment")?;
-        let s = self.dev.stream();
-        let n = Self::source_rows(c)?;
-        eval::evaluate_cols(&self.dev, &s, cols.ptr(&s), n, c.width, points, false)
-    }
-
-    fn commit_logup_aux(
-        &self,
-        table: &dyn TableAir,
-        shape: &TableShape,
-        main: (&CudaCommitted, &RowMajorMatrix),
-        preprocessed: Option<(&CudaCommitted, &RowMajorMatrix)>,
-        public: &[Felt],
-        challenges: LogUpChallenges,
-        log_blowup: u32,
-    ) -> Result<AuxCommitted<CudaCommitted>, ProverError> {
-        self.commit_logup_aux_resident(
-            table,
-            shape,
-            (main.0, Some(main.1)),
-            preprocessed,
-            public,
-            challenges,
-            log_blowup,
-        )
-    }
-
     /// Reads the main trace from the commitment's device source (host trace or device fill
     /// alike); the host matrix is never needed.
-    fn commit_logup_aux_resident(
+    fn commit_logup_aux(
         &self,
         table: &dyn TableAir,
         shape: &TableShape,
@@ -672,6 +636,19 @@ impl Backend for CudaBackend {
         })
     }
 
+    fn evaluate_committed(
+        &self,
+        c: &CudaCommitted,
+        _trace: Option<&RowMajorMatrix>,
+        points: &[Ext3],
+    ) -> Result<Vec<Vec<Ext3>>, ProverError> {
+        self.dev.counters.op("evaluate_trace");
+        let cols = self.source(c, false, "evaluate_committed: not a trace commitment")?;
+        let s = self.dev.stream();
+        let n = Self::source_rows(c)?;
+        eval::evaluate_cols(&self.dev, &s, cols.ptr(&s), n, c.width, points, false)
+    }
+
     fn evaluate_quotient(
         &self,
         q: &QuotientCommitted<CudaCommitted>,
@@ -687,52 +664,37 @@ impl Backend for CudaBackend {
             .ok_or(ProverError::Internal("evaluation count"))
     }
 
-    fn deep_codeword(&self, d: &DeepInputs<'_, CudaCommitted>) -> Result<Codeword, ProverError> {
+    fn deep_codeword(&self, d: &DeepInputs<'_, CudaCommitted>) -> Result<DeviceWords, ProverError> {
         self.dev.counters.op("deep");
         let s = self.dev.stream();
         let words = deep::deep_device(&self.dev, &s, d, &|c| self.lde(c, &s))?;
         let len = 1usize << d.log_lde;
-        Ok(Codeword::Device(DeviceCodeword::new(
-            len,
-            DeviceWords { words, len },
-        )))
+        Ok(DeviceWords { words, len })
     }
 
     fn add_scaled(
         &self,
-        acc: &mut Codeword,
+        acc: &mut DeviceWords,
         scale: Ext3,
-        other: &Codeword,
+        other: &DeviceWords,
     ) -> Result<(), ProverError> {
         self.dev.counters.op("add_scaled");
         let s = self.dev.stream();
-        if let Codeword::Host(v) = acc {
-            let up = fri::upload(&self.dev, &s, v, "fri codeword")?;
-            *acc = Codeword::Device(DeviceCodeword::new(up.len, up));
-        }
-        let mut holder = None;
-        let b = self.device_words(&s, other, &mut holder, "fri codeword")?;
-        let Codeword::Device(a) = acc else {
-            return Err(ProverError::Internal("add_scaled: host accumulator"));
-        };
-        let a = a
-            .get_mut::<DeviceWords>()
-            .ok_or(ProverError::Internal("a codeword of another backend"))?;
-        fri::add_scaled(&self.dev, &s, a, scale, b)
+        fri::add_scaled(&self.dev, &s, acc, scale, other)
     }
 
-    fn commit_codeword(&self, codeword: Codeword) -> Result<CudaFriLayer, ProverError> {
-        match codeword {
-            Codeword::Host(v) => self.commit_fri_layer(v),
-            Codeword::Device(d) => {
-                self.dev.counters.op("commit_fri_layer");
-                let w = d
-                    .into_inner::<DeviceWords>()
-                    .ok_or(ProverError::Internal("a codeword of another backend"))?;
-                let s = self.dev.stream();
-                fri::commit_words(&self.dev, &s, w, None)
-            }
-        }
+    fn codeword_len(&self, c: &DeviceWords) -> usize {
+        c.len
+    }
+
+    fn commit_codeword(&self, codeword: DeviceWords) -> Result<CudaFriLayer, ProverError> {
+        self.dev.counters.op("commit_fri_layer");
+        let s = self.dev.stream();
+        fri::commit_words(&self.dev, &s, codeword, None)
+    }
+
+    fn fri_root(&self, layer: &CudaFriLayer) -> Digest {
+        layer.tree.root
     }
 
     fn fold_layer(
@@ -740,24 +702,21 @@ impl Backend for CudaBackend {
         layer: &CudaFriLayer,
         beta: Ext3,
         shift: Felt,
-    ) -> Result<Codeword, ProverError> {
+    ) -> Result<DeviceWords, ProverError> {
         self.dev.counters.op("fri_fold");
         let s = self.dev.stream();
-        let w = fri::fold_device(&self.dev, &s, layer.words.ptr(&s), layer.len, beta, shift)?;
-        Ok(Codeword::Device(DeviceCodeword::new(w.len, w)))
+        fri::fold_device(&self.dev, &s, layer.words.ptr(&s), layer.len, beta, shift)
     }
 
-    fn final_values(&self, codeword: Codeword) -> Result<Vec<Ext3>, ProverError> {
-        match codeword {
-            Codeword::Host(v) => Ok(v),
-            Codeword::Device(d) => {
-                let w = d
-                    .get::<DeviceWords>()
-                    .ok_or(ProverError::Internal("a codeword of another backend"))?;
-                let s = self.dev.stream();
-                fri::download(&self.dev, &s, w)
-            }
-        }
+    fn final_values(&self, codeword: DeviceWords) -> Result<Vec<Ext3>, ProverError> {
+        let s = self.dev.stream();
+        fri::download(&self.dev, &s, &codeword)
+    }
+
+    fn grind(&self, challenge: &[u8; 32], bits: u32) -> Result<u64, ProverError> {
+        self.dev.counters.op("grind");
+        let s = self.dev.stream();
+        grind::grind(&self.dev, &s, challenge, bits)
     }
 
     fn open_batch(&self, c: &CudaCommitted, rows: &[usize]) -> Result<Vec<Opening>, ProverError> {
