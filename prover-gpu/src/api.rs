@@ -49,8 +49,9 @@ use kestrel_core::params::StarkParams;
 
 use crate::backend::MainTrace;
 use crate::cpu::CpuBackend;
+use crate::error::ProverError;
 use crate::limits::{read_capped, read_elf, ReadError, MAX_ELF_FILE, MAX_PROVABLE_CYCLES};
-use crate::prover::{prove_main_observed, setup, ProverError, ProvingKey};
+use crate::prover::{prove_main_observed, setup, ProvingKey};
 use crate::roofline::{Ceilings, StageRoofline};
 use crate::rv::{machine_for, main_traces_timed, program_image, MainTracesError, RvFills};
 use crate::vm::record::VecRecorder;
@@ -61,7 +62,7 @@ pub use kestrel_core::keys::VerifyingKey;
 pub use kestrel_verifier::statement::{decode_statement, encode_statement, Statement};
 
 /// What kind of failure an [`Error`] is; the command line maps kinds to exit codes in one
-/// place (`cli::exit_code`), and `--json` names them (`error.kind`).
+/// place (`cli_common::exit_code`), and `--json` names them (`error.kind`).
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub enum ErrorKind {
     /// An option out of range or a combination that does not apply (`"usage"`).

@@ -8,7 +8,7 @@ use kestrel_core::matrix::RowMajorMatrix;
 use kestrel_core::merkle::Digest;
 use kestrel_core::proof::Opening;
 
-use crate::prover::ProverError;
+use crate::error::ProverError;
 
 /// What the quotient evaluation of one table reads.
 pub struct QuotientInputs<'a, C> {

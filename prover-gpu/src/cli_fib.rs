@@ -9,7 +9,7 @@ use kestrel_core::field::Felt;
 use kestrel_core::params::{estimate, StarkParams};
 
 use crate::backend::Backend;
-use crate::cli::{peak_rss_bytes, spinner};
+use crate::cli_common::{peak_rss_bytes, spinner};
 use crate::prover::{prove, setup};
 use crate::select::{select, BackendChoice};
 

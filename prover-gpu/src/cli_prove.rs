@@ -4,7 +4,7 @@
 //! A proof file is a statement and its proof (the format is the verifier's:
 //! [`kestrel_verifier::statement`]).
 //!
-//! Exit codes ([`crate::cli::exit_code`]): 0 success (verify: valid), 1 proving failed /
+//! Exit codes ([`crate::cli_common::exit_code`]): 0 success (verify: valid), 1 proving failed /
 //! proof invalid, 2 usage or unreadable input, 3 the ELF cannot be loaded or run, 4 output
 //! cannot be written.
 //!
@@ -22,7 +22,7 @@ use std::path::{Path, PathBuf};
 use serde_json::{json, Map, Value};
 
 use crate::api::{self, ErrorKind, Guest, ProveOptions, Proved};
-use crate::cli::{finish, hex, null_fields, output_fields, Cmd, Failure};
+use crate::cli_common::{finish, hex, null_fields, output_fields, Cmd, Failure};
 use crate::limits::{
     read_capped, OutFile, ReadError, MAX_INPUT, MAX_PROOF_FILE, MAX_PROVABLE_CYCLES, VK_BYTES,
 };
@@ -243,7 +243,7 @@ fn prove_inner(
     fields: &mut Map<String, Value>,
 ) -> Result<(), Failure> {
     let prep = prepare(a)?;
-    let bar = crate::cli::spinner("execute");
+    let bar = crate::cli_common::spinner("execute");
     let mut cycles = 0u64;
     let mut on_progress = |p: &api::Progress| match p {
         api::Progress::Backend { name, cycles: c } => {

@@ -26,7 +26,7 @@ use std::path::PathBuf;
 use serde_json::{json, Map, Value};
 
 use crate::api::{self, ErrorKind, Guest};
-use crate::cli::{finish, null_fields, output_fields, Cmd, Failure};
+use crate::cli_common::{finish, null_fields, output_fields, Cmd, Failure};
 use crate::limits::MAX_INPUT;
 use crate::vm::{VmError, DEFAULT_MAX_CYCLES};
 
@@ -126,5 +126,19 @@ fn run_inner(args: &RunArgs, fields: &mut Map<String, Value>) -> Result<i32, Fai
             };
             Err(Failure::new(ErrorKind::Run, format!("{e}{hint}")))
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{EXIT_IO_ERROR, EXIT_VM_ERROR};
+    use crate::api::ErrorKind;
+    use crate::cli_common::{exit_code, Cmd};
+
+    /// The codes this module documents are the one map's.
+    #[test]
+    fn documented_codes() {
+        assert_eq!(exit_code(Cmd::Run, ErrorKind::Run), EXIT_VM_ERROR);
+        assert_eq!(exit_code(Cmd::Run, ErrorKind::Input), EXIT_IO_ERROR);
     }
 }

@@ -7,6 +7,8 @@ pub mod backend;
 #[cfg(feature = "cli")]
 pub mod cli;
 #[cfg(feature = "cli")]
+pub mod cli_common;
+#[cfg(feature = "cli")]
 pub mod cli_fib;
 #[cfg(feature = "cli")]
 pub mod cli_new;
@@ -17,6 +19,7 @@ pub mod cli_run;
 pub mod cpu;
 #[cfg(feature = "cuda")]
 pub mod cuda;
+pub mod error;
 pub mod limits;
 pub mod par;
 pub mod prover;

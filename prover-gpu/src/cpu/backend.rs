@@ -18,7 +18,7 @@ use kestrel_core::air::{LogUpChallenges, TableAir, TableShape};
 use crate::backend::{
     AuxCommitted, Backend, DeepInputs, QuotientCommitted, QuotientInputs, TablePlan,
 };
-use crate::prover::ProverError;
+use crate::error::ProverError;
 
 /// Rows per rayon task in row-wise passes.
 const CHUNK: usize = 1 << 12;

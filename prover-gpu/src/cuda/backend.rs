@@ -12,74 +12,28 @@ use kestrel_core::merkle::Digest;
 use kestrel_core::proof::Opening;
 
 use super::buffer::DeviceBuffer;
+use super::committed::{CudaCommitted, CudaFriLayer, Source};
 use super::device::CudaDevice;
 use super::error::CudaError;
 use super::fill::CudaTrace;
 use super::fri::DeviceWords;
 use super::logup::felts;
-use super::merkle::{self, DeviceTree, Leaves};
+use super::merkle::{self, Leaves};
 use super::ntt::{
     cols_to_rows, lde_coeff_rows, lde_coeffs, lde_from_cols, lde_rows, lde_trace, Twiddles,
 };
-use super::resident::{Cached, Kind};
+use super::resident::Kind;
 use super::stats::CudaStats;
 use super::{deep, eval, fri, grind, logup, plan, quotient};
 use crate::backend::{
     AuxCommitted, Backend, DeepInputs, DeviceTraces, QuotientCommitted, QuotientInputs, TablePlan,
 };
-use crate::prover::ProverError;
+use crate::error::ProverError;
 
 /// The CUDA backend: one device, its kernels, and cached twiddle tables.
 pub struct CudaBackend {
     dev: Arc<CudaDevice>,
     twiddles: Twiddles,
-}
-
-/// A committed matrix on the device: its LDE column-major (column c at `c · rows`, rows
-/// bit-reversed), its Merkle tree (all levels, leaves first), and the matrix it was
-/// committed from, column-major (`width` columns of `2^log_n`, natural order) so that
-/// evaluations and the LogUp build need no upload. All three are [`Cached`] under the
-/// memory budget (see [`super::resident`]): the LDE is recomputed from the source, the
-/// source and tree are spilled to the host.
-pub struct CudaCommitted {
-    pub(crate) lde: Cached,
-    pub(crate) width: usize,
-    pub(crate) log_rows: u32,
-    pub(crate) nodes: Cached,
-    pub(crate) root: Digest,
-    pub(crate) source: Cached,
-    /// The source holds coefficients (a quotient's chunks), not evaluations.
-    pub(crate) coefficients: bool,
-}
-
-/// How an operation gets a committed matrix's LDE ([`CudaBackend::lde`]).
-pub(crate) type LdeOf<'a> =
-    &'a dyn Fn(&CudaCommitted) -> Result<Arc<DeviceBuffer<u64>>, ProverError>;
-
-/// What a commitment is made from (see [`CudaCommitted`]).
-pub(crate) enum Source {
-    /// A trace's values on `H_n`.
-    Evaluations(DeviceBuffer<u64>),
-    /// Coefficients (the quotient's chunks).
-    Coefficients(DeviceBuffer<u64>),
-}
-
-impl CudaCommitted {
-    pub fn rows(&self) -> usize {
-        1 << self.log_rows
-    }
-    pub fn width(&self) -> usize {
-        self.width
-    }
-}
-
-/// A committed FRI layer: its values (interleaved Ext3, device) and device tree, plus the
-/// host values it was handed when committed through `commit_fri_layer`.
-pub struct CudaFriLayer {
-    pub(crate) words: DeviceBuffer<u64>,
-    pub(crate) len: usize,
-    pub(crate) host: Option<Vec<Ext3>>,
-    pub(crate) tree: DeviceTree,
 }
 
 impl CudaBackend {

@@ -5,14 +5,14 @@ use std::sync::Arc;
 use cudarc::driver::{CudaStream, DeviceRepr};
 use kestrel_core::field::{Ext3, Felt};
 
-use super::backend::{CudaCommitted, LdeOf};
 use super::buffer::DeviceBuffer;
+use super::committed::{CudaCommitted, LdeOf};
 use super::device::{grid_for, launch, CudaDevice};
 use super::error::CudaError;
 use super::logup::{ext_words, exts};
 use crate::backend::DeepInputs;
 use crate::cpu::ntt::two_adic;
-use crate::prover::ProverError;
+use crate::error::ProverError;
 
 /// `DeepMats` in kernels/deep.cu.
 #[repr(C)]

@@ -2,7 +2,7 @@
 
 use cudarc::driver::DriverError;
 
-use crate::prover::ProverError;
+use crate::error::ProverError;
 
 /// Why the CUDA backend could not do something. There is no CPU fallback: each of these
 /// reaches the caller.

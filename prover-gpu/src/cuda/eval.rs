@@ -12,7 +12,7 @@ use super::error::CudaError;
 use super::logup::exts;
 use super::ntt::{rows_to_cols, upload_matrix};
 use crate::cpu::ntt::two_adic;
-use crate::prover::ProverError;
+use crate::error::ProverError;
 
 const THREADS: u32 = 256;
 

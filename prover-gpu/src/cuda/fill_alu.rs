@@ -17,7 +17,7 @@ use super::buffer::DeviceBuffer;
 use super::device::{grid_for, launch, CudaDevice};
 use super::error::CudaError;
 use super::fill::{CudaTrace, PACKED};
-use crate::prover::ProverError;
+use crate::error::ProverError;
 
 /// Words per uploaded record.
 const RECORD_WORDS: usize = 3;

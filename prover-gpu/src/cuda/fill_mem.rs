@@ -24,7 +24,7 @@ use super::buffer::DeviceBuffer;
 use super::device::{grid_for, launch, CudaDevice};
 use super::error::CudaError;
 use super::fill::{CudaTrace, PACKED};
-use crate::prover::ProverError;
+use crate::error::ProverError;
 
 /// The most records one fill takes (the trace height stays a `u32` power of two).
 const MAX_RECORDS: usize = 1 << 31;

@@ -7,13 +7,13 @@ use cudarc::driver::CudaStream;
 use kestrel_core::field::{Ext3, Felt, Field};
 use kestrel_core::merkle::Digest;
 
-use super::backend::CudaFriLayer;
 use super::buffer::DeviceBuffer;
+use super::committed::CudaFriLayer;
 use super::device::{grid_for, launch, CudaDevice};
 use super::logup::{ext_words, exts};
 use super::merkle::{self, Leaves};
 use crate::cpu::ntt::two_adic;
-use crate::prover::ProverError;
+use crate::error::ProverError;
 
 /// A codeword in device memory: `len` interleaved Ext3 values.
 pub struct DeviceWords {

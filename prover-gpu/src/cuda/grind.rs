@@ -7,7 +7,7 @@ use std::sync::Arc;
 use cudarc::driver::CudaStream;
 
 use super::device::{grid_for, launch, CudaDevice};
-use crate::prover::ProverError;
+use crate::error::ProverError;
 
 const BATCH: u64 = 1 << 24;
 

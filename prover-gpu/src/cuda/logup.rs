@@ -14,7 +14,7 @@ use super::device::{grid_for, launch, CudaDevice};
 use super::error::CudaError;
 use super::ntt::{rows_to_cols, upload_matrix};
 use super::program::compile;
-use crate::prover::ProverError;
+use crate::error::ProverError;
 
 /// Flattens extension elements into their coordinates.
 pub(crate) fn ext_words(v: &[Ext3]) -> Vec<u64> {

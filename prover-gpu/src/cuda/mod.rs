@@ -9,6 +9,7 @@
 mod backend;
 pub mod bench;
 pub mod buffer;
+pub mod committed;
 pub mod deep;
 pub mod device;
 pub mod error;
@@ -27,7 +28,8 @@ pub mod quotient;
 pub mod resident;
 pub mod stats;
 
-pub use backend::{CudaBackend, CudaCommitted, CudaFriLayer};
+pub use backend::CudaBackend;
+pub use committed::{CudaCommitted, CudaFriLayer};
 pub use error::CudaError;
 pub use fill::CudaTrace;
 pub use stats::CudaStats;

@@ -10,15 +10,15 @@ use kestrel_core::field::{batch_inverse, powers, Felt, Field};
 use kestrel_core::matrix::RowMajorMatrix;
 use kestrel_core::stark::COSET_SHIFT;
 
-use super::backend::{CudaCommitted, LdeOf};
 use super::buffer::DeviceBuffer;
+use super::committed::{CudaCommitted, LdeOf};
 use super::device::{grid_for, launch, CudaDevice};
 use super::logup::{ext_words, felts};
 use super::ntt::{dif, Twiddles};
 use super::program::compile;
 use crate::backend::QuotientInputs;
 use crate::cpu::ntt::two_adic;
-use crate::prover::ProverError;
+use crate::error::ProverError;
 
 /// `QuotientParams` in kernels/quotient.cu.
 #[repr(C)]

@@ -1,0 +1,59 @@
+//! What the CUDA backend commits: a matrix's LDE, tree and source on the device, and a FRI
+//! layer. The stages (DEEP, quotient, FRI) read these; the backend makes them.
+
+use std::sync::Arc;
+
+use kestrel_core::field::Ext3;
+use kestrel_core::merkle::Digest;
+
+use super::buffer::DeviceBuffer;
+use super::merkle::DeviceTree;
+use super::resident::Cached;
+use crate::error::ProverError;
+
+/// A committed matrix on the device: its LDE column-major (column c at `c · rows`, rows
+/// bit-reversed), its Merkle tree (all levels, leaves first), and the matrix it was
+/// committed from, column-major (`width` columns of `2^log_n`, natural order) so that
+/// evaluations and the LogUp build need no upload. All three are [`Cached`] under the
+/// memory budget (see [`super::resident`]): the LDE is recomputed from the source, the
+/// source and tree are spilled to the host.
+pub struct CudaCommitted {
+    pub(crate) lde: Cached,
+    pub(crate) width: usize,
+    pub(crate) log_rows: u32,
+    pub(crate) nodes: Cached,
+    pub(crate) root: Digest,
+    pub(crate) source: Cached,
+    /// The source holds coefficients (a quotient's chunks), not evaluations.
+    pub(crate) coefficients: bool,
+}
+
+/// How an operation gets a committed matrix's LDE (`CudaBackend::lde`).
+pub(crate) type LdeOf<'a> =
+    &'a dyn Fn(&CudaCommitted) -> Result<Arc<DeviceBuffer<u64>>, ProverError>;
+
+/// What a commitment is made from (see [`CudaCommitted`]).
+pub(crate) enum Source {
+    /// A trace's values on `H_n`.
+    Evaluations(DeviceBuffer<u64>),
+    /// Coefficients (the quotient's chunks).
+    Coefficients(DeviceBuffer<u64>),
+}
+
+impl CudaCommitted {
+    pub fn rows(&self) -> usize {
+        1 << self.log_rows
+    }
+    pub fn width(&self) -> usize {
+        self.width
+    }
+}
+
+/// A committed FRI layer: its values (interleaved Ext3, device) and device tree, plus the
+/// host values it was handed when committed through `commit_fri_layer`.
+pub struct CudaFriLayer {
+    pub(crate) words: DeviceBuffer<u64>,
+    pub(crate) len: usize,
+    pub(crate) host: Option<Vec<Ext3>>,
+    pub(crate) tree: DeviceTree,
+}
