@@ -131,7 +131,7 @@ impl CudaBackend {
             return Ok(b);
         }
         self.dev.counters.op("lde recompute");
-        let src = self.dev.budget.load(&self.dev, &c.source)?;
+        let src = self.dev.budget.load(&*self.dev, &c.source)?;
         let n = Self::source_rows(c)?;
         let log_n = n.trailing_zeros();
         let log_blowup = c.log_rows - log_n;
@@ -239,12 +239,12 @@ impl CudaBackend {
         if c.coefficients != coefficients {
             return Err(ProverError::Internal(op));
         }
-        Ok(self.dev.budget.load(&self.dev, &c.source)?)
+        Ok(self.dev.budget.load(&*self.dev, &c.source)?)
     }
 
     /// A committed matrix's Merkle tree on the device (uploaded again if spilled).
     fn nodes(&self, c: &CudaCommitted) -> Result<Arc<DeviceBuffer<u64>>, ProverError> {
-        Ok(self.dev.budget.load(&self.dev, &c.nodes)?)
+        Ok(self.dev.budget.load(&*self.dev, &c.nodes)?)
     }
 
     /// The height of a commitment's source (before the blowup).

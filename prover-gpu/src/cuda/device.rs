@@ -13,7 +13,7 @@ use rayon::prelude::*;
 
 use super::buffer::DeviceBuffer;
 use super::error::CudaError;
-use super::resident::Budget;
+use super::resident::{Budget, Spill};
 use super::stats::Counters;
 
 mod embedded {
@@ -536,3 +536,26 @@ macro_rules! launch {
     }};
 }
 pub(crate) use launch;
+
+/// The budget's view of the device.
+impl Spill for CudaDevice {
+    fn held(&self) -> u64 {
+        self.counters.held()
+    }
+
+    fn download_words(&self, buf: &DeviceBuffer<u64>) -> Result<Vec<u64>, CudaError> {
+        let st = self.stream();
+        self.download(&st, buf, 0, buf.len(), "spill")
+    }
+
+    fn upload_words(&self, words: &[u64]) -> Result<DeviceBuffer<u64>, CudaError> {
+        let st = self.stream();
+        let buf = self.upload(&st, words, "spill reload")?;
+        self.sync(&st, "spill reload")?;
+        Ok(buf)
+    }
+
+    fn count(&self, op: &'static str) {
+        self.counters.op(op);
+    }
+}

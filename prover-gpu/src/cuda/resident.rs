@@ -22,8 +22,25 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, Weak};
 
 use super::buffer::DeviceBuffer;
-use super::device::CudaDevice;
 use super::error::CudaError;
+
+/// What a budget needs of the device whose memory it keeps (`CudaDevice` implements it):
+/// the bytes held now, a counted download of an evicted buffer, a counted upload of a
+/// reloaded one, and the operation counter.
+pub trait Spill {
+    fn held(&self) -> u64;
+    /// The buffer's words on the host (counted as `"spill"` bytes).
+    ///
+    /// # Errors
+    /// A failed download.
+    fn download_words(&self, buf: &DeviceBuffer<u64>) -> Result<Vec<u64>, CudaError>;
+    /// The words on the device again, synchronised (counted as `"spill reload"` bytes).
+    ///
+    /// # Errors
+    /// A failed upload.
+    fn upload_words(&self, words: &[u64]) -> Result<DeviceBuffer<u64>, CudaError>;
+    fn count(&self, op: &'static str);
+}
 
 /// No budget: allocations are limited only by the device.
 pub const UNLIMITED: u64 = u64::MAX;
@@ -118,7 +135,7 @@ impl Budget {
     /// a failed spill download.
     pub fn allocate<R>(
         &self,
-        dev: &CudaDevice,
+        dev: &impl Spill,
         bytes: u64,
         what: &'static str,
         alloc: impl FnOnce() -> Result<R, CudaError>,
@@ -132,7 +149,7 @@ impl Budget {
         // puts them back; the bound is a guard, not a limit reached in practice.
         let mut rounds = lock(&self.cache).len() + 1;
         loop {
-            let held = dev.counters.held();
+            let held = dev.held();
             if held.saturating_add(bytes) <= limit {
                 return alloc();
             }
@@ -167,7 +184,7 @@ impl Budget {
     }
 
     /// Takes the least recently used idle buffer off the device; false if there is none.
-    fn evict_one(&self, dev: &CudaDevice) -> Result<bool, CudaError> {
+    fn evict_one(&self, dev: &impl Spill) -> Result<bool, CudaError> {
         let Some(cell) = self.victim() else {
             return Ok(false);
         };
@@ -177,17 +194,16 @@ impl Budget {
             return Ok(true);
         };
         if cell.kind == Kind::Spill && s.host.is_none() {
-            let st = dev.stream();
-            let words = dev.download(&st, &buf, 0, buf.len(), "spill")?;
+            let words = dev.download_words(&buf)?;
             s.host = Some(Arc::new(words));
-            dev.counters.op("spill");
+            dev.count("spill");
         }
         s.device = None;
         drop(s);
         // The last reference: the buffer frees itself (stream-ordered, after the work that
         // used it, which each operation synchronised before returning).
         drop(buf);
-        dev.counters.op(match cell.kind {
+        dev.count(match cell.kind {
             Kind::Recompute => "lde evicted",
             Kind::Spill => "spill evicted",
         });
@@ -237,7 +253,7 @@ impl Budget {
     ///
     /// # Errors
     /// A failed upload; a recompute-kind buffer that is not on the device.
-    pub fn load(&self, dev: &CudaDevice, c: &Cached) -> Result<Arc<DeviceBuffer<u64>>, CudaError> {
+    pub fn load(&self, dev: &impl Spill, c: &Cached) -> Result<Arc<DeviceBuffer<u64>>, CudaError> {
         let host = {
             let mut s = lock(&c.cell.slot);
             s.used = self.tick();
@@ -250,10 +266,8 @@ impl Budget {
             })?
         };
         // Uploaded with no lock held: the allocation may evict other buffers.
-        let st = dev.stream();
-        let buf = Arc::new(dev.upload(&st, &host, "spill reload")?);
-        dev.sync(&st, "spill reload")?;
-        dev.counters.op("spill reload");
+        let buf = Arc::new(dev.upload_words(&host)?);
+        dev.count("spill reload");
         self.put(c, buf.clone());
         Ok(buf)
     }
