@@ -1,7 +1,11 @@
-//! Protocol facts the prover and the verifier must agree on: transcript framing, domain
-//! points, FRI's layer count, and how DEEP weights the opened columns.
+//! Protocol facts the prover and the verifier must agree on: the schedule of rounds (what
+//! each absorbs and which challenges it draws, [`Rounds`]), transcript framing, domain
+//! points, FRI's layer count, the matrices a table commits and opens ([`Matrix`]), and how
+//! DEEP weights the opened columns ([`deep_weights`]).
 
-use crate::air::TableShape;
+use alloc::vec::Vec;
+
+use crate::air::{LogUpChallenges, TableShape};
 use crate::field::{bit_reverse, Ext3, Felt};
 use crate::merkle::Digest;
 use crate::params::{ProtocolShape, StarkParams};
@@ -15,7 +19,7 @@ pub const TRANSCRIPT_DOMAIN: &[u8] = b"kestrel-stark-v1";
 pub const COSET_SHIFT: Felt = Felt::GENERATOR;
 
 /// Starts the transcript: statement, parameters, preprocessed roots, heights, public values.
-pub fn start_transcript(
+fn start_transcript(
     machine: &str,
     params: &StarkParams,
     preprocessed_roots: &[Digest],
@@ -35,6 +39,183 @@ pub fn start_transcript(
     t.observe_u64(public.len() as u64);
     t.observe_felts(public);
     t
+}
+
+/// The protocol's rounds as the transcript sees them. The prover and the verifier drive the
+/// transcript only through these methods, in this order, so the two cannot drift:
+///
+/// 1. [`Rounds::start`]: statement, parameters, preprocessed roots, heights, public values;
+/// 2. [`Rounds::main`]: the main roots → the LogUp challenges α, β;
+/// 3. [`Rounds::aux`]: the LogUp totals and aux roots → γ (constraint batching);
+/// 4. [`Rounds::quotient`]: the quotient roots → ζ (the out-of-domain point);
+/// 5. [`Rounds::ood`]: the out-of-domain values → λ (DEEP batching);
+/// 6. [`Rounds::fri_layer`] per committed FRI layer: its root → that layer's β;
+///    [`Rounds::final_poly`]: the final polynomial → the grinding challenge;
+/// 7. [`Rounds::nonce`]: the grinding nonce; then [`Rounds::query`] per query → its
+///    position.
+pub struct Rounds {
+    tr: Transcript,
+    fri_started: bool,
+}
+
+impl Rounds {
+    /// The transcript started on the statement, the parameters, the preprocessed roots,
+    /// the heights and the public values.
+    pub fn start(
+        machine: &str,
+        params: &StarkParams,
+        preprocessed_roots: &[Digest],
+        log_heights: &[u8],
+        public: &[Felt],
+    ) -> Rounds {
+        Rounds {
+            tr: start_transcript(machine, params, preprocessed_roots, log_heights, public),
+            fri_started: false,
+        }
+    }
+
+    /// The main traces' roots; the LogUp challenges.
+    pub fn main(&mut self, main_roots: &[Digest]) -> LogUpChallenges {
+        self.tr.label(b"main");
+        for r in main_roots {
+            self.tr.observe_digest(r);
+        }
+        self.tr.label(b"logup");
+        LogUpChallenges {
+            alpha: self.tr.sample_ext(),
+            beta: self.tr.sample_ext(),
+        }
+    }
+
+    /// The LogUp totals (one per table with interactions) and the aux roots; γ.
+    pub fn aux(&mut self, totals: &[Ext3], aux_roots: &[Digest]) -> Ext3 {
+        self.tr.label(b"aux");
+        self.tr.observe_exts(totals);
+        for r in aux_roots {
+            self.tr.observe_digest(r);
+        }
+        self.tr.label(b"quotient");
+        self.tr.sample_ext()
+    }
+
+    /// The quotient roots; ζ.
+    pub fn quotient(&mut self, quotient_roots: &[Digest]) -> Ext3 {
+        for r in quotient_roots {
+            self.tr.observe_digest(r);
+        }
+        self.tr.label(b"ood");
+        self.tr.sample_ext()
+    }
+
+    /// Every table's out-of-domain values; λ.
+    pub fn ood(&mut self, ood: &[TableOod]) -> Ext3 {
+        for o in ood {
+            observe_ood(&mut self.tr, o);
+        }
+        self.tr.label(b"deep");
+        self.tr.sample_ext()
+    }
+
+    fn start_fri(&mut self) {
+        if !self.fri_started {
+            self.tr.label(b"fri");
+            self.fri_started = true;
+        }
+    }
+
+    /// A committed FRI layer's root; its folding challenge β.
+    pub fn fri_layer(&mut self, root: &Digest) -> Ext3 {
+        self.start_fri();
+        self.tr.observe_digest(root);
+        self.tr.sample_ext()
+    }
+
+    /// The final polynomial's coefficients; the grinding challenge.
+    pub fn final_poly(&mut self, final_poly: &[Ext3]) -> [u8; 32] {
+        self.start_fri();
+        self.tr.observe_exts(final_poly);
+        self.tr.grinding_challenge()
+    }
+
+    /// The grinding nonce; the queries follow.
+    pub fn nonce(&mut self, nonce: u64) {
+        self.tr.observe_nonce(nonce);
+        self.tr.label(b"queries");
+    }
+
+    /// The next query's position in the largest LDE (`2^log_max_lde` rows).
+    pub fn query(&mut self, log_max_lde: u32) -> usize {
+        self.tr.sample_bits(log_max_lde) as usize
+    }
+}
+
+/// A committed matrix of a table: the rounds' commitments, in the order DEEP combines
+/// their columns and a query opens them.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Matrix {
+    Preprocessed,
+    Main,
+    Aux,
+    Quotient,
+}
+
+impl Matrix {
+    /// A table's matrices in that order: preprocessed (if it has columns), main, aux (if it
+    /// has interactions), quotient.
+    pub fn of(shape: &TableShape) -> impl Iterator<Item = Matrix> {
+        [
+            (shape.preprocessed_width > 0).then_some(Matrix::Preprocessed),
+            Some(Matrix::Main),
+            (shape.num_interactions > 0).then_some(Matrix::Aux),
+            Some(Matrix::Quotient),
+        ]
+        .into_iter()
+        .flatten()
+    }
+}
+
+/// One table's DEEP weights: of each column opened at `ζ` and at `ζ·ω`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct DeepWeights {
+    pub z: Vec<Ext3>,
+    pub zw: Vec<Ext3>,
+}
+
+impl DeepWeights {
+    /// `Σ weight·f(ζ)` and `Σ weight·f(ζω)` over a table's out-of-domain values, in the
+    /// order of [`Matrix::of`] (the quotient is opened at `ζ` only).
+    pub fn sums(&self, o: &TableOod) -> (Ext3, Ext3) {
+        let vz = o.pre.iter().chain(&o.main).chain(&o.aux).chain(&o.quotient);
+        let vzw = o.pre_next.iter().chain(&o.main_next).chain(&o.aux_next);
+        (
+            self.z.iter().zip(vz).map(|(a, b)| *a * *b).sum(),
+            self.zw.iter().zip(vzw).map(|(a, b)| *a * *b).sum(),
+        )
+    }
+}
+
+/// Every table's DEEP weights: the powers `λ^0, λ^1, …` over all tables' opened columns in
+/// table order, each table's at `ζ` ([`deep_columns`]`.0` of them) then at `ζ·ω`.
+pub fn deep_weights(lambda: Ext3, shapes: &[TableShape]) -> Vec<DeepWeights> {
+    let mut next = Ext3::ONE;
+    let mut take = |n: usize| {
+        (0..n)
+            .map(|_| {
+                let w = next;
+                next *= lambda;
+                w
+            })
+            .collect::<Vec<_>>()
+    };
+    shapes
+        .iter()
+        .map(|s| {
+            let (nz, nzw) = deep_columns(s);
+            let z = take(nz);
+            let zw = take(nzw);
+            DeepWeights { z, zw }
+        })
+        .collect()
 }
 
 /// The point of row `index` of an LDE of size `2^log_size`: `g·ω^{bitrev(index)}`.
@@ -92,7 +273,7 @@ pub fn fold_pair(lo: Ext3, hi: Ext3, beta: Ext3, inv_two_x: Felt) -> Ext3 {
 }
 
 /// Absorbs one table's out-of-domain values, in the order the proof lists them.
-pub fn observe_ood(tr: &mut Transcript, o: &TableOod) {
+fn observe_ood(tr: &mut Transcript, o: &TableOod) {
     for v in [
         &o.pre,
         &o.pre_next,

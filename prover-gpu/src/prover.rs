@@ -1,21 +1,23 @@
 //! The STARK protocol, prover side, generic over a [`Backend`].
 //!
-//! Rounds (each absorbed into the transcript before the next challenge):
-//! main commitment per table → LogUp challenges α, β → aux commitments and totals →
-//! γ → quotient commitments → ζ → out-of-domain values → λ → DEEP codewords → FRI layers
-//! (shorter tables join at the layer of their LDE size) → final polynomial → grinding →
-//! query openings.
+//! Rounds, as the protocol's schedule ([`kestrel_core::stark::Rounds`], shared with the
+//! verifier) orders them: main commitment per table → LogUp challenges α, β → aux
+//! commitments and totals → γ → quotient commitments → ζ → out-of-domain values → λ →
+//! DEEP codewords → FRI layers (shorter tables join at the layer of their LDE size) →
+//! final polynomial → grinding → query openings. Which matrices a table commits and opens,
+//! and the DEEP weights, come from the same module ([`kestrel_core::stark::Matrix`],
+//! [`kestrel_core::stark::deep_weights`]).
 
 use std::collections::btree_map::{BTreeMap, Entry};
 use std::time::{Duration, Instant};
 
-use kestrel_core::air::{LogUpChallenges, Machine, TableShape};
+use kestrel_core::air::{Machine, TableShape};
 use kestrel_core::field::{powers, Ext3, Felt, Field};
 use kestrel_core::keys::{PreprocessedCommitment, VerifyingKey};
 use kestrel_core::matrix::RowMajorMatrix;
 use kestrel_core::params::{StarkParams, MAX_LOG_HEIGHT, MIN_LOG_HEIGHT};
 use kestrel_core::proof::{FriStep, ProofBody, QueryProof, TableOod};
-use kestrel_core::stark::{deep_columns, observe_ood, start_transcript, FriShape};
+use kestrel_core::stark::{deep_weights, FriShape, Matrix, Rounds};
 
 pub use crate::error::ProverError;
 
@@ -303,25 +305,17 @@ fn prove_core<B: Backend>(
         .collect();
     backend.plan_memory(&plan, lb)?;
     let pre_roots = pk.preprocessed_roots(backend);
-    let mut tr = start_transcript(&pk.machine_name, &params, &pre_roots, &log_heights, public);
+    let mut rounds = Rounds::start(&pk.machine_name, &params, &pre_roots, &log_heights, public);
 
     // Round 1: main traces.
-    tr.label(b"main");
     let main: Vec<B::Committed> = (0..tables.len())
         .map(&mut commit_main)
         .collect::<Result<_, _>>()?;
     let main_roots: Vec<_> = main.iter().map(|c| backend.root(c)).collect();
-    for r in &main_roots {
-        tr.observe_digest(r);
-    }
     timings.mark("commit main", &mut clock);
 
     // Round 2: LogUp.
-    tr.label(b"logup");
-    let ch = LogUpChallenges {
-        alpha: tr.sample_ext(),
-        beta: tr.sample_ext(),
-    };
+    let ch = rounds.main(&main_roots);
     let mut aux: Vec<Option<AuxCommitted<B::Committed>>> = Vec::with_capacity(tables.len());
     let mut totals = Vec::new();
     let mut table_totals = vec![Ext3::ZERO; tables.len()];
@@ -340,16 +334,10 @@ fn prove_core<B: Backend>(
         aux_roots.push(backend.root(&a.committed));
         aux.push(Some(a));
     }
-    tr.label(b"aux");
-    tr.observe_exts(&totals);
-    for r in &aux_roots {
-        tr.observe_digest(r);
-    }
     timings.mark("logup aux", &mut clock);
 
     // Round 3: quotients.
-    tr.label(b"quotient");
-    let gamma = tr.sample_ext();
+    let gamma = rounds.aux(&totals, &aux_roots);
     let mut quotient = Vec::with_capacity(tables.len());
     for (t, table) in tables.iter().enumerate() {
         let shape = &pk.shapes[t];
@@ -367,9 +355,7 @@ fn prove_core<B: Backend>(
             total: table_totals[t],
             gamma_powers: &gamma_powers,
         };
-        let c = backend.commit_quotient(&q)?;
-        tr.observe_digest(&backend.root(&c.committed));
-        quotient.push(c);
+        quotient.push(backend.commit_quotient(&q)?);
     }
     let quotient_roots: Vec<_> = quotient
         .iter()
@@ -378,8 +364,7 @@ fn prove_core<B: Backend>(
     timings.mark("quotient", &mut clock);
 
     // Round 4: out-of-domain evaluations.
-    tr.label(b"ood");
-    let zeta = tr.sample_ext();
+    let zeta = rounds.quotient(&quotient_roots);
     let mut ood = Vec::with_capacity(tables.len());
     for t in 0..tables.len() {
         let zeta_next = zeta * two_adic(1 << log_heights[t]);
@@ -406,41 +391,46 @@ fn prove_core<B: Backend>(
             aux_next,
             quotient: q,
         };
-        observe_ood(&mut tr, &o);
         ood.push(o);
     }
     timings.mark("ood", &mut clock);
 
     // Round 5: DEEP.
-    tr.label(b"deep");
-    let lambda = tr.sample_ext();
+    let lambda = rounds.ood(&ood);
     // One codeword per LDE size: each table's is added to its size's sum as soon as it is
     // made (FRI adds a size's tables together anyway), so at most one is held per size.
     let mut deep: BTreeMap<u32, B::Codeword> = BTreeMap::new();
-    let mut offset = 0usize;
-    for t in 0..tables.len() {
-        let (nz, nzw) = deep_columns(&pk.shapes[t]);
-        let w = powers(lambda, offset + nz + nzw);
-        let (weights_z, weights_zw) = w[offset..].split_at(nz);
-        offset += nz + nzw;
-        let o = &ood[t];
-        let vz = o.pre.iter().chain(&o.main).chain(&o.aux).chain(&o.quotient);
-        let vzw = o.pre_next.iter().chain(&o.main_next).chain(&o.aux_next);
-        let sum_z = weights_z.iter().zip(vz).map(|(a, b)| *a * *b).sum();
-        let sum_zw = weights_zw.iter().zip(vzw).map(|(a, b)| *a * *b).sum();
-        let mut committed = Vec::with_capacity(4);
-        if let Some((_, c, _)) = &pk.preprocessed[t] {
-            committed.push(c);
+    // Table t's committed matrix m (what DEEP combines and the queries open).
+    let matrix = |t: usize, m: Matrix| -> Result<&B::Committed, ProverError> {
+        match m {
+            Matrix::Preprocessed => {
+                pk.preprocessed[t]
+                    .as_ref()
+                    .map(|(_, c, _)| c)
+                    .ok_or(ProverError::Internal(
+                        "a preprocessed table without its trace",
+                    ))
+            }
+            Matrix::Main => Ok(&main[t]),
+            Matrix::Aux => aux[t]
+                .as_ref()
+                .map(|a| &a.committed)
+                .ok_or(ProverError::Internal(
+                    "a table with interactions without aux",
+                )),
+            Matrix::Quotient => Ok(&quotient[t].committed),
         }
-        committed.push(&main[t]);
-        if let Some(a) = &aux[t] {
-            committed.push(&a.committed);
-        }
-        committed.push(&quotient[t].committed);
+    };
+    let weights = deep_weights(lambda, &pk.shapes);
+    for (t, w) in weights.iter().enumerate() {
+        let (sum_z, sum_zw) = w.sums(&ood[t]);
+        let committed = Matrix::of(&pk.shapes[t])
+            .map(|m| matrix(t, m))
+            .collect::<Result<Vec<_>, _>>()?;
         let d = DeepInputs {
             committed,
-            weights_z,
-            weights_zw,
+            weights_z: &w.z,
+            weights_zw: &w.zw,
             sum_z,
             sum_zw,
             zeta,
@@ -467,11 +457,9 @@ fn prove_core<B: Backend>(
         return Err(ProverError::Internal("DEEP codeword length"));
     }
     let mut layers = Vec::with_capacity(fri.num_layers as usize);
-    tr.label(b"fri");
     for l in 0..fri.num_layers {
         let layer = backend.commit_codeword(cw)?;
-        tr.observe_digest(&backend.fri_root(&layer));
-        let beta = tr.sample_ext();
+        let beta = rounds.fri_layer(&backend.fri_root(&layer));
         let mut folded = backend.fold_layer(&layer, beta, fri.layer_shift(l))?;
         if let Some(d) = deep.remove(&(fri.log_max_lde - l - 1)) {
             backend.add_scaled(&mut folded, beta.square(), &d)?;
@@ -488,37 +476,25 @@ fn prove_core<B: Backend>(
         fri.layer_shift(fri.num_layers),
         1 << fri.log_final_len,
     )?;
-    tr.observe_exts(&final_poly);
+    let challenge = rounds.final_poly(&final_poly);
     timings.mark("fri", &mut clock);
 
     // Round 7: grinding, then queries.
-    let challenge = tr.grinding_challenge();
     let pow_nonce = backend.grind(&challenge, params.pow_bits as u32)?;
-    tr.observe_nonce(pow_nonce);
+    rounds.nonce(pow_nonce);
     timings.mark("grinding", &mut clock);
-    tr.label(b"queries");
     // All positions first (nothing is observed between them), then one batch of openings
     // per committed matrix and per FRI layer.
     let positions: Vec<usize> = (0..params.num_queries)
-        .map(|_| tr.sample_bits(fri.log_max_lde) as usize)
+        .map(|_| rounds.query(fri.log_max_lde))
         .collect();
     let mut table_openings = Vec::with_capacity(tables.len());
-    for t in 0..tables.len() {
-        let shift = fri.log_max_lde - (log_heights[t] as u32 + lb);
+    for (t, &log_height) in log_heights.iter().enumerate() {
+        let shift = fri.log_max_lde - (log_height as u32 + lb);
         let rows: Vec<usize> = positions.iter().map(|q| q >> shift).collect();
-        let mut per_matrix = Vec::with_capacity(4);
-        if let Some((_, c, _)) = &pk.preprocessed[t] {
-            per_matrix.push(backend.open_batch(c, &rows)?.into_iter());
-        }
-        per_matrix.push(backend.open_batch(&main[t], &rows)?.into_iter());
-        if let Some(a) = &aux[t] {
-            per_matrix.push(backend.open_batch(&a.committed, &rows)?.into_iter());
-        }
-        per_matrix.push(
-            backend
-                .open_batch(&quotient[t].committed, &rows)?
-                .into_iter(),
-        );
+        let per_matrix = Matrix::of(&pk.shapes[t])
+            .map(|m| Ok(backend.open_batch(matrix(t, m)?, &rows)?.into_iter()))
+            .collect::<Result<Vec<_>, ProverError>>()?;
         table_openings.push(per_matrix);
     }
     let mut fri_openings = Vec::with_capacity(layers.len());

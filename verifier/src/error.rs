@@ -4,14 +4,9 @@ use core::fmt;
 
 use kestrel_core::air::ShapeError;
 
-/// Which committed matrix of a table an opening belongs to.
-#[derive(Copy, Clone, Debug, PartialEq, Eq)]
-pub enum Round {
-    Preprocessed,
-    Main,
-    Aux,
-    Quotient,
-}
+/// Which committed matrix of a table an opening belongs to (the protocol's
+/// [`Matrix`](kestrel_core::stark::Matrix)).
+pub use kestrel_core::stark::Matrix as Round;
 
 /// A rejected proof. Shape errors (the bytes do not have the form the parameters and the
 /// AIR imply) come apart from cryptographic failures (the form is right, a check fails).

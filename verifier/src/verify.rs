@@ -4,7 +4,7 @@ use alloc::vec::Vec;
 
 use kestrel_core::air::logup::signed;
 use kestrel_core::air::{
-    combine_quotient, logup, LogUpChallenges, Machine, TableShape, VerifierFolder, ZerofierInverses,
+    combine_quotient, logup, Machine, TableShape, VerifierFolder, ZerofierInverses,
 };
 use kestrel_core::field::{bit_reverse, powers, Ext3, Felt, Field};
 use kestrel_core::keys::{PreprocessedCommitment, VerifyingKey};
@@ -12,11 +12,10 @@ use kestrel_core::merkle::{hash_leaf, hash_leaf_ext, verify_path};
 use kestrel_core::params::{estimate_with, MAX_LOG_HEIGHT, MIN_LOG_HEIGHT, SECURITY_FLOOR_BITS};
 use kestrel_core::proof::{Opening, ProofBody};
 use kestrel_core::stark::{
-    deep_columns, fold_pair, lde_point, observe_ood, protocol_shape, start_transcript, FriShape,
+    deep_weights, fold_pair, lde_point, protocol_shape, DeepWeights, FriShape, Matrix, Rounds,
 };
 use kestrel_core::transcript::check_pow;
 
-use crate::error::Round;
 use crate::{parse_proof, VerifyError};
 
 fn expect_len(what: &'static str, expected: usize, got: usize) -> Result<(), VerifyError> {
@@ -112,37 +111,17 @@ pub fn verify(
 
     // 5. Replay the transcript up to the query phase.
     let lb = p.params.log_blowup as u32;
-    let mut tr = start_transcript(
+    let mut rounds = Rounds::start(
         machine.name(),
         &p.params,
         &p.preprocessed_roots,
         &p.log_heights,
         public,
     );
-    tr.label(b"main");
-    for r in &p.main_roots {
-        tr.observe_digest(r);
-    }
-    tr.label(b"logup");
-    let ch = LogUpChallenges {
-        alpha: tr.sample_ext(),
-        beta: tr.sample_ext(),
-    };
-    tr.label(b"aux");
-    tr.observe_exts(&p.totals);
-    for r in &p.aux_roots {
-        tr.observe_digest(r);
-    }
-    tr.label(b"quotient");
-    let gamma = tr.sample_ext();
-    for r in &p.quotient_roots {
-        tr.observe_digest(r);
-    }
-    tr.label(b"ood");
-    let zeta = tr.sample_ext();
-    for o in &p.ood {
-        observe_ood(&mut tr, o);
-    }
+    let ch = rounds.main(&p.main_roots);
+    let gamma = rounds.aux(&p.totals, &p.aux_roots);
+    let zeta = rounds.quotient(&p.quotient_roots);
+    let lambda = rounds.ood(&p.ood);
 
     // 6. LogUp: every table's total plus the public interactions' sum to zero.
     let max_values = shapes
@@ -223,25 +202,12 @@ pub fn verify(
     }
 
     // 8. DEEP weights and the values they combine at ζ and ζω.
-    tr.label(b"deep");
-    let lambda = tr.sample_ext();
     let mut deep = Vec::with_capacity(tables.len());
-    let mut offset = 0usize;
-    for (t, s) in shapes.iter().enumerate() {
-        let (nz, nzw) = deep_columns(s);
-        let w = powers(lambda, offset + nz + nzw);
-        let w = w.get(offset..).unwrap_or(&[]);
-        let (wz, wzw) = w.split_at(nz.min(w.len()));
-        offset += nz + nzw;
-        let o = &p.ood[t];
-        let vz = o.pre.iter().chain(&o.main).chain(&o.aux).chain(&o.quotient);
-        let vzw = o.pre_next.iter().chain(&o.main_next).chain(&o.aux_next);
-        let sum_z: Ext3 = wz.iter().zip(vz).map(|(a, b)| *a * *b).sum();
-        let sum_zw: Ext3 = wzw.iter().zip(vzw).map(|(a, b)| *a * *b).sum();
+    for (t, w) in deep_weights(lambda, &shapes).into_iter().enumerate() {
+        let (sum_z, sum_zw) = w.sums(&p.ood[t]);
         let zeta_next = zeta * two_adic(p.log_heights[t] as u32);
         deep.push(DeepTable {
-            wz: wz.to_vec(),
-            wzw: wzw.to_vec(),
+            w,
             sum_z,
             sum_zw,
             zeta_next,
@@ -250,47 +216,37 @@ pub fn verify(
 
     // 9. FRI commitments, final polynomial, grinding.
     let fri = FriShape::new(&p.params, &p.log_heights);
-    tr.label(b"fri");
-    let mut betas = Vec::with_capacity(p.fri_roots.len());
-    for r in &p.fri_roots {
-        tr.observe_digest(r);
-        betas.push(tr.sample_ext());
-    }
-    tr.observe_exts(&p.final_poly);
-    let challenge = tr.grinding_challenge();
+    let betas: Vec<Ext3> = p.fri_roots.iter().map(|r| rounds.fri_layer(r)).collect();
+    let challenge = rounds.final_poly(&p.final_poly);
     if !check_pow(&challenge, p.pow_nonce, p.params.pow_bits as u32) {
         return Err(VerifyError::PowInvalid);
     }
-    tr.observe_nonce(p.pow_nonce);
+    rounds.nonce(p.pow_nonce);
 
     // 10. Queries: openings against commitments, DEEP values, FRI folding to the final
     //     polynomial.
-    tr.label(b"queries");
     for (qi, query) in p.queries.iter().enumerate() {
-        let q = tr.sample_bits(fri.log_max_lde) as usize;
+        let q = rounds.query(fri.log_max_lde);
         let mut reduced = Vec::with_capacity(tables.len());
         for (t, s) in shapes.iter().enumerate() {
             let log_lde = p.log_heights[t] as u32 + lb;
             let row = q >> (fri.log_max_lde - log_lde);
             let openings = &query.tables[t];
-            let mut rounds: Vec<(Round, &kestrel_core::merkle::Digest)> = Vec::with_capacity(4);
-            if s.preprocessed_width > 0 {
-                rounds.push((
-                    Round::Preprocessed,
-                    &p.preprocessed_roots[pre_index(&shapes, t)],
-                ));
-            }
-            rounds.push((Round::Main, &p.main_roots[t]));
-            if s.num_interactions > 0 {
-                rounds.push((Round::Aux, &p.aux_roots[aux_index(&shapes, t)]));
-            }
-            rounds.push((Round::Quotient, &p.quotient_roots[t]));
-            for ((round, root), o) in rounds.iter().zip(openings) {
+            let roots = Matrix::of(s).map(|m| {
+                let root = match m {
+                    Matrix::Preprocessed => &p.preprocessed_roots[pre_index(&shapes, t)],
+                    Matrix::Main => &p.main_roots[t],
+                    Matrix::Aux => &p.aux_roots[aux_index(&shapes, t)],
+                    Matrix::Quotient => &p.quotient_roots[t],
+                };
+                (m, root)
+            });
+            for ((round, root), o) in roots.zip(openings) {
                 if !verify_path(root, row, hash_leaf(&o.values), &o.path) {
                     return Err(VerifyError::MerklePath {
                         query: qi,
                         table: t,
-                        round: *round,
+                        round,
                     });
                 }
             }
@@ -352,8 +308,7 @@ pub fn verify(
 }
 
 struct DeepTable {
-    wz: Vec<Ext3>,
-    wzw: Vec<Ext3>,
+    w: DeepWeights,
     sum_z: Ext3,
     sum_zw: Ext3,
     zeta_next: Ext3,
@@ -369,10 +324,10 @@ fn deep_value(
     let mut b = Ext3::ZERO;
     let values = openings.iter().flat_map(|o| o.values.iter());
     for (k, &v) in values.enumerate() {
-        if let Some(w) = d.wz.get(k) {
+        if let Some(w) = d.w.z.get(k) {
             a += *w * v;
         }
-        if let Some(w) = d.wzw.get(k) {
+        if let Some(w) = d.w.zw.get(k) {
             b += *w * v;
         }
     }
