@@ -23,60 +23,242 @@ extern "C" __global__ void ks_ntt_twiddles(uint64_t *t, uint32_t log_n, uint64_t
     }
 }
 
-// DIF stages with half-sizes h = 2^(lo+s-1) down to 2^lo, fused in shared memory. A block
-// holds 2^m_log independent sub-transforms of size 2^s; sub-transform t has elements
-// q*2^(s+lo) + r*2^lo + o (q = t >> lo, o = t mod 2^lo). Requires lo >= m_log or lo == 0.
-extern "C" __global__ void ks_ntt_dif_group(uint64_t *data, uint64_t stride, const uint64_t *tw,
-                                            uint32_t log_n, uint32_t lo, uint32_t s, uint32_t m_log) {
+// DIF stages with half-sizes h = 2^(lo+s-1) down to 2^lo, fused in one pass over global
+// memory. A block holds M = 2^m_log independent sub-transforms of size S = 2^s; sub-transform
+// t = t0 + m has elements g = q*2^(s+lo) + r*2^lo + o (q = t >> lo, o = t mod 2^lo),
+// r in [0, S). Requires lo >= m_log (m_log = 0 when lo = 0).
+//
+// Exact rewrite of the radix-2 stages: the stage twiddle w_{2h}^{(r mod 2^k)*2^lo + o}
+// (h = 2^(lo+k)) is w_{2^(k+1)}^{r mod 2^k} * w_{2h}^o. The first factor is the twiddle of
+// a plain size-S DIF (table prefix t[2^k + j]); the o-factors along every butterfly path
+// into output position r multiply to w_{2^(lo+s)}^{o * bitrev_s(r)}, applied once at the
+// end. Each thread holds 2^EL elements in registers and runs up to EL stages per round
+// (radix 2^EL); shared memory (padded against bank conflicts) is only the exchange.
+//
+// With `src` non-null the pass is the first of a coset LDE (lo + s = log_n, so q = 0): the
+// input element g is src[bitrev_{log_src}(g)] * pw[g] for g < 2^log_src and 0 above, read
+// straight from the bit-reversed coefficients (no separate scatter/pad pass).
+#define KS_NTT_MAX_EL 4
+
+// Exact Goldilocks add/sub/mul for the butterflies: canonical in and out, the same values as
+// field.cuh's gl_add/gl_sub/gl_mul, with explicit 32-bit carry chains instead of 64-bit
+// compares (a butterfly is about 38 SASS instructions instead of about 50).
+__device__ __forceinline__ uint64_t ks_nt_pack(uint32_t lo, uint32_t hi) {
+    return ((uint64_t)hi << 32) | lo;
+}
+
+// a + b for a, b < p: s = a + b (65 bits) is < 2p, and s >= p exactly when s + eps >= 2^64,
+// i.e. when a + b or (a + b mod 2^64) + eps carries (never both); then the result is
+// s - p = (a + b + eps) mod 2^64.
+__device__ __forceinline__ uint64_t ks_nt_add(uint64_t a, uint64_t b) {
+    uint32_t r0, r1;
+    asm("{\n\t.reg .u32 s0, s1, w0, w1, c, z;\n\t.reg .pred p;\n\t"
+        "mov.u32 z, 0;\n\t"
+        "add.cc.u32 s0, %2, %4;\n\t"
+        "addc.cc.u32 s1, %3, %5;\n\t"
+        "addc.u32 c, z, z;\n\t"
+        "add.cc.u32 w0, s0, 0xffffffff;\n\t"
+        "addc.cc.u32 w1, s1, z;\n\t"
+        "addc.u32 c, c, z;\n\t"
+        "setp.ne.u32 p, c, 0;\n\t"
+        "selp.b32 %0, w0, s0, p;\n\t"
+        "selp.b32 %1, w1, s1, p;\n\t}"
+        : "=r"(r0), "=r"(r1)
+        : "r"((uint32_t)a), "r"((uint32_t)(a >> 32)), "r"((uint32_t)b), "r"((uint32_t)(b >> 32)));
+    return ks_nt_pack(r0, r1);
+}
+
+// a - b for a, b < p: on a borrow, a - b + 2^64 - eps = a - b + p (no second borrow).
+__device__ __forceinline__ uint64_t ks_nt_sub(uint64_t a, uint64_t b) {
+    uint32_t r0, r1;
+    asm("{\n\t.reg .u32 d0, d1, m, z;\n\t"
+        "mov.u32 z, 0;\n\t"
+        "sub.cc.u32 d0, %2, %4;\n\t"
+        "subc.cc.u32 d1, %3, %5;\n\t"
+        "subc.u32 m, z, z;\n\t"
+        "sub.cc.u32 %0, d0, m;\n\t"
+        "subc.u32 %1, d1, z;\n\t}"
+        : "=r"(r0), "=r"(r1)
+        : "r"((uint32_t)a), "r"((uint32_t)(a >> 32)), "r"((uint32_t)b), "r"((uint32_t)(b >> 32)));
+    return ks_nt_pack(r0, r1);
+}
+
+// a * b = lo + 2^64 (h0 + 2^32 h1) = lo + h0 eps - h1 (mod p). t = lo - h1 (+ p on a
+// borrow) < 2^64; e = h0 eps = 2^32 h0 - h0 <= 2^64 - 2^33 + 1; V = t + e <= 2p - 2, so one
+// conditional subtraction of p (V >= p exactly when V + eps carries out of 65 bits).
+__device__ __forceinline__ uint64_t ks_nt_mul(uint64_t a, uint64_t b) {
+    const uint64_t lo = a * b, hi = __umul64hi(a, b);
+    uint32_t r0, r1;
+    asm("{\n\t.reg .u32 t0, t1, m, e0, e1, u0, u1, w0, w1, c, z;\n\t.reg .pred p;\n\t"
+        "mov.u32 z, 0;\n\t"
+        "sub.cc.u32 t0, %2, %5;\n\t"
+        "subc.cc.u32 t1, %3, z;\n\t"
+        "subc.u32 m, z, z;\n\t"
+        "sub.cc.u32 t0, t0, m;\n\t"
+        "subc.u32 t1, t1, z;\n\t"
+        "sub.cc.u32 e0, z, %4;\n\t"
+        "subc.u32 e1, %4, z;\n\t"
+        "add.cc.u32 u0, t0, e0;\n\t"
+        "addc.cc.u32 u1, t1, e1;\n\t"
+        "addc.u32 c, z, z;\n\t"
+        "add.cc.u32 w0, u0, 0xffffffff;\n\t"
+        "addc.cc.u32 w1, u1, z;\n\t"
+        "addc.u32 c, c, z;\n\t"
+        "setp.ne.u32 p, c, 0;\n\t"
+        "selp.b32 %0, w0, u0, p;\n\t"
+        "selp.b32 %1, w1, u1, p;\n\t}"
+        : "=r"(r0), "=r"(r1)
+        : "r"((uint32_t)lo), "r"((uint32_t)(lo >> 32)), "r"((uint32_t)hi), "r"((uint32_t)(hi >> 32)));
+    return ks_nt_pack(r0, r1);
+}
+
+
+__device__ __forceinline__ uint32_t ks_sh_pad(uint32_t idx) { return idx + (idx >> 4); }
+
+// One round: bits [kl, kl + C) of r, i.e. local stages k = kl + C - 1 down to kl, on the
+// groups of 2^C elements that differ only in those bits. Thread x takes groups x + i*T.
+template <int EL, int C>
+__device__ __forceinline__ void ks_ntt_round(uint64_t *sh, const uint64_t *tw, uint32_t m_log,
+                                             uint32_t kl, const uint64_t *src, const uint64_t *pw,
+                                             uint32_t log_src, uint32_t lo, uint32_t o0) {
+    constexpr int E = 1 << EL, NG = 1 << (EL - C), G = 1 << C;
+    const uint32_t T = blockDim.x, M = 1u << m_log;
+    uint64_t v[E];
+    uint32_t base[NG], rl[NG];
+#pragma unroll
+    for (int i = 0; i < NG; i++) {
+        const uint32_t g = threadIdx.x + i * T;
+        const uint32_t m = g & (M - 1), rest = g >> m_log;
+        const uint32_t r_other = (rest & ((1u << kl) - 1)) | ((rest >> kl) << (kl + C));
+        rl[i] = r_other & ((1u << kl) - 1);
+        base[i] = r_other * M + m;  // shared index of element jj: base + (jj << kl) * M
+        if (src) {
+            // First round of an LDE's first pass: gather the scaled coefficients.
+            const uint64_t n_src = 1ull << log_src;
+#pragma unroll
+            for (int jj = 0; jj < G; jj++) {
+                const uint64_t gc = ((uint64_t)(r_other | ((uint32_t)jj << kl)) << lo) + o0 + m;
+                uint64_t x = 0;
+                if (gc < n_src) x = ks_nt_mul(src[ks_bitrev((uint32_t)gc, log_src)], pw[gc]);
+                v[i * G + jj] = x;
+            }
+        } else {
+#pragma unroll
+            for (int jj = 0; jj < G; jj++) v[i * G + jj] = sh[ks_sh_pad(base[i] + (((uint32_t)jj << kl) << m_log))];
+        }
+    }
+#pragma unroll
+    for (int b = C - 1; b >= 0; b--) {
+        const uint32_t k = kl + b;
+#pragma unroll
+        for (int i = 0; i < NG; i++) {
+            const uint64_t *twk = tw + (1u << k) + rl[i];
+#pragma unroll
+            for (int jj = 0; jj < G; jj++) {
+                if (jj & (1 << b)) continue;
+                const int lo_i = i * G + jj, hi_i = lo_i + (1 << b);
+                const uint64_t a = v[lo_i], d = v[hi_i];
+                v[lo_i] = ks_nt_add(a, d);
+                const uint64_t diff = ks_nt_sub(a, d);
+                if (b == 0 && kl == 0) {
+                    v[hi_i] = diff;  // local stage 0: twiddle w_2^0 = 1
+                } else {
+                    v[hi_i] = ks_nt_mul(diff, __ldg(twk + (((uint32_t)jj & ((1u << b) - 1)) << kl)));
+                }
+            }
+        }
+    }
+#pragma unroll
+    for (int i = 0; i < NG; i++) {
+#pragma unroll
+        for (int jj = 0; jj < G; jj++) sh[ks_sh_pad(base[i] + (((uint32_t)jj << kl) << m_log))] = v[i * G + jj];
+    }
+}
+
+template <int EL, int C>
+__device__ __forceinline__ void ks_ntt_round_c(uint32_t c, uint64_t *sh, const uint64_t *tw,
+                                               uint32_t m_log, uint32_t kl, const uint64_t *src,
+                                               const uint64_t *pw, uint32_t log_src, uint32_t lo,
+                                               uint32_t o0) {
+    if constexpr (C >= 1) {
+        if (c == C) {
+            ks_ntt_round<EL, C>(sh, tw, m_log, kl, src, pw, log_src, lo, o0);
+        } else {
+            ks_ntt_round_c<EL, C - 1>(c, sh, tw, m_log, kl, src, pw, log_src, lo, o0);
+        }
+    }
+}
+
+template <int EL>
+__device__ __forceinline__ void ks_ntt_pass(uint64_t *col, const uint64_t *tw, uint32_t lo,
+                                            uint32_t s, uint32_t m_log, const uint64_t *src,
+                                            const uint64_t *pw, uint32_t log_src) {
     extern __shared__ uint64_t sh[];
-    const uint32_t M = 1u << m_log, S = 1u << s, tile = M * S;
-    uint64_t *col = data + (uint64_t)blockIdx.y * stride;
+    const uint32_t M = 1u << m_log, T = blockDim.x;
     const uint64_t h_lo = 1ull << lo;
     const uint64_t t0 = (uint64_t)blockIdx.x * M;
-    const bool m_fast = lo >= m_log;
-    for (uint32_t idx = threadIdx.x; idx < tile; idx += blockDim.x) {
-        uint32_t m, r;
-        if (m_fast) {
-            m = idx & (M - 1);
-            r = idx >> m_log;
-        } else {
-            r = idx & (S - 1);
-            m = idx >> s;
-        }
-        uint64_t t = t0 + m;
-        uint64_t g = (t >> lo) * (h_lo << s) + (uint64_t)r * h_lo + (t & (h_lo - 1));
-        sh[r * M + m] = col[g];
-    }
-    __syncthreads();
-    for (int k = (int)s - 1; k >= 0; k--) {
-        const uint32_t half = 1u << k;
-        const uint64_t h = h_lo << k;
-        for (uint32_t b = threadIdx.x; b < tile / 2; b += blockDim.x) {
-            uint32_t m = b & (M - 1);
-            uint32_t p = b >> m_log;
-            uint32_t r_lo = ((p >> k) << (k + 1)) | (p & (half - 1));
-            uint32_t r_hi = r_lo + half;
-            uint64_t o = (t0 + m) & (h_lo - 1);
-            uint64_t j = (uint64_t)(r_lo & (half - 1)) * h_lo + o;
-            uint64_t w = tw[h + j];
-            uint64_t a = sh[r_lo * M + m], c = sh[r_hi * M + m];
-            sh[r_lo * M + m] = gl_add(a, c);
-            sh[r_hi * M + m] = gl_mul(gl_sub(a, c), w);
+    const uint64_t q = t0 >> lo;                    // same for the whole block (M <= 2^lo)
+    const uint32_t o0 = (uint32_t)(t0 & (h_lo - 1));  // o of sub-transform m is o0 + m
+    uint64_t *base = col + q * (h_lo << s) + o0;     // element (m, r) at base[r * h_lo + m]
+    if (!src) {
+        // tile = T * 2^EL: a fixed count per thread, so every load is in flight at once.
+#pragma unroll
+        for (uint32_t j = 0; j < (1u << EL); j++) {
+            const uint32_t idx = threadIdx.x + j * T;
+            const uint32_t m = idx & (M - 1), r = idx >> m_log;
+            sh[ks_sh_pad(idx)] = base[(uint64_t)r * h_lo + m];
         }
         __syncthreads();
     }
-    for (uint32_t idx = threadIdx.x; idx < tile; idx += blockDim.x) {
-        uint32_t m, r;
-        if (m_fast) {
-            m = idx & (M - 1);
-            r = idx >> m_log;
-        } else {
-            r = idx & (S - 1);
-            m = idx >> s;
+    // Rounds of balanced sizes (e.g. 13 stages at EL = 4: 4 + 3 + 3 + 3), top bits first.
+    const uint32_t rounds = (s + EL - 1) / EL;
+    uint32_t kh = s;
+    for (uint32_t rd = 0; rd < rounds; rd++) {
+        const uint32_t c = s / rounds + (rd < s % rounds ? 1 : 0);
+        const uint32_t kl = kh - c;
+        kh = kl;
+        ks_ntt_round_c<EL, EL>(c, sh, tw, m_log, kl, rd == 0 ? src : nullptr, pw, log_src, lo, o0);
+        __syncthreads();
+    }
+    if (lo == 0) {
+#pragma unroll
+        for (uint32_t j = 0; j < (1u << EL); j++) {
+            const uint32_t idx = threadIdx.x + j * T;
+            base[idx] = sh[ks_sh_pad(idx)];
         }
-        uint64_t t = t0 + m;
-        uint64_t g = (t >> lo) * (h_lo << s) + (uint64_t)r * h_lo + (t & (h_lo - 1));
-        col[g] = sh[r * M + m];
+    } else {
+        // Output r of sub-transform m times w_{2^(lo+s)}^{(o0+m) * bitrev_s(r)}.
+        const uint64_t half = 1ull << (lo + s - 1);
+#pragma unroll
+        for (uint32_t j = 0; j < (1u << EL); j++) {
+            const uint32_t idx = threadIdx.x + j * T;
+            const uint32_t m = idx & (M - 1), r = idx >> m_log;
+            const uint64_t e = (uint64_t)(o0 + m) * ks_bitrev(r, s);
+            uint64_t x = sh[ks_sh_pad(idx)];
+            if (e != 0) {
+                const uint64_t w = e < half ? __ldg(tw + half + e) : gl_neg(__ldg(tw + e));
+                x = ks_nt_mul(x, w);
+            }
+            base[(uint64_t)r * h_lo + m] = x;
+        }
+    }
+}
+
+// Launch: grid (2^log_n / tile, columns), block tile / 2^EL threads with
+// EL = min(KS_NTT_MAX_EL, s + m_log), dynamic shared memory ks_sh_pad(tile - 1) + 1 words.
+extern "C" __global__ void __launch_bounds__(512, 2)
+    ks_ntt_dif_group(uint64_t *data, uint64_t stride, const uint64_t *tw, uint32_t lo, uint32_t s,
+                     uint32_t m_log, const uint64_t *src, uint64_t src_stride, const uint64_t *pw,
+                     uint32_t log_src) {
+    uint64_t *col = data + (uint64_t)blockIdx.y * stride;
+    const uint64_t *scol = src ? src + (uint64_t)blockIdx.y * src_stride : nullptr;
+    const uint32_t tl = s + m_log;
+    const uint32_t el = tl < KS_NTT_MAX_EL ? tl : KS_NTT_MAX_EL;
+    switch (el) {
+        case 4: ks_ntt_pass<4>(col, tw, lo, s, m_log, scol, pw, log_src); break;
+        case 3: ks_ntt_pass<3>(col, tw, lo, s, m_log, scol, pw, log_src); break;
+        case 2: ks_ntt_pass<2>(col, tw, lo, s, m_log, scol, pw, log_src); break;
+        default: ks_ntt_pass<1>(col, tw, lo, s, m_log, scol, pw, log_src); break;
     }
 }
 

@@ -103,6 +103,39 @@ fn commit_trace_and_coeffs_match_cpu() {
     }
 }
 
+/// The NTT kernels' edge cases: sizes below, at and just above the shared-memory tile
+/// (2^13) and one upper pass (2^14..2^15), every blowup the prover uses, one column and more
+/// columns than a 32-wide transpose tile.
+#[test]
+#[ignore = "needs a CUDA device: run with --ignored on the GPU machine"]
+fn lde_around_the_tile_sizes_matches_cpu() {
+    let Some(g) = gpu() else { return };
+    let mut r = rng(7);
+    for log_n in 1..=15u32 {
+        for lb in 1..=3u32 {
+            for w in [1usize, 3, 70] {
+                if log_n >= 14 && w > 3 {
+                    continue;
+                }
+                let m = matrix(&mut r, log_n, w);
+                let what = format!("commit_trace 2^{log_n} x {w}, blowup 2^{lb}");
+                let (gc, cc) = (
+                    g.commit_trace(&m, lb).unwrap(),
+                    CpuBackend.commit_trace(&m, lb).unwrap(),
+                );
+                assert_commit_eq(g, &gc, &cc, &mut r, &what);
+                let what = format!("commit_coeffs 2^{log_n} x {w}, blowup 2^{lb}");
+                let (gc, cc) = (
+                    g.commit_coeffs(&m, lb).unwrap(),
+                    CpuBackend.commit_coeffs(&m, lb).unwrap(),
+                );
+                assert_commit_eq(g, &gc, &cc, &mut r, &what);
+            }
+        }
+        println!("ok: 2^{log_n}");
+    }
+}
+
 #[test]
 #[ignore = "needs a CUDA device: run with --ignored on the GPU machine"]
 fn evaluations_match_cpu() {

@@ -4,6 +4,7 @@
 
 use std::sync::{Arc, Mutex};
 
+use cudarc::driver::sys::CUfunction_attribute_enum;
 use cudarc::driver::{CudaStream, LaunchConfig};
 use kestrel_core::field::{Felt, Field};
 use kestrel_core::matrix::RowMajorMatrix;
@@ -13,11 +14,14 @@ use super::buffer::DeviceBuffer;
 use super::device::{grid_for, launch, CudaDevice};
 use super::error::CudaError;
 
-/// log2 of the elements one block transforms in shared memory (32 KiB of u64).
-const TILE_LOG: u32 = 12;
-/// Most stages fused in one pass over global memory for the long strides (keeps ≥ 16
-/// consecutive words per load).
-const UPPER_STAGES: u32 = TILE_LOG - 4;
+/// log2 of the elements one block transforms in shared memory (64 KiB of u64 plus the
+/// bank-conflict padding of `ks_sh_pad`).
+const TILE_LOG: u32 = 13;
+/// Most stages fused in one pass over global memory for the long strides (keeps ≥ 8
+/// consecutive words, 64 bytes, per access; 2^23 then takes two passes instead of three).
+const UPPER_STAGES: u32 = TILE_LOG - 3;
+/// log2 of the elements each thread holds in registers (`KS_NTT_MAX_EL` in kernels/ntt.cu).
+const MAX_EL: u32 = 4;
 
 /// Twiddle tables `t[h + j] = ω_{2h}^{±j}` for the largest size asked so far.
 #[derive(Default)]
@@ -89,6 +93,29 @@ pub fn dif(
     cols: usize,
     tw: &DeviceBuffer<u64>,
 ) -> Result<(), CudaError> {
+    dif_passes(dev, stream, data, log_n, cols, tw, None)
+}
+
+/// Where the first pass of [`dif_passes`] reads its input instead of `data`: column c's
+/// element g is `src[c·src_stride + bitrev(g)] · pw[g]` for g < 2^log_src, zero above
+/// (the bit-reversed coefficients of a coset LDE, scaled and zero-padded on the fly).
+struct Gather {
+    src: u64,
+    src_stride: u64,
+    pw: u64,
+    log_src: u32,
+}
+
+/// [`dif`], its first pass optionally reading through a [`Gather`].
+fn dif_passes(
+    dev: &CudaDevice,
+    stream: &Arc<CudaStream>,
+    data: u64,
+    log_n: u32,
+    cols: usize,
+    tw: &DeviceBuffer<u64>,
+    gather: Option<Gather>,
+) -> Result<(), CudaError> {
     if log_n == 0 || cols == 0 {
         return Ok(());
     }
@@ -104,22 +131,55 @@ pub fn dif(
             detail: format!("twiddle table of {} for size 2^{log_n}", tw.len()),
         });
     }
+    if let Some(g) = &gather {
+        if g.log_src > log_n {
+            return Err(CudaError::Limit {
+                op: "ntt",
+                detail: format!("gather of 2^{} into 2^{log_n}", g.log_src),
+            });
+        }
+    }
     let n = 1u64 << log_n;
     let tile_log = TILE_LOG.min(log_n);
     let twp = tw.ptr(stream);
-    let run = |lo: u32, s: u32, m_log: u32| -> Result<(), CudaError> {
-        let tile = 1u32 << (s + m_log);
+    // Tiles above 48 KiB of shared memory need the opt-in (per loaded function).
+    let max_shared = shared_bytes(TILE_LOG);
+    dev.function("ks_ntt_dif_group")?
+        .set_attribute(
+            CUfunction_attribute_enum::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+            max_shared as i32,
+        )
+        .map_err(CudaError::driver("cuFuncSetAttribute", "ntt shared memory"))?;
+    let mut first = gather;
+    let mut run = |lo: u32, s: u32, m_log: u32| -> Result<(), CudaError> {
+        let tl = s + m_log;
+        let el = tl.min(MAX_EL);
         let cfg = LaunchConfig {
-            grid_dim: ((n >> (s + m_log)) as u32, cols as u32, 1),
-            block_dim: ((tile / 2).clamp(1, 1024), 1, 1),
-            shared_mem_bytes: tile * 8,
+            grid_dim: ((n >> tl) as u32, cols as u32, 1),
+            block_dim: (1u32 << (tl - el), 1, 1),
+            shared_mem_bytes: shared_bytes(tl),
+        };
+        let (src, src_stride, pw, log_src) = match first.take() {
+            Some(g) => (g.src, g.src_stride, g.pw, g.log_src),
+            None => (0u64, 0u64, 0u64, 0u32),
         };
         launch!(
             dev,
             stream,
             "ks_ntt_dif_group",
             cfg,
-            [&data, &n, &twp, &log_n, &lo, &s, &m_log]
+            [
+                &data,
+                &n,
+                &twp,
+                &lo,
+                &s,
+                &m_log,
+                &src,
+                &src_stride,
+                &pw,
+                &log_src
+            ]
         );
         Ok(())
     };
@@ -132,10 +192,16 @@ pub fn dif(
         let s = left.div_ceil(passes.max(1)).clamp(1, UPPER_STAGES);
         passes = passes.saturating_sub(1);
         let lo = hi - s;
-        run(lo, s, TILE_LOG - s)?;
+        run(lo, s, tile_log - s)?;
         hi = lo;
     }
     run(0, tile_log, 0)
+}
+
+/// Dynamic shared memory of a `2^tile_log` tile: `ks_sh_pad(tile - 1) + 1` words.
+fn shared_bytes(tile_log: u32) -> u32 {
+    let tile = 1u32 << tile_log;
+    8 * (tile + ((tile - 1) >> 4))
 }
 
 /// `scale0 · base^k` for k < n, on the device.
@@ -251,30 +317,51 @@ pub fn lde_from_cols(
         .inverse()
         .ok_or(CudaError::Unsupported("n = 0"))?;
     let pw = powers_table(dev, stream, 1u64 << log_n, n_inv, COSET_SHIFT)?;
-    let cfg = LaunchConfig {
-        grid_dim: (big.div_ceil(256).min(1 << 16) as u32, cols as u32, 1),
-        block_dim: (256, 1, 1),
-        shared_mem_bytes: 0,
-    };
-    launch!(
-        dev,
-        stream,
-        "ks_bitrev_scale",
-        cfg,
-        [
-            &out.ptr(stream),
-            &big,
-            &big,
-            &evals.ptr(stream),
-            &(1u64 << log_n),
-            &log_n,
-            &(cols as u32),
-            &pw.ptr(stream)
-        ]
-    );
     let fwd = tw.get(dev, stream, log_big, false)?;
-    dif(dev, stream, out.ptr(stream), log_big, cols, &fwd)?;
-    // Frees are stream-ordered: `evals` is released after the kernels that read it.
+    if log_big == 0 {
+        // No stage to fuse the scaling into: out = evals · pw.
+        let cfg = LaunchConfig {
+            grid_dim: (1, cols as u32, 1),
+            block_dim: (32, 1, 1),
+            shared_mem_bytes: 0,
+        };
+        launch!(
+            dev,
+            stream,
+            "ks_bitrev_scale",
+            cfg,
+            [
+                &out.ptr(stream),
+                &big,
+                &big,
+                &evals.ptr(stream),
+                &(1u64 << log_n),
+                &log_n,
+                &(cols as u32),
+                &pw.ptr(stream)
+            ]
+        );
+    } else {
+        // The forward DIF's first pass reads the bit-reversed coefficients, scales them by
+        // n⁻¹·shift^k and pads with zeros on the fly.
+        let gather = Gather {
+            src: evals.ptr(stream),
+            src_stride: 1u64 << log_n,
+            pw: pw.ptr(stream),
+            log_src: log_n,
+        };
+        dif_passes(
+            dev,
+            stream,
+            out.ptr(stream),
+            log_big,
+            cols,
+            &fwd,
+            Some(gather),
+        )?;
+    }
+    // Frees are stream-ordered: `evals` and `pw` are released after the kernels that read
+    // them.
     drop(evals);
     Ok(out)
 }
