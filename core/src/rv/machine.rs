@@ -22,6 +22,7 @@ use crate::field::Felt;
 use crate::matrix::RowMajorMatrix;
 
 pub use super::pack::{pack_traces, pack_traces_overlapped, pack_traces_with};
+pub use super::table::TableId;
 
 /// An ALU table: its AIR, the operations it accepts, and its trace builder.
 pub trait AluTable: Sync {
