@@ -128,6 +128,9 @@ mod tests {
         let machine = Rv64Machine::verifier();
         let names: Vec<&str> = machine.tables().iter().map(|t| t.name()).collect();
         assert_eq!(names, TableId::ALL.map(TableId::name));
+        for t in TableId::ALL {
+            assert_eq!(machine.air(t).name(), t.name());
+        }
     }
 
     #[test]
