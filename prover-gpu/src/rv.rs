@@ -7,7 +7,7 @@ use kestrel_core::rv::cpu::Step;
 use kestrel_core::rv::decode::ProgramImage;
 use kestrel_core::rv::machine::{
     build_traces, pack_traces_overlapped, pack_traces_with, PackedTraces, RecordRefs, Rv64Machine,
-    TraceError, EARLY_TABLES, LT_TABLE, SHIFT_TABLE,
+    TableId, TraceError, EARLY_TABLES,
 };
 
 use crate::backend::{DeviceTraces, MainTrace};
@@ -133,9 +133,8 @@ pub trait RvFills: DeviceTraces {
 
     /// The main traces of the record tables `tables` (of the
     /// [`RECORD_TABLES`](kestrel_core::rv::machine::RECORD_TABLES): CPU, MEMW_R, LT, SHIFT,
-    /// LOAD, STORE, MEMW_A) built in the backend's memory from their packed records, with
-    /// their table indices (e.g. the [`EARLY_TABLES`] while the packing pass builds the
-    /// others).
+    /// LOAD, STORE, MEMW_A) built in the backend's memory from their packed records, each
+    /// with its table (e.g. the [`EARLY_TABLES`] while the packing pass builds the others).
     ///
     /// # Errors
     /// Any backend failure; nothing is built in its place.
@@ -143,8 +142,8 @@ pub trait RvFills: DeviceTraces {
         &self,
         image: &ProgramImage,
         records: &RecordRefs<'_>,
-        tables: &[usize],
-    ) -> Result<Vec<(usize, Self::DeviceTrace)>, ProverError>;
+        tables: &[TableId],
+    ) -> Result<Vec<(TableId, Self::DeviceTrace)>, ProverError>;
 }
 
 impl RvFills for CpuBackend {
@@ -156,8 +155,8 @@ impl RvFills for CpuBackend {
         &self,
         _image: &ProgramImage,
         _records: &RecordRefs<'_>,
-        _tables: &[usize],
-    ) -> Result<Vec<(usize, Self::DeviceTrace)>, ProverError> {
+        _tables: &[TableId],
+    ) -> Result<Vec<(TableId, Self::DeviceTrace)>, ProverError> {
         Err(ProverError::Internal("the CPU backend has no device fills"))
     }
 }
@@ -246,13 +245,13 @@ pub fn main_traces_timed<B: RvFills>(
         })
         .map_err(MainTracesError::Trace)?;
     let pack = start.elapsed();
-    let late = backend.fill_records(image, &packed.records(), &[LT_TABLE, SHIFT_TABLE]);
+    let late = backend.fill_records(image, &packed.records(), &[TableId::Lt, TableId::Shift]);
     let mut filled: Vec<Option<B::DeviceTrace>> = (0..packed.traces.len()).map(|_| None).collect();
     for (t, trace) in early
         .and_then(|e| Ok(e.into_iter().chain(late?)))
         .map_err(MainTracesError::Fill)?
     {
-        if let Some(slot) = filled.get_mut(t) {
+        if let Some(slot) = filled.get_mut(t.index()) {
             *slot = Some(trace);
         }
     }

@@ -1,7 +1,6 @@
-//! Helpers for tests that forge RV64IM witnesses: find a table, and check that forged
-//! traces never become a verifying proof.
+//! Helpers for tests that forge RV64IM witnesses: check that forged traces never become a
+//! verifying proof (a table's trace is `traces[TableId::X.index()]`).
 
-use kestrel_core::air::Machine;
 use kestrel_core::field::Felt;
 use kestrel_core::matrix::RowMajorMatrix;
 use kestrel_core::params::StarkParams;
@@ -10,18 +9,6 @@ use kestrel_prover_gpu::cpu::CpuBackend;
 use kestrel_prover_gpu::prover::{prove, setup, ProverError};
 use kestrel_prover_gpu::rv::verifier_machine;
 use kestrel_verifier::{verify, VerifyError};
-
-/// Index of the table named `name` in `machine`'s proof order.
-///
-/// # Panics
-/// If there is none.
-pub fn table_index(machine: &dyn Machine, name: &str) -> usize {
-    machine
-        .tables()
-        .iter()
-        .position(|t| t.name() == name)
-        .unwrap_or_else(|| panic!("no table {name}"))
-}
 
 /// Proves forged `traces` with `machine`'s key (blowup 2): the prover refuses them (a
 /// constraint fails) or the verifier rejects the proof (a constraint fails at the

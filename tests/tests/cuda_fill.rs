@@ -9,9 +9,7 @@
 
 use kestrel_core::rv::cpu::Step;
 use kestrel_core::rv::decode::ProgramImage;
-use kestrel_core::rv::machine::{
-    build_traces, pack_traces, CPU_TABLE, MEMW_R_TABLE, RECORD_TABLES,
-};
+use kestrel_core::rv::machine::{build_traces, pack_traces, TableId, RECORD_TABLES};
 use kestrel_prover_gpu::rv::{machine_for, program_image, steps};
 use kestrel_tests::vm_support::asm::{self, addi, auipc, b, i, jal, jalr, lui, r};
 use kestrel_tests::vm_support::{input_of, run_recorded, PROVABLE_PROGRAMS};
@@ -155,9 +153,12 @@ fn packing_keeps_every_other_trace() {
         let (tr, public) = build_traces(&machine, image, steps, input_of(name)).unwrap();
         let packed = pack_traces(&machine, image, steps, input_of(name)).unwrap();
         assert_eq!(packed.public, public, "{name}: public values");
-        assert_eq!(packed.cpu.height, tr[CPU_TABLE].height(), "{name}");
-        assert_eq!(packed.memw_r.height, tr[MEMW_R_TABLE].height(), "{name}");
-        for (t, (p, m)) in packed.traces.iter().zip(&tr).enumerate() {
+        let cpu = TableId::Cpu.index();
+        assert_eq!(packed.cpu.height, tr[cpu].height(), "{name}");
+        let memw_r = TableId::MemwR.index();
+        assert_eq!(packed.memw_r.height, tr[memw_r].height(), "{name}");
+        assert_eq!(packed.traces.len(), TableId::COUNT, "{name}");
+        for (t, (p, m)) in TableId::ALL.into_iter().zip(packed.traces.iter().zip(&tr)) {
             match p {
                 None => {
                     assert!(RECORD_TABLES.contains(&t), "{name}: table {t}");
@@ -199,17 +200,19 @@ mod gpu {
         let packed = pack_traces(&machine, image, steps, input_of(name)).unwrap();
         let cpu = g.fill_cpu(&packed.cpu, &decode_fields(image)).unwrap();
         let host = g.trace_to_host(&cpu).unwrap();
+        let cpu = &tr[TableId::Cpu.index()];
         assert!(
-            host == tr[CPU_TABLE],
+            host == *cpu,
             "{name}: CPU fill differs at {}",
-            first_diff(&host, &tr[CPU_TABLE])
+            first_diff(&host, cpu)
         );
         let memw = g.fill_memw_r(&packed.memw_r).unwrap();
         let host = g.trace_to_host(&memw).unwrap();
+        let memw = &tr[TableId::MemwR.index()];
         assert!(
-            host == tr[MEMW_R_TABLE],
+            host == *memw,
             "{name}: MEMW_R fill differs at {}",
-            first_diff(&host, &tr[MEMW_R_TABLE])
+            first_diff(&host, memw)
         );
     }
 
@@ -259,7 +262,7 @@ mod gpu {
         assert_eq!(public, public2);
         for &t in &RECORD_TABLES {
             assert!(
-                main[t].is_device(),
+                main[t.index()].is_device(),
                 "{name}: table {t} not filled on the device"
             );
         }

@@ -5,6 +5,7 @@
 use kestrel_core::field::Felt;
 use kestrel_core::matrix::RowMajorMatrix;
 use kestrel_core::params::StarkParams;
+use kestrel_core::rv::machine::TableId;
 use kestrel_prover_gpu::cpu::CpuBackend;
 use kestrel_prover_gpu::prover::{prove, setup};
 use kestrel_prover_gpu::rv::{debug_check, machine_for, program_image, traces, verifier_machine};
@@ -77,20 +78,20 @@ fn every_real_cell_mutation_is_caught() {
     let image = program_image(&program);
     let machine = machine_for(&image);
     let (tr, public) = traces(&machine, &image, &records, &[]).unwrap();
-    let names = ["CPU", "DECODE", "MEMW_R", "REGISTER", "BITWISE"];
     let real_rows = [
-        records.len(),
-        image.code.len(),
-        3 * records.len(),
-        32,
-        1 << 16,
+        (TableId::Cpu, records.len()),
+        (TableId::Decode, image.code.len()),
+        (TableId::MemwR, 3 * records.len()),
+        (TableId::Register, 32),
+        (TableId::Bitwise, 1 << 16),
     ];
     let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(7);
-    for (t, name) in names.iter().enumerate() {
+    for (table, real) in real_rows {
+        let (t, name) = (table.index(), table.name());
         let (mut caught, mut tried) = (0, 0);
         let width = tr[t].width;
         for _ in 0..150 {
-            let row = rng.gen_range(0..real_rows[t]);
+            let row = rng.gen_range(0..real);
             let col = rng.gen_range(0..width);
             let mut mutated: Vec<RowMajorMatrix> = tr.clone();
             let cell = &mut mutated[t].row_mut(row)[col];

@@ -5,13 +5,13 @@
 
 use kestrel_core::air::debug::DebugReport;
 use kestrel_core::field::Felt;
-use kestrel_core::rv::machine::{build_traces, TraceError};
+use kestrel_core::rv::machine::{build_traces, TableId, TraceError};
 use kestrel_core::rv::memw::MEMW_A;
 use kestrel_core::rv::BUS_MEM;
 use kestrel_prover_gpu::rv::{debug_check, machine_for, program_image, steps};
 use kestrel_prover_gpu::vm::record::{Record, VecRecorder};
 use kestrel_prover_gpu::vm::{Program, Vm, VmError};
-use kestrel_tests::forge::{assert_unprovable, table_index};
+use kestrel_tests::forge::assert_unprovable;
 use kestrel_tests::vm_support::asm::{addi, exit, li32, reg::*, sd};
 use kestrel_tests::vm_support::elf_writer::{elf, elf_segments, Seg, CODE_BASE, DATA_BASE};
 
@@ -86,7 +86,7 @@ fn store_into_a_read_only_segment() {
     assert_unprovable(&ro_machine, &t, &public);
     // With the store's access marked read-only too (consistent with PAGE): the write
     // check fails.
-    let ma = table_index(&ro_machine, "MEMW_A");
+    let ma = TableId::MemwA.index();
     let w = Felt::from((DATA_BASE / 8) as u32);
     let row = (0..t[ma].height())
         .find(|&r| t[ma].row(r)[0] == w && t[ma].row(r)[MEMW_A.wr()] == Felt::ONE)

@@ -5,11 +5,13 @@
 //! `pack_timing` (ignored) times both on a long sha256 run:
 //! `PACK_KIB=12 cargo test --release -p kestrel-tests --test rv_pack -- --ignored --nocapture`.
 
+use kestrel_core::air::Machine;
 use kestrel_core::par::ParMap;
 use kestrel_core::rv::cpu::Step;
 use kestrel_core::rv::decode::{class, decode_for_air, ProgramImage};
 use kestrel_core::rv::machine::{
-    pack_traces, pack_traces_overlapped, pack_traces_with, PackedTraces, Rv64Machine, TraceError,
+    pack_traces, pack_traces_overlapped, pack_traces_with, PackedTraces, Rv64Machine, TableId,
+    TraceError,
 };
 use kestrel_prover_gpu::par::Rayon;
 use kestrel_prover_gpu::rv::{machine_for, program_image, steps};
@@ -65,10 +67,8 @@ fn assert_same(name: &str, a: &PackedTraces, b: &PackedTraces) {
 /// zeros.
 #[test]
 fn real_rows_fit_the_traces() {
-    use kestrel_core::air::Machine;
-    const ZERO_PADDED: [&str; 8] = [
-        "LOAD", "STORE", "MEMW_A", "MEMW", "PAGE", "PAGE0", "ECALL", "IO",
-    ];
+    use TableId::*;
+    const ZERO_PADDED: [TableId; 8] = [Load, Store, MemwA, Memw, Page, Page0, Ecall, Io];
     for &(name, input) in PROVABLE_PROGRAMS {
         let (image, steps) = load(name);
         let machine = machine_for(&image);
@@ -77,21 +77,20 @@ fn real_rows_fit_the_traces() {
         let (traces, _) = packed.into_host_traces(&image).unwrap();
         let tables = machine.tables();
         assert_eq!(real.len(), traces.len(), "{name}");
-        assert_eq!(real[0], Some(steps.len()), "{name}: CPU");
-        for ((t, m), r) in tables.iter().zip(&traces).zip(&real) {
+        assert_eq!(tables.len(), TableId::COUNT, "{name}");
+        assert_eq!(real[Cpu.index()], Some(steps.len()), "{name}: CPU");
+        for ((t, m), r) in TableId::ALL.into_iter().zip(&traces).zip(&real) {
             let Some(r) = *r else { continue };
-            assert!(r <= m.height(), "{name}: {} {r} > {}", t.name(), m.height());
-            if ZERO_PADDED.contains(&t.name()) {
+            assert!(r <= m.height(), "{name}: {t} {r} > {}", m.height());
+            if ZERO_PADDED.contains(&t) {
                 assert!(
                     m.values[r * m.width..].iter().all(|v| v.as_u64() == 0),
-                    "{name}: {} has a nonzero row past its {r} real rows",
-                    t.name()
+                    "{name}: {t} has a nonzero row past its {r} real rows"
                 );
             }
         }
         for t in ZERO_PADDED {
-            let i = tables.iter().position(|x| x.name() == t).unwrap();
-            assert!(real[i].is_some(), "{name}: {t} has no real rows");
+            assert!(real[t.index()].is_some(), "{name}: {t} has no real rows");
         }
     }
 }
@@ -261,18 +260,19 @@ fn parallel_pack_fails_like_sequential() {
         );
     }
 
-    // An ALU operation no table accepts (a machine without DVRM, a program that divides):
-    // the first such operation.
+    // An ALU operation no table accepts (a machine whose DVRM table receives no operations,
+    // a program that divides): the first such operation.
     let name = "isa/div";
     let (image, steps) = load(name);
-    let mut machine = machine_for(&image);
-    machine.alu.pop();
+    let machine = machine_for(&image).without_alu_ops(TableId::Dvrm);
+    assert_eq!(machine.tables().len(), TableId::COUNT);
+    let accepted = |op: u32| TableId::ALU.into_iter().any(|t| machine.accepts(t, op));
+    assert!(kestrel_core::rv::dvrm::OPS.iter().all(|&op| !accepted(op)));
     let first = steps
         .iter()
         .find_map(|s| {
             let d = decode_for_air(s.pc, s.word)?;
-            (d.class[class::ALU] && !machine.alu.iter().any(|t| t.accepts(d.alu_op)))
-                .then_some(d.alu_op)
+            (d.class[class::ALU] && !accepted(d.alu_op)).then_some(d.alu_op)
         })
         .expect("isa/div divides");
     assert_same_error(

@@ -14,12 +14,12 @@ use kestrel_core::field::{Felt, Field};
 use kestrel_core::matrix::RowMajorMatrix;
 use kestrel_core::rv::cpu::{self, Step};
 use kestrel_core::rv::decode::ProgramImage;
-use kestrel_core::rv::machine::{build_traces, Rv64Machine};
+use kestrel_core::rv::machine::{build_traces, Rv64Machine, TableId};
 use kestrel_core::rv::BUS_BYTE;
 use kestrel_prover_gpu::rv::{debug_check, machine_for, program_image, steps};
 use kestrel_prover_gpu::vm::record::VecRecorder;
 use kestrel_prover_gpu::vm::{ElfError, Program, Vm};
-use kestrel_tests::forge::{assert_unprovable, table_index};
+use kestrel_tests::forge::assert_unprovable;
 use kestrel_tests::vm_support::asm::{self, auipc, jal, jalr};
 use kestrel_tests::vm_support::elf_writer::{elf_segments, Seg, CODE_BASE};
 
@@ -179,7 +179,7 @@ fn jalr_to_a_target_with_bit_1_set() {
     assert_unprovable(&machine, &t, &public);
     // The consistent forgery: Q = sum_0 / 4 in the field satisfies the constraint, and
     // fails its byte range check.
-    let c = table_index(&machine, "CPU");
+    let c = TableId::Cpu.index();
     let row = t[c].row_mut(1);
     assert_eq!(row[cpu::SUM], Felt::new(2));
     row[cpu::Q] = Felt::new(2) * Field::inverse(Felt::new(4)).unwrap();
@@ -208,7 +208,7 @@ fn jalr_keeping_its_low_bit() {
     let image = program_image(&program);
     let (machine, mut t, public) = traces(&image, &steps(&rec.records));
     assert!(debug_check(&machine, &t, &public).is_ok());
-    let c = table_index(&machine, "CPU");
+    let c = TableId::Cpu.index();
     let row = t[c].row_mut(1);
     assert_eq!((row[cpu::SUM], row[cpu::BIT0]), (Felt::new(5), Felt::ONE));
     row[cpu::BIT0] = Felt::ZERO;

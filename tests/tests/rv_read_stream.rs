@@ -18,7 +18,7 @@ use kestrel_core::params::StarkParams;
 use kestrel_core::rv::bitwise::ByteCounts;
 use kestrel_core::rv::cpu::Step;
 use kestrel_core::rv::decode::ProgramImage;
-use kestrel_core::rv::machine::{build_traces, public_values, Rv64Machine};
+use kestrel_core::rv::machine::{build_traces, public_values, Rv64Machine, TableId};
 use kestrel_core::rv::memw_r::RegFile;
 use kestrel_core::rv::register::RegisterAir;
 use kestrel_core::rv::{
@@ -29,7 +29,6 @@ use kestrel_prover_gpu::prover::{prove, setup, ProverError};
 use kestrel_prover_gpu::rv::{debug_check, machine_for, program_image, steps, verifier_machine};
 use kestrel_prover_gpu::vm::record::VecRecorder;
 use kestrel_prover_gpu::vm::{Program, Vm};
-use kestrel_tests::forge::table_index;
 use kestrel_tests::mutation::assert_all_detected;
 use kestrel_tests::vm_support::asm::{addi, i, lui, r, reg, ECALL};
 use kestrel_tests::vm_support::elf_writer::{elf, DATA_BASE};
@@ -234,7 +233,8 @@ fn rejection(machine: &Rv64Machine, traces: &[RowMajorMatrix], public: &[Felt]) 
     let pk = setup(&CpuBackend, machine, StarkParams::BLOWUP_2).unwrap();
     match prove(&CpuBackend, &pk, machine, traces, public) {
         Err(ProverError::ConstraintsNotSatisfied { table: name }) => {
-            Rejected::Constraint(table_index(machine, &name))
+            let t = TableId::from_name(&name).unwrap_or_else(|| panic!("no table {name}"));
+            Rejected::Constraint(t.index())
         }
         Err(e) => panic!("unexpected prover error {e}"),
         Ok((proof, _)) => match verify(&verifier_machine(), &pk.vk, public, &proof.to_bytes()) {
@@ -286,7 +286,7 @@ fn forged_reads_are_rejected() {
     assert_fails(&report, "ECALL", "ecall short read exhausts the input");
     assert_eq!(
         rejection(&machine, &traces, &public),
-        Rejected::Constraint(table_index(&machine, "ECALL"))
+        Rejected::Constraint(TableId::Ecall.index())
     );
 }
 
@@ -313,10 +313,10 @@ fn move_range(bitwise: &mut RowMajorMatrix, from: (u8, u8), to: Option<(u8, u8)>
 fn forged_reads_rejected_with_consistent_forgeries() {
     let (machine, traces, public) = forged_traces();
     let (t_ecall, t_reg, t_memw_r, t_bitwise) = (
-        table_index(&machine, "ECALL"),
-        table_index(&machine, "REGISTER"),
-        table_index(&machine, "MEMW_R"),
-        table_index(&machine, "BITWISE"),
+        TableId::Ecall.index(),
+        TableId::Register.index(),
+        TableId::MemwR.index(),
+        TableId::Bitwise.index(),
     );
     // The two read rows (ECALL's rows are in call order).
     let e = &traces[t_ecall];

@@ -1,86 +1,71 @@
 //! The RV64IM statement: its tables in proof order, its public values (the exit code), and
 //! the trace builder that turns an execution into every table's trace.
 
-use alloc::boxed::Box;
 use alloc::vec;
 use alloc::vec::Vec;
 
 use super::bitwise::{BitwiseAir, ByteCounts};
 use super::cpu::{self, CpuAir, Step};
 use super::decode::{class, decode_for_air, DecodeAir, Decoded, ProgramImage};
+use super::dvrm::DvrmAir;
 use super::ecall::EcallAir;
+use super::eq::EqAir;
 use super::io::IoAir;
 use super::load::{self, LoadAir};
+use super::lt::LtAir;
 use super::memw::{self, MEMW, MEMW_A};
 use super::memw_r::{self, MemwRAir, RegAccess, RegRow};
+use super::mul::MulAir;
 use super::page::{self, Page0Air, PageAir};
 use super::register::RegisterAir;
+use super::shift::ShiftAir;
 use super::store::{self, StoreAir};
 use super::{AluOp, Distinct, LoadOp, StoreOp, WordAccess, BUS_EXIT, BUS_OUTPUT};
-use crate::air::{Air, Direction, Machine, PublicInteraction, TableAir};
+use crate::air::{Direction, Machine, PublicInteraction, TableAir};
 use crate::field::Felt;
 use crate::matrix::RowMajorMatrix;
 
 pub use super::pack::{pack_traces, pack_traces_overlapped, pack_traces_with};
+pub use super::table::TableId;
 
-/// An ALU table: its AIR, the operations it accepts, and its trace builder.
-pub trait AluTable: Sync {
-    fn air(&self) -> &dyn TableAir;
-    /// Operation codes this table receives.
-    fn accepts(&self, op: u32) -> bool;
-    /// The trace for `ops` (all accepted), recording byte lookups.
-    fn build(&self, ops: &[AluOp], bytes: &mut ByteCounts) -> RowMajorMatrix;
-}
-
-/// An [`AluTable`] from an AIR, its op codes and its trace builder.
-pub struct Alu<A: Air + 'static> {
-    pub air: A,
+/// An ALU table's operation codes and trace builder.
+#[derive(Copy, Clone, Debug)]
+pub struct AluTable {
+    /// Operation codes the table receives.
     pub ops: &'static [u32],
-    pub build: fn(&[AluOp], &mut ByteCounts) -> RowMajorMatrix,
+    /// Its trace builder.
+    pub build: AluBuild,
 }
 
-impl<A: Air + 'static> AluTable for Alu<A> {
-    fn air(&self) -> &dyn TableAir {
-        &self.air
-    }
-    fn accepts(&self, op: u32) -> bool {
-        self.ops.contains(&op)
-    }
-    fn build(&self, ops: &[AluOp], bytes: &mut ByteCounts) -> RowMajorMatrix {
-        (self.build)(ops, bytes)
-    }
-}
+/// An ALU table's trace builder: the trace for operations (all accepted), recording byte
+/// lookups.
+pub type AluBuild = fn(&[AluOp], &mut ByteCounts) -> RowMajorMatrix;
 
-/// Every ALU table, in proof order: LT, EQ, SHIFT, MUL, DVRM.
-pub fn alu_tables() -> Vec<Box<dyn AluTable>> {
+/// ALU table `t`'s operation codes and trace builder (`None` for the tables that are not
+/// [`TableId::ALU`] tables).
+pub fn alu_table(t: TableId) -> Option<AluTable> {
     use super::alu_ops::*;
-    vec![
-        Box::new(Alu {
-            air: super::lt::LtAir,
-            ops: &[ALU_SLT, ALU_SLTU],
-            build: super::lt::build_trace,
-        }),
-        Box::new(Alu {
-            air: super::eq::EqAir,
-            ops: &[ALU_EQ],
-            build: super::eq::build_trace,
-        }),
-        Box::new(Alu {
-            air: super::shift::ShiftAir,
-            ops: &[ALU_SLL, ALU_SRL, ALU_SRA, ALU_SLLW, ALU_SRLW, ALU_SRAW],
-            build: super::shift::build_trace,
-        }),
-        Box::new(Alu {
-            air: super::mul::MulAir,
-            ops: &super::mul::OPS,
-            build: super::mul::build_trace,
-        }),
-        Box::new(Alu {
-            air: super::dvrm::DvrmAir,
-            ops: &super::dvrm::OPS,
-            build: super::dvrm::build_trace,
-        }),
-    ]
+    let (ops, build): (&'static [u32], AluBuild) = match t {
+        TableId::Lt => (&[ALU_SLT, ALU_SLTU], super::lt::build_trace),
+        TableId::Eq => (&[ALU_EQ], super::eq::build_trace),
+        TableId::Shift => (&super::shift::OPS, super::shift::build_trace),
+        TableId::Mul => (&super::mul::OPS, super::mul::build_trace),
+        TableId::Dvrm => (&super::dvrm::OPS, super::dvrm::build_trace),
+        TableId::Cpu
+        | TableId::Decode
+        | TableId::MemwR
+        | TableId::Register
+        | TableId::Bitwise
+        | TableId::Load
+        | TableId::Store
+        | TableId::MemwA
+        | TableId::Memw
+        | TableId::Page
+        | TableId::Page0
+        | TableId::Ecall
+        | TableId::Io => return None,
+    };
+    Some(AluTable { ops, build })
 }
 
 impl Rv64Machine {
@@ -90,7 +75,7 @@ impl Rv64Machine {
             decode: DecodeAir::new(program),
             register: RegisterAir::new(program),
             page: PageAir::new(&page::MemoryImage::of(program)),
-            alu: alu_tables(),
+            unrouted: None,
         }
     }
 
@@ -100,7 +85,44 @@ impl Rv64Machine {
             decode: DecodeAir::shape_only(),
             register: RegisterAir::shape_only(),
             page: PageAir::shape_only(),
-            alu: alu_tables(),
+            unrouted: None,
+        }
+    }
+
+    /// This machine with ALU table `t` receiving no operations: it keeps every table (the
+    /// same AIRs and keys), but the trace builder routes none of `t`'s operations to it,
+    /// so an execution using one cannot be proven ([`TraceError::NoAluTable`]). For tests.
+    pub fn without_alu_ops(mut self, t: TableId) -> Rv64Machine {
+        self.unrouted = Some(t);
+        self
+    }
+
+    /// Whether the trace builder routes ALU operation `op` to table `t`.
+    pub fn accepts(&self, t: TableId, op: u32) -> bool {
+        self.unrouted != Some(t) && alu_table(t).is_some_and(|a| a.ops.contains(&op))
+    }
+
+    /// Table `t`'s AIR.
+    pub fn air(&self, t: TableId) -> &dyn TableAir {
+        match t {
+            TableId::Cpu => &CpuAir,
+            TableId::Decode => &self.decode,
+            TableId::MemwR => &MemwRAir,
+            TableId::Register => &self.register,
+            TableId::Bitwise => &BitwiseAir,
+            TableId::Lt => &LtAir,
+            TableId::Eq => &EqAir,
+            TableId::Shift => &ShiftAir,
+            TableId::Mul => &MulAir,
+            TableId::Dvrm => &DvrmAir,
+            TableId::Load => &LoadAir,
+            TableId::Store => &StoreAir,
+            TableId::MemwA => &MEMW_A,
+            TableId::Memw => &MEMW,
+            TableId::Page => &self.page,
+            TableId::Page0 => &Page0Air,
+            TableId::Ecall => &EcallAir,
+            TableId::Io => &IoAir,
         }
     }
 }
@@ -111,13 +133,14 @@ pub const NUM_PUBLIC: usize = 8;
 /// The most public output bytes a statement may carry (bounds the verifier's work).
 pub const MAX_OUTPUT: usize = 1 << 20;
 
-/// The machine: CPU, DECODE, MEMW_R, REGISTER, BITWISE, the ALU tables, then the memory
-/// tables LOAD, STORE, MEMW_A, MEMW, PAGE, PAGE0 and the system-call tables ECALL, IO.
+/// The machine: its tables are the [`TableId`]s, in proof order ([`TableId::ALL`]).
 pub struct Rv64Machine {
     pub decode: DecodeAir,
     pub register: RegisterAir,
     pub page: PageAir,
-    pub alu: Vec<Box<dyn AluTable>>,
+    /// An ALU table the trace builder routes no operations to (see
+    /// [`Rv64Machine::without_alu_ops`]).
+    unrouted: Option<TableId>,
 }
 
 impl Machine for Rv64Machine {
@@ -125,25 +148,7 @@ impl Machine for Rv64Machine {
         "kestrel-rv64im"
     }
     fn tables(&self) -> Vec<&dyn TableAir> {
-        let mut t: Vec<&dyn TableAir> = vec![
-            &CpuAir,
-            &self.decode,
-            &MemwRAir,
-            &self.register,
-            &BitwiseAir,
-        ];
-        t.extend(self.alu.iter().map(|a| a.air()));
-        t.extend([
-            &LoadAir as &dyn TableAir,
-            &StoreAir,
-            &MEMW_A,
-            &MEMW,
-            &self.page,
-            &Page0Air,
-            &EcallAir,
-            &IoAir,
-        ]);
-        t
+        TableId::ALL.iter().map(|&t| self.air(t)).collect()
     }
     fn num_public_values(&self) -> usize {
         NUM_PUBLIC
@@ -275,11 +280,6 @@ pub fn build_traces<S: Copy + Into<Step> + Sync>(
 ) -> Result<(Vec<RowMajorMatrix>, Vec<Felt>), TraceError> {
     pack_traces(machine, program, steps, input)?.into_host_traces(program)
 }
-
-/// Index of the CPU table in [`Machine::tables`] order.
-pub const CPU_TABLE: usize = 0;
-/// Index of the MEMW_R table in [`Machine::tables`] order.
-pub const MEMW_R_TABLE: usize = 2;
 
 /// A system call as the CPU row sees it: its cycle, the output position before it, the
 /// output bytes it writes and whether it is the exit.
@@ -454,30 +454,16 @@ pub fn fill_memw_r_host(rec: &MemwRRecords) -> RowMajorMatrix {
     m
 }
 
-/// Index of the first ALU table (LT) in [`Machine::tables`] order.
-pub const FIRST_ALU_TABLE: usize = 5;
-/// Index of the LT table in [`Machine::tables`] order.
-pub const LT_TABLE: usize = FIRST_ALU_TABLE;
-/// Index of the EQ table.
-pub const EQ_TABLE: usize = 6;
-/// Index of the SHIFT table.
-pub const SHIFT_TABLE: usize = 7;
-/// Index of the LOAD table.
-pub const LOAD_TABLE: usize = 10;
-/// Index of the STORE table.
-pub const STORE_TABLE: usize = 11;
-/// Index of the MEMW_A table.
-pub const MEMW_A_TABLE: usize = 12;
 /// The tables [`PackedTraces`] leaves as records (a backend may fill them in its own
 /// memory; [`build_traces`] fills them on the host).
-pub const RECORD_TABLES: [usize; 7] = [
-    CPU_TABLE,
-    MEMW_R_TABLE,
-    LT_TABLE,
-    SHIFT_TABLE,
-    LOAD_TABLE,
-    STORE_TABLE,
-    MEMW_A_TABLE,
+pub const RECORD_TABLES: [TableId; 7] = [
+    TableId::Cpu,
+    TableId::MemwR,
+    TableId::Lt,
+    TableId::Shift,
+    TableId::Load,
+    TableId::Store,
+    TableId::MemwA,
 ];
 
 /// The packed records of the [`RECORD_TABLES`] and every other table's trace.
@@ -492,14 +478,14 @@ pub struct PackedTraces {
     pub loads: Vec<LoadOp>,
     pub stores: Vec<StoreOp>,
     pub mem_a: Vec<WordAccess>,
-    /// Every other table's trace, in [`Machine::tables`] order; `None` at the
-    /// [`RECORD_TABLES`].
+    /// Every other table's trace, in [`Machine::tables`] order (index: [`TableId::index`]);
+    /// `None` at the [`RECORD_TABLES`].
     pub traces: Vec<Option<RowMajorMatrix>>,
     /// The real rows (records before padding) of the tables built in the packing pass
     /// where one row stands for one record: DECODE (the code words), REGISTER (the
     /// registers), EQ (its distinct operations), MEMW, ECALL, IO, PAGE (its image words or
     /// zero ranges, whichever are more), PAGE0 (the touched zero words); `None` elsewhere
-    /// (see [`PackedTraces::real_rows`]).
+    /// (see [`PackedTraces::real_rows`]). Index: [`TableId::index`].
     pub table_rows: Vec<Option<usize>>,
     pub public: Vec<Felt>,
 }
@@ -519,12 +505,12 @@ pub struct RecordRefs<'a> {
 
 /// The [`RECORD_TABLES`] whose records are final before the packing pass's last stage
 /// (all but LT and SHIFT, whose distinct rows that stage merges).
-pub const EARLY_TABLES: [usize; 5] = [
-    CPU_TABLE,
-    MEMW_R_TABLE,
-    LOAD_TABLE,
-    STORE_TABLE,
-    MEMW_A_TABLE,
+pub const EARLY_TABLES: [TableId; 5] = [
+    TableId::Cpu,
+    TableId::MemwR,
+    TableId::Load,
+    TableId::Store,
+    TableId::MemwA,
 ];
 
 impl PackedTraces {
@@ -550,26 +536,30 @@ impl PackedTraces {
     /// no padding), MUL and DVRM (their builders count distinct operations and keep only
     /// the trace).
     pub fn real_rows(&self) -> Vec<Option<usize>> {
-        let mut out = self.table_rows.clone();
-        out.resize(self.traces.len(), None);
-        let known = [
-            (CPU_TABLE, self.cpu.dec_row.len()),
-            (
-                MEMW_R_TABLE,
-                self.memw_r.meta.len() + self.memw_r.extra.len(),
-            ),
-            (LT_TABLE, self.lt.len()),
-            (SHIFT_TABLE, self.shift.len()),
-            (LOAD_TABLE, self.loads.len()),
-            (STORE_TABLE, self.stores.len()),
-            (MEMW_A_TABLE, self.mem_a.len()),
-        ];
-        for (t, rows) in known {
-            if let Some(slot) = out.get_mut(t) {
-                *slot = Some(rows);
-            }
-        }
-        out
+        let built = |t: TableId| self.table_rows.get(t.index()).copied().flatten();
+        TableId::ALL
+            .iter()
+            .map(|&t| match t {
+                TableId::Cpu => Some(self.cpu.dec_row.len()),
+                TableId::MemwR => Some(self.memw_r.meta.len() + self.memw_r.extra.len()),
+                TableId::Lt => Some(self.lt.len()),
+                TableId::Shift => Some(self.shift.len()),
+                TableId::Load => Some(self.loads.len()),
+                TableId::Store => Some(self.stores.len()),
+                TableId::MemwA => Some(self.mem_a.len()),
+                TableId::Decode
+                | TableId::Register
+                | TableId::Bitwise
+                | TableId::Eq
+                | TableId::Mul
+                | TableId::Dvrm
+                | TableId::Memw
+                | TableId::Page
+                | TableId::Page0
+                | TableId::Ecall
+                | TableId::Io => built(t),
+            })
+            .collect()
     }
 
     /// Every table's trace, the [`RECORD_TABLES`] filled on the host, and the public values.
@@ -583,8 +573,8 @@ impl PackedTraces {
     ) -> Result<(Vec<RowMajorMatrix>, Vec<Felt>), TraceError> {
         let traces = core::mem::take(&mut self.traces)
             .into_iter()
-            .enumerate()
-            .map(|(t, m)| m.or_else(|| self.fill_host(program, t)))
+            .zip(TableId::ALL)
+            .map(|(m, t)| m.or_else(|| self.fill_host(program, t)))
             .collect::<Option<Vec<_>>>()
             .ok_or(TraceError::Empty)?;
         Ok((traces, self.public))
@@ -592,17 +582,27 @@ impl PackedTraces {
 
     /// Table `t`'s trace filled on the host from its records (`None` unless `t` is one of
     /// the [`RECORD_TABLES`]); the same fills the device kernels make.
-    pub fn fill_host(&self, program: &ProgramImage, t: usize) -> Option<RowMajorMatrix> {
+    pub fn fill_host(&self, program: &ProgramImage, t: TableId) -> Option<RowMajorMatrix> {
         let mut scratch = ByteCounts::default();
         Some(match t {
-            CPU_TABLE => fill_cpu_host(&self.cpu, &decode_fields(program)),
-            MEMW_R_TABLE => fill_memw_r_host(&self.memw_r),
-            LT_TABLE => super::lt::fill_distinct(&self.lt),
-            SHIFT_TABLE => super::shift::fill_distinct(&self.shift),
-            LOAD_TABLE => load::build_trace(&self.loads, &mut scratch),
-            STORE_TABLE => store::build_trace(&self.stores, &mut scratch),
-            MEMW_A_TABLE => memw::build_trace_a(&self.mem_a, &mut scratch),
-            _ => return None,
+            TableId::Cpu => fill_cpu_host(&self.cpu, &decode_fields(program)),
+            TableId::MemwR => fill_memw_r_host(&self.memw_r),
+            TableId::Lt => super::lt::fill_distinct(&self.lt),
+            TableId::Shift => super::shift::fill_distinct(&self.shift),
+            TableId::Load => load::build_trace(&self.loads, &mut scratch),
+            TableId::Store => store::build_trace(&self.stores, &mut scratch),
+            TableId::MemwA => memw::build_trace_a(&self.mem_a, &mut scratch),
+            TableId::Decode
+            | TableId::Register
+            | TableId::Bitwise
+            | TableId::Eq
+            | TableId::Mul
+            | TableId::Dvrm
+            | TableId::Memw
+            | TableId::Page
+            | TableId::Page0
+            | TableId::Ecall
+            | TableId::Io => return None,
         })
     }
 }

@@ -160,6 +160,7 @@ pub mod page;
 pub mod register;
 pub mod shift;
 pub mod store;
+pub mod table;
 pub mod testing;
 
 pub use alu_ops::*;

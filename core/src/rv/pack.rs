@@ -32,14 +32,15 @@ use super::ecall;
 use super::io;
 use super::load;
 use super::machine::{
-    public_values, CallMark, CpuRecords, MemwRRecords, PackedTraces, RecordRefs, Rv64Machine,
-    TraceError, EQ_TABLE, FIRST_ALU_TABLE, LT_TABLE, MAX_OUTPUT, MEMW_R_TABLE, SHIFT_TABLE,
+    alu_table, public_values, CallMark, CpuRecords, MemwRRecords, PackedTraces, RecordRefs,
+    Rv64Machine, TraceError, MAX_OUTPUT,
 };
 use super::memw;
 use super::memw_r::{self, RegAccess, RegFile, RegRow};
 use super::page;
 use super::register;
 use super::store;
+use super::table::TableId;
 use super::{
     distinct_height, merge_distinct, AluOp, Distinct, EcallOp, IoWord, LoadOp, StoreOp, WordAccess,
     BYTE_AND, BYTE_OR, BYTE_XOR, IO_IN, IO_OUT, IO_ZERO, MEMOP_LOAD, MEMOP_STORE, REG_BRK,
@@ -239,19 +240,19 @@ fn tables(
 ) -> Tables {
     let parts = chunks.len().min(MAX_DISTINCT_PARTS);
     let records = Records {
-        machine,
         program,
         run,
         extra,
         chunks,
-        bounds: (0..machine.alu.len())
-            .map(|i| match distinct_rows(i) {
-                Some(_) => part_bounds(chunks, i, parts),
+        bounds: TableId::ALL
+            .iter()
+            .map(|&t| match distinct_rows(t) {
+                Some(_) => part_bounds(chunks, t, parts),
                 None => Vec::new(),
             })
             .collect(),
     };
-    let jobs = table_jobs(machine.alu.len(), parts);
+    let jobs = table_jobs(parts);
     let (built, counts): (Vec<Built>, Vec<ByteCounts>) = par
         .map(jobs.len(), |j| {
             let mut bytes = ByteCounts::default();
@@ -260,11 +261,10 @@ fn tables(
         .into_iter()
         .unzip();
     drop(records);
-    // Jobs are in table order: the last is the last table's.
-    let mut traces: Vec<Option<RowMajorMatrix>> = vec![None; jobs.last().map_or(0, |j| j.0 + 1)];
-    // Per ALU table, its distinct rows (LT, EQ, SHIFT): the parts in order.
-    let mut distinct: Vec<Vec<Distinct>> = vec![Vec::new(); machine.alu.len()];
-    let mut real_rows: Vec<Option<usize>> = vec![None; traces.len()];
+    let mut traces: Vec<Option<RowMajorMatrix>> = vec![None; TableId::COUNT];
+    // Per table, its distinct rows (LT, EQ, SHIFT): the parts in order.
+    let mut distinct: Vec<Vec<Distinct>> = vec![Vec::new(); TableId::COUNT];
+    let mut real_rows: Vec<Option<usize>> = vec![None; TableId::COUNT];
     for &(t, job) in &jobs {
         let rows = match job {
             Job::Decode => Some(program.code.len()),
@@ -276,27 +276,27 @@ fn tables(
             Job::Page => Some(run.mem.image.words.len().max(run.mem.image.zero.len())),
             _ => None,
         };
-        if let (Some(slot), Some(rows)) = (real_rows.get_mut(t), rows) {
-            *slot = Some(rows);
+        if rows.is_some() {
+            real_rows[t.index()] = rows;
         }
     }
     for (&(t, job), out) in jobs.iter().zip(built) {
         match (job, out) {
-            (_, Built::Trace(m)) => traces[t] = Some(m),
-            (Job::Distinct(i, _), Built::Rows(rows)) => distinct[i].extend(rows),
+            (_, Built::Trace(m)) => traces[t.index()] = Some(m),
+            (Job::Distinct(d, _), Built::Rows(rows)) => distinct[d.index()].extend(rows),
             _ => {}
         }
     }
     // Their padding rows' lookups, and the traces built here.
     let mut padding = ByteCounts::default();
-    for (i, rows) in distinct.iter().enumerate() {
-        if let Some((_, lookups, fill)) = distinct_rows(i) {
+    for (&t, rows) in TableId::ALL.iter().zip(&distinct) {
+        if let Some((_, lookups, fill)) = distinct_rows(t) {
             let h = distinct_height(rows.len());
             lookups(&[], h - rows.len(), &mut padding);
             if let Some(fill) = fill {
                 // Filled in place, slices of rows in parallel.
                 const ROWS: usize = 1 << 14;
-                let width = machine.alu[i].air().width();
+                let width = machine.air(t).width();
                 let mut values = par.zeroed_felts(h * width);
                 let mut slices: Vec<(&[Distinct], &mut [Felt])> = rows
                     .chunks(ROWS)
@@ -304,39 +304,29 @@ fn tables(
                     .collect();
                 par.map_mut(&mut slices, |_, (rows, out)| fill(rows, out));
                 drop(slices);
-                traces[FIRST_ALU_TABLE + i] = Some(RowMajorMatrix::new(values, width));
+                traces[t.index()] = Some(RowMajorMatrix::new(values, width));
             }
         }
     }
-    for (i, rows) in distinct.iter().enumerate() {
-        if distinct_rows(i).is_some() {
-            if let Some(slot) = real_rows.get_mut(FIRST_ALU_TABLE + i) {
-                *slot = Some(rows.len());
-            }
+    for (&t, rows) in TableId::ALL.iter().zip(&distinct) {
+        if distinct_rows(t).is_some() {
+            real_rows[t.index()] = Some(rows.len());
         }
     }
-    let mut rows_of = |t: usize| {
-        let i = t - FIRST_ALU_TABLE;
-        distinct.get_mut(i).map(core::mem::take).unwrap_or_default()
-    };
-    let (lt, shift) = (rows_of(LT_TABLE), rows_of(SHIFT_TABLE));
+    let mut rows_of = |t: TableId| core::mem::take(&mut distinct[t.index()]);
+    let (lt, shift) = (rows_of(TableId::Lt), rows_of(TableId::Shift));
     let lookups: Vec<&ByteCounts> = chunks
         .iter()
         .map(|c| &c.bytes)
         .chain(&counts)
         .chain([&padding])
         .collect();
-    traces[BITWISE_TABLE] = Some(ByteCounts::sum_trace(par, &lookups));
+    traces[TableId::Bitwise.index()] = Some(ByteCounts::sum_trace(par, &lookups));
     (traces, lt, shift, real_rows)
 }
 
 /// The most chunks the steps are split into.
 const MAX_CHUNKS: usize = 256;
-
-/// Indices of tables in [`Machine::tables`](crate::air::Machine::tables) order.
-const DECODE_TABLE: usize = 1;
-const REGISTER_TABLE: usize = 3;
-const BITWISE_TABLE: usize = 4;
 
 // ---------------------------------------------------------------------------------------
 // Stage 1: replay.
@@ -891,9 +881,10 @@ impl Cols<'_> {
 struct Chunk {
     /// Executions per code slot (DECODE's multiplicities).
     mult: Vec<u64>,
-    /// Per ALU table, its operations in step order (empty for LT and SHIFT)…
+    /// Per table ([`TableId::index`]), its ALU operations in step order (empty for LT, EQ
+    /// and SHIFT)…
     ops: Vec<Vec<AluOp>>,
-    /// …or, for LT and SHIFT, their distinct rows.
+    /// …or, for LT, EQ and SHIFT, their distinct rows.
     rows: Vec<Vec<Distinct>>,
     /// The first operation that no table accepts.
     no_table: Option<u32>,
@@ -906,20 +897,22 @@ const OP_CODES: usize = 32;
 /// Where ALU operations go.
 struct AluRoutes {
     /// The ALU table accepting each operation code (the first that does).
-    owner: [Option<usize>; OP_CODES],
-    tables: usize,
+    owner: [Option<TableId>; OP_CODES],
 }
 
 impl AluRoutes {
     fn new(machine: &Rv64Machine) -> AluRoutes {
         AluRoutes {
-            owner: core::array::from_fn(|op| machine.alu.iter().position(|t| t.accepts(op as u32))),
-            tables: machine.alu.len(),
+            owner: core::array::from_fn(|op| {
+                TableId::ALU
+                    .into_iter()
+                    .find(|&t| machine.accepts(t, op as u32))
+            }),
         }
     }
 }
 
-/// How ALU table `i` keeps distinct rows (LT, EQ, SHIFT): their rows from operations,
+/// How table `t` keeps distinct rows (LT, EQ, SHIFT): their rows from operations,
 /// their trace's lookups, and for a table built here (EQ; LT's and SHIFT's rows are records
 /// for fills elsewhere) how to fill its rows into a zeroed row-major slice.
 type DistinctRows = (
@@ -928,12 +921,26 @@ type DistinctRows = (
     Option<fn(&[Distinct], &mut [Felt])>,
 );
 
-fn distinct_rows(i: usize) -> Option<DistinctRows> {
-    match FIRST_ALU_TABLE + i {
-        LT_TABLE => Some((super::lt::distinct, super::lt::lookups, None)),
-        EQ_TABLE => Some((super::eq::distinct, no_lookups, Some(super::eq::fill_rows))),
-        SHIFT_TABLE => Some((super::shift::distinct, super::shift::lookups, None)),
-        _ => None,
+fn distinct_rows(t: TableId) -> Option<DistinctRows> {
+    match t {
+        TableId::Lt => Some((super::lt::distinct, super::lt::lookups, None)),
+        TableId::Eq => Some((super::eq::distinct, no_lookups, Some(super::eq::fill_rows))),
+        TableId::Shift => Some((super::shift::distinct, super::shift::lookups, None)),
+        TableId::Cpu
+        | TableId::Decode
+        | TableId::MemwR
+        | TableId::Register
+        | TableId::Bitwise
+        | TableId::Mul
+        | TableId::Dvrm
+        | TableId::Load
+        | TableId::Store
+        | TableId::MemwA
+        | TableId::Memw
+        | TableId::Page
+        | TableId::Page0
+        | TableId::Ecall
+        | TableId::Io => None,
     }
 }
 
@@ -943,7 +950,7 @@ fn no_lookups(_: &[Distinct], _: usize, _: &mut ByteCounts) {}
 impl Chunk {
     fn push_alu(&mut self, routes: &AluRoutes, o: AluOp) {
         match routes.owner.get(o.op as usize).copied().flatten() {
-            Some(t) => self.ops[t].push(o),
+            Some(t) => self.ops[t.index()].push(o),
             None => {
                 self.no_table.get_or_insert(o.op);
             }
@@ -981,8 +988,8 @@ fn step_chunk<S: Copy + Into<Step>>(
     let steps = &steps[start..start + cols.rs1.len()];
     let mut out = Chunk {
         mult: vec![0; slots.fields.len()],
-        ops: vec![Vec::new(); routes.tables],
-        rows: vec![Vec::new(); routes.tables],
+        ops: vec![Vec::new(); TableId::COUNT],
+        rows: vec![Vec::new(); TableId::COUNT],
         no_table: None,
         bytes: ByteCounts::default(),
     };
@@ -1039,9 +1046,9 @@ fn step_chunk<S: Copy + Into<Step>>(
             out.push_alu(routes, o);
         }
     }
-    for i in 0..routes.tables {
-        if let Some((distinct, ..)) = distinct_rows(i) {
-            out.rows[i] = distinct(&core::mem::take(&mut out.ops[i]));
+    for t in TableId::ALU {
+        if let Some((distinct, ..)) = distinct_rows(t) {
+            out.rows[t.index()] = distinct(&core::mem::take(&mut out.ops[t.index()]));
         }
     }
     out
@@ -1096,11 +1103,11 @@ enum Job {
     /// chunks').
     MemwR,
     Register,
-    /// ALU table `i` (EQ, MUL, DVRM).
-    Alu(usize),
-    /// Part `p` of ALU table `i`'s distinct rows (LT, SHIFT): those with keys in the `p`-th
-    /// range of its [`part_bounds`], and their lookups.
-    Distinct(usize, usize),
+    /// An ALU table built from its operations (MUL, DVRM).
+    Alu(TableId),
+    /// Part `p` of an ALU table's distinct rows (LT, EQ, SHIFT): those with keys in the
+    /// `p`-th range of its [`part_bounds`], and their lookups.
+    Distinct(TableId, usize),
     Load,
     Store,
     MemwA,
@@ -1111,34 +1118,35 @@ enum Job {
     Io,
 }
 
-/// Every job with its table's index in [`Machine::tables`](crate::air::Machine::tables)
-/// order, in that order, with `alu` ALU tables and `parts` parts of LT and SHIFT. CPU and
-/// BITWISE have none (the chunks make the CPU's records and lookups; BITWISE comes last).
-fn table_jobs(alu: usize, parts: usize) -> Vec<(usize, Job)> {
-    let mut jobs = vec![
-        (DECODE_TABLE, Job::Decode),
-        (MEMW_R_TABLE, Job::MemwR),
-        (REGISTER_TABLE, Job::Register),
-    ];
-    for i in 0..alu {
-        let t = FIRST_ALU_TABLE + i;
-        match distinct_rows(i) {
-            Some(_) => jobs.extend((0..parts).map(|p| (t, Job::Distinct(i, p)))),
-            None => jobs.push((t, Job::Alu(i))),
-        }
+/// Every job with its table, in proof order, with `parts` parts of each table of distinct
+/// rows. CPU and BITWISE have none (the chunks make the CPU's records and lookups; BITWISE
+/// comes last).
+fn table_jobs(parts: usize) -> Vec<(TableId, Job)> {
+    let mut jobs = Vec::new();
+    for t in TableId::ALL {
+        let job = match t {
+            TableId::Cpu | TableId::Bitwise => continue,
+            TableId::Decode => Job::Decode,
+            TableId::MemwR => Job::MemwR,
+            TableId::Register => Job::Register,
+            TableId::Lt | TableId::Eq | TableId::Shift | TableId::Mul | TableId::Dvrm => {
+                if distinct_rows(t).is_some() {
+                    jobs.extend((0..parts).map(|p| (t, Job::Distinct(t, p))));
+                    continue;
+                }
+                Job::Alu(t)
+            }
+            TableId::Load => Job::Load,
+            TableId::Store => Job::Store,
+            TableId::MemwA => Job::MemwA,
+            TableId::Memw => Job::Memw,
+            TableId::Page => Job::Page,
+            TableId::Page0 => Job::Page0,
+            TableId::Ecall => Job::Ecall,
+            TableId::Io => Job::Io,
+        };
+        jobs.push((t, job));
     }
-    let mem = [
-        Job::Load,
-        Job::Store,
-        Job::MemwA,
-        Job::Memw,
-        Job::Page,
-        Job::Page0,
-        Job::Ecall,
-        Job::Io,
-    ];
-    let first = FIRST_ALU_TABLE + alu;
-    jobs.extend(mem.into_iter().enumerate().map(|(k, job)| (first + k, job)));
     jobs
 }
 
@@ -1150,10 +1158,11 @@ fn key(d: &Distinct) -> (u32, u64, u64) {
     (d.op, d.a, d.b)
 }
 
-/// Keys splitting ALU table `i`'s distinct rows of all chunks into `parts` ranges of
+/// Keys splitting table `t`'s distinct rows of all chunks into `parts` ranges of
 /// similar sizes: the first range ends before the first key, the last starts at the last
 /// (chosen from a sample; any keys give the same rows, merged part by part).
-fn part_bounds(chunks: &[Chunk], i: usize, parts: usize) -> Vec<(u32, u64, u64)> {
+fn part_bounds(chunks: &[Chunk], t: TableId, parts: usize) -> Vec<(u32, u64, u64)> {
+    let i = t.index();
     let total: usize = chunks.iter().map(|c| c.rows[i].len()).sum();
     let every = (total / (16 * parts)).max(1);
     let mut sample: Vec<(u32, u64, u64)> = chunks
@@ -1176,13 +1185,13 @@ enum Built {
 
 /// What the table jobs read.
 struct Records<'a> {
-    machine: &'a Rv64Machine,
     program: &'a ProgramImage,
     run: &'a Run<'a>,
     /// The system calls' register accesses (MEMW_R's rows after the CPU's).
     extra: &'a [RegRow],
     chunks: &'a [Chunk],
-    /// Per ALU table, the [`part_bounds`] of its distinct rows (LT and SHIFT).
+    /// Per table ([`TableId::index`]), the [`part_bounds`] of its distinct rows (LT, EQ,
+    /// SHIFT).
     bounds: Vec<Vec<(u32, u64, u64)>>,
 }
 
@@ -1213,11 +1222,20 @@ fn build_table(job: Job, r: &Records<'_>, bytes: &mut ByteCounts) -> Built {
             run.input.len() as u32,
             bytes,
         )),
-        Job::Alu(i) => {
-            let ops: Vec<AluOp> = r.chunks.iter().flat_map(|c| &c.ops[i]).copied().collect();
-            Built::Trace(r.machine.alu[i].build(&ops, bytes))
+        Job::Alu(t) => {
+            let ops: Vec<AluOp> = r
+                .chunks
+                .iter()
+                .flat_map(|c| &c.ops[t.index()])
+                .copied()
+                .collect();
+            match alu_table(t) {
+                Some(alu) => Built::Trace((alu.build)(&ops, bytes)),
+                None => Built::Nothing,
+            }
         }
-        Job::Distinct(i, p) => {
+        Job::Distinct(t, p) => {
+            let i = t.index();
             // Keys from bounds[p - 1] (inclusive) to bounds[p] (exclusive); parts past the
             // last bound are empty.
             let bounds = &r.bounds[i];
@@ -1236,7 +1254,7 @@ fn build_table(job: Job, r: &Records<'_>, bytes: &mut ByteCounts) -> Built {
                 })
                 .collect();
             let rows = merge_distinct(&parts);
-            if let Some((_, lookups, _)) = distinct_rows(i) {
+            if let Some((_, lookups, _)) = distinct_rows(t) {
                 lookups(&rows, rows.len(), bytes);
             }
             Built::Rows(rows)

@@ -11,8 +11,7 @@ use cudarc::driver::CudaStream;
 use kestrel_core::matrix::RowMajorMatrix;
 use kestrel_core::rv::decode::ProgramImage;
 use kestrel_core::rv::machine::{
-    decode_fields, CpuRecords, MemwRRecords, RecordRefs, CPU_TABLE, DECODE_WORDS, LOAD_TABLE,
-    LT_TABLE, MEMW_A_TABLE, MEMW_R_TABLE, SHIFT_TABLE, STORE_TABLE,
+    decode_fields, CpuRecords, MemwRRecords, RecordRefs, TableId, DECODE_WORDS,
 };
 use kestrel_core::rv::{cpu, load, lt, memw, memw_r, shift, store};
 
@@ -270,17 +269,27 @@ impl CudaBackend {
 
 /// `(width, height)` of record table `t`'s trace as its fill builds it (`None` for the
 /// other tables).
-fn record_dims(p: &RecordRefs<'_>, t: usize) -> Option<(usize, usize)> {
+fn record_dims(p: &RecordRefs<'_>, t: TableId) -> Option<(usize, usize)> {
     let records = |n: usize| n.next_power_of_two().max(8);
     Some(match t {
-        CPU_TABLE => (cpu::WIDTH, p.cpu.height),
-        MEMW_R_TABLE => (memw_r::WIDTH, p.memw_r.height),
-        LT_TABLE => (lt::WIDTH, records(p.lt.len())),
-        SHIFT_TABLE => (shift::WIDTH, records(p.shift.len())),
-        LOAD_TABLE => (load::WIDTH, records(p.loads.len())),
-        STORE_TABLE => (store::WIDTH, records(p.stores.len())),
-        MEMW_A_TABLE => (memw::MEMW_A.num_columns(), records(p.mem_a.len())),
-        _ => return None,
+        TableId::Cpu => (cpu::WIDTH, p.cpu.height),
+        TableId::MemwR => (memw_r::WIDTH, p.memw_r.height),
+        TableId::Lt => (lt::WIDTH, records(p.lt.len())),
+        TableId::Shift => (shift::WIDTH, records(p.shift.len())),
+        TableId::Load => (load::WIDTH, records(p.loads.len())),
+        TableId::Store => (store::WIDTH, records(p.stores.len())),
+        TableId::MemwA => (memw::MEMW_A.num_columns(), records(p.mem_a.len())),
+        TableId::Decode
+        | TableId::Register
+        | TableId::Bitwise
+        | TableId::Eq
+        | TableId::Mul
+        | TableId::Dvrm
+        | TableId::Memw
+        | TableId::Page
+        | TableId::Page0
+        | TableId::Ecall
+        | TableId::Io => return None,
     })
 }
 
@@ -296,8 +305,8 @@ impl RvFills for CudaBackend {
         &self,
         image: &ProgramImage,
         r: &RecordRefs<'_>,
-        tables: &[usize],
-    ) -> Result<Vec<(usize, CudaTrace)>, ProverError> {
+        tables: &[TableId],
+    ) -> Result<Vec<(TableId, CudaTrace)>, ProverError> {
         let dev = self.device();
         let plan: Vec<TablePlan> = tables
             .iter()
@@ -309,14 +318,26 @@ impl RvFills for CudaBackend {
         let mut out = Vec::with_capacity(tables.len());
         for (&t, s) in tables.iter().zip(&streams) {
             let trace = match t {
-                CPU_TABLE => enqueue_cpu(dev, s, r.cpu, &decode_fields(image))?,
-                MEMW_R_TABLE => enqueue_memw_r(dev, s, r.memw_r)?,
-                LT_TABLE => enqueue_lt(dev, s, r.lt)?,
-                SHIFT_TABLE => enqueue_shift(dev, s, r.shift)?,
-                LOAD_TABLE => enqueue_load(dev, s, r.loads)?,
-                STORE_TABLE => enqueue_store(dev, s, r.stores)?,
-                MEMW_A_TABLE => enqueue_memw_a(dev, s, r.mem_a)?,
-                _ => return Err(ProverError::Internal("no fill kernel for a record table")),
+                TableId::Cpu => enqueue_cpu(dev, s, r.cpu, &decode_fields(image))?,
+                TableId::MemwR => enqueue_memw_r(dev, s, r.memw_r)?,
+                TableId::Lt => enqueue_lt(dev, s, r.lt)?,
+                TableId::Shift => enqueue_shift(dev, s, r.shift)?,
+                TableId::Load => enqueue_load(dev, s, r.loads)?,
+                TableId::Store => enqueue_store(dev, s, r.stores)?,
+                TableId::MemwA => enqueue_memw_a(dev, s, r.mem_a)?,
+                TableId::Decode
+                | TableId::Register
+                | TableId::Bitwise
+                | TableId::Eq
+                | TableId::Mul
+                | TableId::Dvrm
+                | TableId::Memw
+                | TableId::Page
+                | TableId::Page0
+                | TableId::Ecall
+                | TableId::Io => {
+                    return Err(ProverError::Internal("no fill kernel for a record table"))
+                }
             };
             out.push((t, trace));
         }
