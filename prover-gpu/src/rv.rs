@@ -6,9 +6,9 @@ use kestrel_core::matrix::RowMajorMatrix;
 use kestrel_core::rv::cpu::Step;
 use kestrel_core::rv::decode::ProgramImage;
 use kestrel_core::rv::machine::{
-    build_traces, pack_traces_overlapped, pack_traces_with, PackedTraces, RecordRefs, Rv64Machine,
-    TableId, TraceError, EARLY_TABLES,
+    PackedTraces, RecordRefs, Rv64Machine, TableId, TraceError, EARLY_TABLES,
 };
+use kestrel_core::rv::pack::{build_traces, pack_traces_overlapped, pack_traces_with};
 
 use crate::backend::{DeviceTraces, MainTrace};
 use crate::cpu::CpuBackend;

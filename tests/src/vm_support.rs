@@ -182,12 +182,58 @@ pub fn prove_guest(name: &str, input: &[u8]) {
     assert!(report.is_ok(), "{name}: {report}");
     let pk = setup(&CpuBackend, &machine, StarkParams::BLOWUP_2).unwrap();
     let (proof, _) = prove(&CpuBackend, &pk, &machine, &tr, &public).unwrap();
-    kestrel_verifier::verify(&verifier_machine(), &pk.vk, &public, &proof.to_bytes())
+    let bytes = proof.to_bytes();
+    kestrel_verifier::verify(&verifier_machine(), &pk.vk, &public, &bytes)
         .unwrap_or_else(|e| panic!("{name}: {e}"));
+    check_proof_digest(name, input, &bytes);
     eprintln!(
         "{name}: {} cycles, {} output bytes proved",
         exit.cycles,
         run.outcome.stdout.len()
+    );
+}
+
+/// The folder of the proof digests [`check_proof_digest`] compares against.
+pub fn proof_digest_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/proofs")
+}
+
+/// Proofs do not change by accident: the SHA3-256 of the proof of `name` on `input` (CPU
+/// backend, blowup 2, as [`prove_guest`] makes it) must equal the one recorded in
+/// `tests/fixtures/proofs/` (one file per guest and input). A refactor keeps every proof
+/// byte for byte; a change that alters proofs on purpose records the new digests with
+/// `KESTREL_BLESS_PROOFS=1 cargo test --release -p kestrel-tests --test rv_prove --test
+/// vm_rust_guests` and says why in its commit.
+///
+/// # Panics
+/// If the digest differs or is not recorded (and blessing is off).
+pub fn check_proof_digest(name: &str, input: &[u8], proof: &[u8]) {
+    use sha3::{Digest as _, Sha3_256};
+    let hex = |b: &[u8]| b.iter().map(|x| format!("{x:02x}")).collect::<String>();
+    let key = format!(
+        "{}-{}.sha3",
+        name.replace('/', "_"),
+        hex(&Sha3_256::digest(input)[..4])
+    );
+    let digest = hex(&Sha3_256::digest(proof));
+    let path = proof_digest_dir().join(&key);
+    if std::env::var_os("KESTREL_BLESS_PROOFS").is_some() {
+        std::fs::create_dir_all(proof_digest_dir()).expect("create the digest folder");
+        std::fs::write(&path, format!("{digest}\n")).expect("write the digest");
+        return;
+    }
+    let recorded = std::fs::read_to_string(&path).unwrap_or_else(|_| {
+        panic!(
+            "{name}: no recorded proof digest at {} (record it with KESTREL_BLESS_PROOFS=1)",
+            path.display()
+        )
+    });
+    assert_eq!(
+        recorded.trim(),
+        digest,
+        "{name}: the proof's bytes changed ({} bytes); if on purpose, record them with \
+         KESTREL_BLESS_PROOFS=1",
+        proof.len()
     );
 }
 

@@ -9,7 +9,8 @@
 
 use kestrel_core::rv::cpu::Step;
 use kestrel_core::rv::decode::ProgramImage;
-use kestrel_core::rv::machine::{build_traces, pack_traces, TableId, RECORD_TABLES};
+use kestrel_core::rv::machine::{TableId, RECORD_TABLES};
+use kestrel_core::rv::pack::{build_traces, pack_traces};
 use kestrel_prover_gpu::rv::{machine_for, program_image, steps};
 use kestrel_tests::vm_support::asm::{self, addi, auipc, b, i, jal, jalr, lui, r};
 use kestrel_tests::vm_support::{input_of, run_recorded, PROVABLE_PROGRAMS};
@@ -178,7 +179,7 @@ mod gpu {
     use super::*;
     use kestrel_core::params::StarkParams;
     use kestrel_core::rv::machine::decode_fields;
-    use kestrel_prover_gpu::backend::MainTrace;
+    use kestrel_prover_gpu::backend::{DeviceTraces, MainTrace};
     use kestrel_prover_gpu::cli_prove::{decode_statement, prove_with, ProveArgs};
     use kestrel_prover_gpu::cpu::CpuBackend;
     use kestrel_prover_gpu::cuda::CudaBackend;
@@ -199,7 +200,7 @@ mod gpu {
         let (tr, _) = build_traces(&machine, image, steps, input_of(name)).unwrap();
         let packed = pack_traces(&machine, image, steps, input_of(name)).unwrap();
         let cpu = g.fill_cpu(&packed.cpu, &decode_fields(image)).unwrap();
-        let host = g.trace_to_host(&cpu).unwrap();
+        let host = g.download_trace(&cpu).unwrap();
         let cpu = &tr[TableId::Cpu.index()];
         assert!(
             host == *cpu,
@@ -207,7 +208,7 @@ mod gpu {
             first_diff(&host, cpu)
         );
         let memw = g.fill_memw_r(&packed.memw_r).unwrap();
-        let host = g.trace_to_host(&memw).unwrap();
+        let host = g.download_trace(&memw).unwrap();
         let memw = &tr[TableId::MemwR.index()];
         assert!(
             host == *memw,

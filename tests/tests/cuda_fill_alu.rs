@@ -416,6 +416,7 @@ fn lookups_accumulate_and_pad() {
 #[cfg(feature = "cuda")]
 mod gpu {
     use super::*;
+    use kestrel_prover_gpu::backend::DeviceTraces;
     use kestrel_prover_gpu::cuda::CudaBackend;
 
     fn gpu() -> CudaBackend {
@@ -428,7 +429,7 @@ mod gpu {
         let t = g.fill_lt(rows).unwrap();
         assert_eq!(t.width(), lt::WIDTH);
         assert_eq!(t.height(), distinct_height(rows.len()));
-        let dev = g.trace_to_host(&t).unwrap();
+        let dev = g.download_trace(&t).unwrap();
         let host = lt::fill_distinct(rows);
         assert!(
             dev == host,
@@ -441,7 +442,7 @@ mod gpu {
         let t = g.fill_shift(rows).unwrap();
         assert_eq!(t.width(), shift::WIDTH);
         assert_eq!(t.height(), distinct_height(rows.len()));
-        let dev = g.trace_to_host(&t).unwrap();
+        let dev = g.download_trace(&t).unwrap();
         let host = shift::fill_distinct(rows);
         assert!(
             dev == host,

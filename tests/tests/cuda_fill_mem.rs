@@ -16,7 +16,7 @@
 use kestrel_core::field::{Felt, P};
 use kestrel_core::matrix::RowMajorMatrix;
 use kestrel_core::rv::bitwise::ByteCounts;
-use kestrel_core::rv::machine::pack_traces;
+use kestrel_core::rv::pack::pack_traces;
 use kestrel_core::rv::{load, memw, store, LoadOp, StoreOp, WordAccess};
 use kestrel_prover_gpu::rv::{machine_for, program_image, steps};
 use kestrel_tests::vm_support::{input_of, run_recorded, PROVABLE_PROGRAMS};
@@ -420,6 +420,7 @@ fn empty_lists_give_height_8_zero_traces() {
 #[cfg(feature = "cuda")]
 mod gpu {
     use super::*;
+    use kestrel_prover_gpu::backend::DeviceTraces;
     use kestrel_prover_gpu::cuda::CudaBackend;
 
     fn gpu() -> CudaBackend {
@@ -443,19 +444,19 @@ mod gpu {
         assert_eq!(t.width(), load::WIDTH);
         let host = load::build_trace(&r.loads, &mut b);
         assert_eq!(t.height(), host.height(), "{name}: LOAD height");
-        same(name, "LOAD", &g.trace_to_host(&t).unwrap(), &host);
+        same(name, "LOAD", &g.download_trace(&t).unwrap(), &host);
 
         let t = g.fill_store(&r.stores).unwrap();
         assert_eq!(t.width(), store::WIDTH);
         let host = store::build_trace(&r.stores, &mut b);
         assert_eq!(t.height(), host.height(), "{name}: STORE height");
-        same(name, "STORE", &g.trace_to_host(&t).unwrap(), &host);
+        same(name, "STORE", &g.download_trace(&t).unwrap(), &host);
 
         let t = g.fill_memw_a(&r.mem_a).unwrap();
         assert_eq!(t.width(), memw::MEMW_A.num_columns());
         let host = memw::build_trace_a(&r.mem_a, &mut b);
         assert_eq!(t.height(), host.height(), "{name}: MEMW_A height");
-        same(name, "MEMW_A", &g.trace_to_host(&t).unwrap(), &host);
+        same(name, "MEMW_A", &g.download_trace(&t).unwrap(), &host);
     }
 
     #[test]
@@ -501,13 +502,13 @@ mod gpu {
             |t: &RowMajorMatrix| t.height() == 8 && t.values.iter().all(|&v| v == Felt::ZERO);
         let t = g.fill_load(&[]).unwrap();
         assert_eq!((t.width(), t.height()), (load::WIDTH, 8));
-        assert!(zero(&g.trace_to_host(&t).unwrap()));
+        assert!(zero(&g.download_trace(&t).unwrap()));
         let t = g.fill_store(&[]).unwrap();
         assert_eq!((t.width(), t.height()), (store::WIDTH, 8));
-        assert!(zero(&g.trace_to_host(&t).unwrap()));
+        assert!(zero(&g.download_trace(&t).unwrap()));
         let t = g.fill_memw_a(&[]).unwrap();
         assert_eq!((t.width(), t.height()), (memw::MEMW_A.num_columns(), 8));
-        assert!(zero(&g.trace_to_host(&t).unwrap()));
+        assert!(zero(&g.download_trace(&t).unwrap()));
         let s = g.stats();
         for table in ["LOAD", "STORE", "MEMW_A"] {
             assert_eq!(s.fill(table), 1, "{table}");
@@ -568,7 +569,7 @@ mod gpu {
         same(
             "after faults",
             "LOAD",
-            &g.trace_to_host(&t).unwrap(),
+            &g.download_trace(&t).unwrap(),
             &load::build_trace(&r.loads, &mut b),
         );
     }

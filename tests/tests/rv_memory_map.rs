@@ -5,8 +5,9 @@
 
 use kestrel_core::air::debug::DebugReport;
 use kestrel_core::field::Felt;
-use kestrel_core::rv::machine::{build_traces, TableId, TraceError};
+use kestrel_core::rv::machine::{TableId, TraceError};
 use kestrel_core::rv::memw::MEMW_A;
+use kestrel_core::rv::pack::build_traces;
 use kestrel_core::rv::BUS_MEM;
 use kestrel_prover_gpu::rv::{debug_check, machine_for, program_image, steps};
 use kestrel_prover_gpu::vm::record::{Record, VecRecorder};

@@ -9,10 +9,8 @@ use kestrel_core::air::Machine;
 use kestrel_core::par::ParMap;
 use kestrel_core::rv::cpu::Step;
 use kestrel_core::rv::decode::{class, decode_for_air, ProgramImage};
-use kestrel_core::rv::machine::{
-    pack_traces, pack_traces_overlapped, pack_traces_with, PackedTraces, Rv64Machine, TableId,
-    TraceError,
-};
+use kestrel_core::rv::machine::{PackedTraces, Rv64Machine, TableId, TraceError};
+use kestrel_core::rv::pack::{pack_traces, pack_traces_overlapped, pack_traces_with};
 use kestrel_prover_gpu::par::Rayon;
 use kestrel_prover_gpu::rv::{machine_for, program_image, steps};
 use kestrel_tests::vm_support::{input_of, run_recorded, PROVABLE_PROGRAMS};

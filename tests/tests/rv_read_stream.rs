@@ -18,8 +18,9 @@ use kestrel_core::params::StarkParams;
 use kestrel_core::rv::bitwise::ByteCounts;
 use kestrel_core::rv::cpu::Step;
 use kestrel_core::rv::decode::ProgramImage;
-use kestrel_core::rv::machine::{build_traces, public_values, Rv64Machine, TableId};
+use kestrel_core::rv::machine::{public_values, Rv64Machine, TableId};
 use kestrel_core::rv::memw_r::RegFile;
+use kestrel_core::rv::pack::build_traces;
 use kestrel_core::rv::register::RegisterAir;
 use kestrel_core::rv::{
     ecall, memw_r, register, BUS_ALU, BUS_BYTE, BUS_REG, BYTE_RANGE, NUM_REGS, REG_INPUT,

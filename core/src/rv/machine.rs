@@ -5,7 +5,7 @@ use alloc::vec;
 use alloc::vec::Vec;
 
 use super::bitwise::{BitwiseAir, ByteCounts};
-use super::cpu::{self, CpuAir, Step};
+use super::cpu::{self, CpuAir};
 use super::decode::{class, decode_for_air, DecodeAir, Decoded, ProgramImage};
 use super::dvrm::DvrmAir;
 use super::ecall::EcallAir;
@@ -25,7 +25,6 @@ use crate::air::{Direction, Machine, PublicInteraction, TableAir};
 use crate::field::Felt;
 use crate::matrix::RowMajorMatrix;
 
-pub use super::pack::{pack_traces, pack_traces_overlapped, pack_traces_with};
 pub use super::table::TableId;
 
 /// An ALU table's operation codes and trace builder.
@@ -263,22 +262,6 @@ impl core::fmt::Display for TraceError {
             }
         }
     }
-}
-
-/// Every table's trace (in [`Machine::tables`] order) and the public values: the packed
-/// records of [`pack_traces`] with the [`RECORD_TABLES`] filled on the host (the same fills
-/// the device kernels make). `steps` are [`Step`]s or anything that converts to one (the
-/// executor's records), read once each.
-///
-/// # Errors
-/// [`TraceError`] when the execution cannot be proven.
-pub fn build_traces<S: Copy + Into<Step> + Sync>(
-    machine: &Rv64Machine,
-    program: &ProgramImage,
-    steps: &[S],
-    input: &[u8],
-) -> Result<(Vec<RowMajorMatrix>, Vec<Felt>), TraceError> {
-    pack_traces(machine, program, steps, input)?.into_host_traces(program)
 }
 
 /// A system call as the CPU row sees it: its cycle, the output position before it, the
@@ -566,7 +549,7 @@ impl PackedTraces {
     ///
     /// # Errors
     /// [`TraceError::Empty`] if a table has neither a trace nor records (never after
-    /// [`pack_traces`]).
+    /// [`pack_traces`](super::pack::pack_traces)).
     pub fn into_host_traces(
         mut self,
         program: &ProgramImage,
@@ -604,5 +587,22 @@ impl PackedTraces {
             | TableId::Ecall
             | TableId::Io => return None,
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{Rv64Machine, TableId};
+    use crate::air::Machine;
+    use alloc::vec::Vec;
+
+    #[test]
+    fn the_machine_lists_the_tables_in_proof_order() {
+        let machine = Rv64Machine::verifier();
+        let names: Vec<&str> = machine.tables().iter().map(|t| t.name()).collect();
+        assert_eq!(names, TableId::ALL.map(TableId::name));
+        for t in TableId::ALL {
+            assert_eq!(machine.air(t).name(), t.name());
+        }
     }
 }

@@ -1293,3 +1293,19 @@ fn build_table(job: Job, r: &Records<'_>, bytes: &mut ByteCounts) -> Built {
         Job::Io => Built::Trace(io::build_trace(&run.io, bytes)),
     }
 }
+
+/// Every table's trace (in [`Machine::tables`](crate::air::Machine::tables) order) and the public values: the packed
+/// records of [`pack_traces`] with the [`RECORD_TABLES`](super::machine::RECORD_TABLES) filled on the host (the same fills
+/// the device kernels make). `steps` are [`Step`]s or anything that converts to one (the
+/// executor's records), read once each.
+///
+/// # Errors
+/// [`TraceError`] when the execution cannot be proven.
+pub fn build_traces<S: Copy + Into<Step> + Sync>(
+    machine: &Rv64Machine,
+    program: &ProgramImage,
+    steps: &[S],
+    input: &[u8],
+) -> Result<(Vec<RowMajorMatrix>, Vec<Felt>), TraceError> {
+    pack_traces(machine, program, steps, input)?.into_host_traces(program)
+}

@@ -119,19 +119,6 @@ impl core::fmt::Display for TableId {
 #[cfg(test)]
 mod tests {
     use super::TableId;
-    use crate::air::Machine;
-    use crate::rv::machine::Rv64Machine;
-    use alloc::vec::Vec;
-
-    #[test]
-    fn the_machine_lists_the_tables_in_proof_order() {
-        let machine = Rv64Machine::verifier();
-        let names: Vec<&str> = machine.tables().iter().map(|t| t.name()).collect();
-        assert_eq!(names, TableId::ALL.map(TableId::name));
-        for t in TableId::ALL {
-            assert_eq!(machine.air(t).name(), t.name());
-        }
-    }
 
     #[test]
     fn indices_and_names_round_trip() {

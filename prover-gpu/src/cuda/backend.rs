@@ -12,10 +12,9 @@ use kestrel_core::merkle::Digest;
 use kestrel_core::proof::Opening;
 
 use super::buffer::DeviceBuffer;
-use super::committed::{CudaCommitted, CudaFriLayer, Source};
+use super::committed::{CudaCommitted, CudaFriLayer, CudaTrace, Source};
 use super::device::CudaDevice;
 use super::error::CudaError;
-use super::fill::CudaTrace;
 use super::fri::DeviceWords;
 use super::logup::felts;
 use super::merkle::{self, Leaves};
@@ -749,7 +748,24 @@ impl DeviceTraces for CudaBackend {
         )
     }
 
+    /// Transposed to rows on the device, then downloaded (counted as "device trace
+    /// download").
     fn download_trace(&self, t: &CudaTrace) -> Result<RowMajorMatrix, ProverError> {
-        self.trace_to_host(t)
+        let s = self.dev.stream();
+        let rows = self
+            .dev
+            .alloc::<u64>(&s, t.cols.len(), "device trace download")?;
+        cols_to_rows(
+            &self.dev,
+            &s,
+            rows.ptr(&s),
+            t.cols.ptr(&s),
+            t.height() as u64,
+            t.width,
+        )?;
+        let words = self
+            .dev
+            .download(&s, &rows, 0, t.cols.len(), "device trace download")?;
+        Ok(RowMajorMatrix::new(felts(&words)?, t.width))
     }
 }

@@ -1,5 +1,6 @@
-//! What the CUDA backend commits: a matrix's LDE, tree and source on the device, and a FRI
-//! layer. The stages (DEEP, quotient, FRI) read these; the backend makes them.
+//! What the CUDA backend holds: a main trace a fill built on the device, a committed
+//! matrix's LDE, tree and source, and a FRI layer. The stages (fills, DEEP, quotient, FRI)
+//! make and read these; the backend commits them.
 
 use std::sync::Arc;
 
@@ -56,4 +57,21 @@ pub struct CudaFriLayer {
     pub(crate) len: usize,
     pub(crate) host: Option<Vec<Ext3>>,
     pub(crate) tree: DeviceTree,
+}
+
+/// A main trace in device memory: `width` columns of `2^log_height` rows, column-major,
+/// natural row order. Committing it consumes it (it becomes the commitment's source).
+pub struct CudaTrace {
+    pub(crate) cols: DeviceBuffer<u64>,
+    pub(crate) width: usize,
+    pub(crate) log_height: u32,
+}
+
+impl CudaTrace {
+    pub fn width(&self) -> usize {
+        self.width
+    }
+    pub fn height(&self) -> usize {
+        1 << self.log_height
+    }
 }

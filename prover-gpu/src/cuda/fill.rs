@@ -8,7 +8,6 @@
 use std::sync::Arc;
 
 use cudarc::driver::CudaStream;
-use kestrel_core::matrix::RowMajorMatrix;
 use kestrel_core::rv::decode::ProgramImage;
 use kestrel_core::rv::machine::{
     decode_fields, CpuRecords, MemwRRecords, RecordRefs, TableId, DECODE_WORDS,
@@ -16,38 +15,18 @@ use kestrel_core::rv::machine::{
 use kestrel_core::rv::{cpu, load, lt, memw, memw_r, shift, store};
 
 use super::backend::CudaBackend;
-use super::buffer::DeviceBuffer;
+use super::committed::CudaTrace;
 use super::device::{grid_for, launch, CudaDevice};
 use super::error::CudaError;
 use super::fill_alu::{enqueue_lt, enqueue_shift};
 use super::fill_mem::{enqueue_load, enqueue_memw_a, enqueue_store};
-use super::logup::felts;
-use super::ntt::cols_to_rows;
+use super::stats::PACKED;
 use crate::backend::TablePlan;
 use crate::prover::ProverError;
 use crate::rv::RvFills;
 
-/// Category of the packed per-table records uploaded for device fills.
-pub const PACKED: &str = "packed op records";
 /// Category of the DECODE field table the CPU fill reads.
 pub const DECODE_TABLE: &str = "fill decode table";
-
-/// A main trace in device memory: `width` columns of `2^log_height` rows, column-major,
-/// natural row order. Committing it consumes it (it becomes the commitment's source).
-pub struct CudaTrace {
-    pub(crate) cols: DeviceBuffer<u64>,
-    pub(crate) width: usize,
-    pub(crate) log_height: u32,
-}
-
-impl CudaTrace {
-    pub fn width(&self) -> usize {
-        self.width
-    }
-    pub fn height(&self) -> usize {
-        1 << self.log_height
-    }
-}
 
 fn limit(op: &'static str, detail: String) -> CudaError {
     CudaError::Limit { op, detail }
@@ -244,26 +223,6 @@ impl CudaBackend {
         let t = enqueue_memw_r(dev, &s, rec)?;
         dev.sync(&s, "fill MEMW_R")?;
         Ok(t)
-    }
-
-    /// A device trace's values on the host, counted as "device trace download".
-    ///
-    /// # Errors
-    /// A device failure.
-    pub fn trace_to_host(&self, t: &CudaTrace) -> Result<RowMajorMatrix, ProverError> {
-        let dev = self.device();
-        let s = dev.stream();
-        let rows = dev.alloc::<u64>(&s, t.cols.len(), "device trace download")?;
-        cols_to_rows(
-            dev,
-            &s,
-            rows.ptr(&s),
-            t.cols.ptr(&s),
-            t.height() as u64,
-            t.width,
-        )?;
-        let words = dev.download(&s, &rows, 0, t.cols.len(), "device trace download")?;
-        Ok(RowMajorMatrix::new(felts(&words)?, t.width))
     }
 }
 

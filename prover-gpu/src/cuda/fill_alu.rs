@@ -14,9 +14,10 @@ use kestrel_core::rv::{distinct_height, lt, shift, Distinct, ALU_SLT, ALU_SLTU};
 
 use super::backend::CudaBackend;
 use super::buffer::DeviceBuffer;
+use super::committed::CudaTrace;
 use super::device::{grid_for, launch, CudaDevice};
 use super::error::CudaError;
-use super::fill::{CudaTrace, PACKED};
+use super::stats::PACKED;
 use crate::error::ProverError;
 
 /// Words per uploaded record.

@@ -21,9 +21,10 @@ use kestrel_core::rv::{load, memw, store, LoadOp, StoreOp, WordAccess};
 
 use super::backend::CudaBackend;
 use super::buffer::DeviceBuffer;
+use super::committed::CudaTrace;
 use super::device::{grid_for, launch, CudaDevice};
 use super::error::CudaError;
-use super::fill::{CudaTrace, PACKED};
+use super::stats::PACKED;
 use crate::error::ProverError;
 
 /// The most records one fill takes (the trace height stays a `u32` power of two).

@@ -29,7 +29,6 @@ pub mod resident;
 pub mod stats;
 
 pub use backend::CudaBackend;
-pub use committed::{CudaCommitted, CudaFriLayer};
+pub use committed::{CudaCommitted, CudaFriLayer, CudaTrace};
 pub use error::CudaError;
-pub use fill::CudaTrace;
 pub use stats::CudaStats;

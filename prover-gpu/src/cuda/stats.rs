@@ -131,3 +131,6 @@ impl Counters {
         self.reset_peak();
     }
 }
+
+/// Category of the packed per-table records uploaded for device fills.
+pub const PACKED: &str = "packed op records";
