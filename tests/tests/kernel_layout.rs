@@ -18,8 +18,8 @@ use kestrel_core::rv::{ALU_SLL, ALU_SLLW, ALU_SLT, ALU_SRA, ALU_SRAW, ALU_SRL, A
 /// Defines that are not table layouts, and why they are not checked here.
 const NOT_LAYOUT: &[(&str, &str)] = &[(
     "KS_MAX_REGS",
-    "the quotient program's register file, checked against cuda::program::MAX_REGS by the \
-     program compiler at run time",
+    "the quotient program's register file, checked against cuda::program::MAX_REGS by \
+         the program compiler at run time",
 )];
 
 /// Prefix of the quotient program's op codes (`kernels/program.cuh`), mirrored by the
@@ -34,6 +34,12 @@ fn rust_values() -> BTreeMap<&'static str, u64> {
     let mut put = |k: &'static str, v: u64| {
         assert!(m.insert(k, v).is_none(), "{k} listed twice");
     };
+    // The NTT's elements per thread (log2): `MAX_EL` of prover-gpu/src/cuda/ntt.rs, which
+    // sizes the launches (behind the `cuda` feature, so read from its source here).
+    put(
+        "KS_NTT_MAX_EL",
+        rust_source_const("prover-gpu/src/cuda/ntt.rs", "MAX_EL"),
+    );
     // Field (kernels/field.cuh).
     put("KS_P", P);
     put("KS_EPS", (1 << 32) - 1);
@@ -176,6 +182,21 @@ fn rust_values() -> BTreeMap<&'static str, u64> {
         put(k, v as u64);
     }
     m
+}
+
+/// The value of `const NAME: u32 = <integer>;` in a source file of the repository.
+fn rust_source_const(file: &str, name: &str) -> u64 {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("..").join(file);
+    let text = std::fs::read_to_string(&path).expect("the source file");
+    let needle = format!("const {name}: u32 = ");
+    let at = text
+        .find(&needle)
+        .unwrap_or_else(|| panic!("{file} has no `{needle}…`"));
+    let digits: String = text[at + needle.len()..]
+        .chars()
+        .take_while(char::is_ascii_digit)
+        .collect();
+    digits.parse().expect("an integer constant")
 }
 
 /// `(file, name, value text)` of every object-like `#define` under `kernels/`.

@@ -14,6 +14,7 @@
 //! value is the table's total, carried in the proof.
 
 mod builder;
+pub mod columns;
 pub mod debug;
 pub mod examples;
 mod folder;

@@ -30,34 +30,54 @@ use super::{
     alu_eval, distinct_height, distinct_ops, AluOp, Distinct, ALU_SLT, ALU_SLTU, BUS_ALU, BUS_BYTE,
     BYTE_RANGE,
 };
+use crate::air::columns::Columns;
 use crate::air::{Air, AirBuilder};
 use crate::field::Felt;
 use crate::matrix::RowMajorMatrix;
 
-/// `1` when the row is SLT.
-pub const SEL_SLT: usize = 0;
-/// `1` when the row is SLTU.
-pub const SEL_SLTU: usize = 1;
-/// `a[8]`.
-pub const A: usize = 2;
-/// `b[8]`.
-pub const B: usize = 10;
-/// `d[8]`: the bytes of `a' − b' mod 2^64`.
-pub const D: usize = 18;
-/// Borrow out of the low 32 bits.
-pub const BORROW: usize = 26;
-/// The result `c₀`.
-pub const LT: usize = 27;
-/// Sign bit of `a₇` and the rest of `a₇`.
-pub const SA: usize = 28;
-pub const RA: usize = 29;
-/// Sign bit of `b₇` and the rest of `b₇`.
-pub const SB: usize = 30;
-pub const RB: usize = 31;
-/// How many times the CPU dispatched this row's operation.
-pub const M: usize = 32;
+crate::columns! {
+    /// LT's columns.
+    pub struct LtCols {
+        /// `1` when the row is SLT.
+        sel_slt,
+        /// `1` when the row is SLTU.
+        sel_sltu,
+        a[8],
+        b[8],
+        /// The bytes of `a' − b' mod 2^64`.
+        d[8],
+        /// Borrow out of the low 32 bits.
+        borrow,
+        /// The result `c₀`.
+        lt,
+        /// Sign bit of `a₇` and the rest of `a₇`.
+        sa,
+        ra,
+        /// Sign bit of `b₇` and the rest of `b₇`.
+        sb,
+        rb,
+        /// How many times the CPU dispatched this row's operation.
+        m,
+    }
+}
+
+use crate::col;
+
+/// Column indices (for the CUDA fill and tests), from [`LtCols`].
+pub const SEL_SLT: usize = col!(LtCols, sel_slt);
+pub const SEL_SLTU: usize = col!(LtCols, sel_sltu);
+pub const A: usize = col!(LtCols, a);
+pub const B: usize = col!(LtCols, b);
+pub const D: usize = col!(LtCols, d);
+pub const BORROW: usize = col!(LtCols, borrow);
+pub const LT: usize = col!(LtCols, lt);
+pub const SA: usize = col!(LtCols, sa);
+pub const RA: usize = col!(LtCols, ra);
+pub const SB: usize = col!(LtCols, sb);
+pub const RB: usize = col!(LtCols, rb);
+pub const M: usize = col!(LtCols, m);
 /// Main columns.
-pub const WIDTH: usize = 33;
+pub const WIDTH: usize = <LtCols<u8> as Columns<u8>>::WIDTH;
 
 /// The LT table.
 pub struct LtAir;
@@ -72,7 +92,8 @@ impl Air for LtAir {
     fn eval<B: AirBuilder>(&self, b: &mut B) {
         let k = |v: u64| B::Expr::from(Felt::new(v));
         let one = k(1);
-        let (slt, sltu, m) = (b.main(SEL_SLT), b.main(SEL_SLTU), b.main(M));
+        let c: LtCols<B::Expr> = LtCols::from_fn(|i| b.main(i));
+        let (slt, sltu, m) = (c.sel_slt.clone(), c.sel_sltu.clone(), c.m.clone());
         b.assert_bool("lt sel_slt is boolean", slt.clone());
         b.assert_bool("lt sel_sltu is boolean", sltu.clone());
         let active = slt.clone() + sltu.clone();
@@ -80,16 +101,16 @@ impl Air for LtAir {
         b.assert_zero("lt padding has m = 0", m.clone() * (one - active));
 
         // Top bytes: sign bit and the 7 bits below it.
-        let (sa, ra, sb, rb) = (b.main(SA), b.main(RA), b.main(SB), b.main(RB));
+        let (sa, ra, sb, rb) = (c.sa.clone(), c.ra.clone(), c.sb.clone(), c.rb.clone());
         b.assert_bool("lt sa is boolean", sa.clone());
         b.assert_bool("lt sb is boolean", sb.clone());
         b.assert_zero(
             "lt a7 = 128 sa + ra",
-            b.main(A + 7) - sa.clone() * Felt::new(128) - ra.clone(),
+            c.a[7].clone() - sa.clone() * Felt::new(128) - ra.clone(),
         );
         b.assert_zero(
             "lt b7 = 128 sb + rb",
-            b.main(B + 7) - sb.clone() * Felt::new(128) - rb.clone(),
+            c.b[7].clone() - sb.clone() * Felt::new(128) - rb.clone(),
         );
         b.send(
             BUS_BYTE,
@@ -98,15 +119,15 @@ impl Air for LtAir {
         );
 
         // a' − b' = d − 2^64·lt, in two 32-bit halves.
-        let (borrow, lt) = (b.main(BORROW), b.main(LT));
+        let (borrow, lt) = (c.borrow.clone(), c.lt.clone());
         b.assert_bool("lt borrow is boolean", borrow.clone());
         b.assert_bool("lt lt is boolean", lt.clone());
         let flip = |s: B::Expr| slt.clone() * (k(128) - s * Felt::new(256));
-        let limb = |b: &B, col: usize, i: usize| b.main(col + i) * Felt::new(1 << (8 * (i % 4)));
+        let limb = |x: &[B::Expr; 8], i: usize| x[i].clone() * Felt::new(1 << (8 * (i % 4)));
         let mut low = borrow.clone() * Felt::new(1 << 32);
         let mut high = lt.clone() * Felt::new(1 << 32) - borrow;
         for i in 0..8 {
-            let term = limb(b, A, i) - limb(b, B, i) - limb(b, D, i);
+            let term = limb(&c.a, i) - limb(&c.b, i) - limb(&c.d, i);
             if i < 4 {
                 low = low + term;
             } else {
@@ -120,14 +141,19 @@ impl Air for LtAir {
             b.send(
                 BUS_BYTE,
                 k(1),
-                &[k(BYTE_RANGE as u64), b.main(D + i), b.main(D + i + 1), k(0)],
+                &[
+                    k(BYTE_RANGE as u64),
+                    c.d[i].clone(),
+                    c.d[i + 1].clone(),
+                    k(0),
+                ],
             );
         }
 
         let op = slt * Felt::from(ALU_SLT) + sltu * Felt::from(ALU_SLTU);
         let mut values = alloc::vec![op];
-        values.extend((0..8).map(|i| b.main(A + i)));
-        values.extend((0..8).map(|i| b.main(B + i)));
+        values.extend(c.a.iter().cloned());
+        values.extend(c.b.iter().cloned());
         values.push(lt);
         values.extend((1..8).map(|_| k(0)));
         b.receive(BUS_ALU, m, &values);
@@ -158,25 +184,26 @@ pub fn fill_distinct(rows: &[Distinct]) -> RowMajorMatrix {
     let mut t = RowMajorMatrix::zeros(h, WIDTH);
     let f = |v: u64| Felt::new(v);
     for (r, x) in rows.iter().enumerate() {
-        let row = t.row_mut(r);
+        let mut row = LtCols::from_fn(|_| Felt::ZERO);
         let signed = x.op == ALU_SLT;
         let (a2, b2, d) = compare(x);
         let borrow = (a2 as u32) < (b2 as u32);
-        row[SEL_SLT] = Felt::from(signed);
-        row[SEL_SLTU] = Felt::from(!signed);
+        row.sel_slt = Felt::from(signed);
+        row.sel_sltu = Felt::from(!signed);
         let (ab, bb, db) = (x.a.to_le_bytes(), x.b.to_le_bytes(), d.to_le_bytes());
         for i in 0..8 {
-            row[A + i] = f(ab[i] as u64);
-            row[B + i] = f(bb[i] as u64);
-            row[D + i] = f(db[i] as u64);
+            row.a[i] = f(ab[i] as u64);
+            row.b[i] = f(bb[i] as u64);
+            row.d[i] = f(db[i] as u64);
         }
-        row[BORROW] = Felt::from(borrow);
-        row[LT] = Felt::from(a2 < b2);
-        row[SA] = f((ab[7] >> 7) as u64);
-        row[RA] = f((ab[7] & 0x7f) as u64);
-        row[SB] = f((bb[7] >> 7) as u64);
-        row[RB] = f((bb[7] & 0x7f) as u64);
-        row[M] = Felt::from(x.mult);
+        row.borrow = Felt::from(borrow);
+        row.lt = Felt::from(a2 < b2);
+        row.sa = f((ab[7] >> 7) as u64);
+        row.ra = f((ab[7] & 0x7f) as u64);
+        row.sb = f((bb[7] >> 7) as u64);
+        row.rb = f((bb[7] & 0x7f) as u64);
+        row.m = Felt::from(x.mult);
+        row.write(t.row_mut(r));
     }
     t
 }
