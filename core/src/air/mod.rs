@@ -19,7 +19,6 @@ pub mod debug;
 pub mod examples;
 mod folder;
 pub mod logup;
-pub mod program;
 pub mod symbolic;
 mod verifier_folder;
 

@@ -5,22 +5,22 @@ use alloc::vec;
 use alloc::vec::Vec;
 
 use super::bitwise::{BitwiseAir, ByteCounts};
-use super::cpu::{self, CpuAir};
-use super::decode::{class, decode_for_air, DecodeAir, Decoded, ProgramImage};
+use super::cpu::CpuAir;
+use super::decode::{DecodeAir, ProgramImage};
 use super::dvrm::DvrmAir;
 use super::ecall::EcallAir;
 use super::eq::EqAir;
 use super::io::IoAir;
-use super::load::{self, LoadAir};
+use super::load::LoadAir;
 use super::lt::LtAir;
-use super::memw::{self, MEMW, MEMW_A};
-use super::memw_r::{self, MemwRAir, RegAccess, RegRow};
+use super::memw::{MEMW, MEMW_A};
+use super::memw_r::MemwRAir;
 use super::mul::MulAir;
 use super::page::{self, Page0Air, PageAir};
 use super::register::RegisterAir;
 use super::shift::ShiftAir;
-use super::store::{self, StoreAir};
-use super::{AluOp, Distinct, LoadOp, StoreOp, WordAccess, BUS_EXIT, BUS_OUTPUT};
+use super::store::StoreAir;
+use super::{AluOp, BUS_EXIT, BUS_OUTPUT};
 use crate::air::{Direction, Machine, PublicInteraction, TableAir};
 use crate::field::Felt;
 use crate::matrix::RowMajorMatrix;
@@ -187,349 +187,406 @@ pub fn public_values(exit_code: u64, output: &[u8]) -> Vec<Felt> {
     v
 }
 
-/// Why an execution cannot be turned into traces.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum TraceError {
-    /// No steps.
-    Empty,
-    /// This version cannot prove the instruction at `pc`.
-    Unsupported { pc: u32, word: u32 },
-    /// The pc is not in the program's code.
-    NotInProgram { pc: u32 },
-    /// The execution does not end with exit.
-    NoExit,
-    /// An ALU operation no table accepts.
-    NoAluTable { op: u32 },
-    /// Too many steps for the largest table height.
-    TooLong { steps: usize },
-    /// A system call the proof does not cover.
-    UnsupportedCall { pc: u32, number: u64, arg: u64 },
-    /// A memory access at an address the memory map does not cover (outside the program
-    /// image, its bss, the heap up to its limit and the stack).
-    Unmapped { pc: u32, addr: u64 },
-    /// A write (store, input transfer, break shrink) to a read-only word.
-    ReadOnly { pc: u32, addr: u64 },
-    /// The recorded execution disagrees with memory as replayed from the image (e.g. a load
-    /// of bytes that were never stored there).
-    MemoryMismatch { pc: u32, addr: u64 },
-    /// A read consumed more input than was given.
-    InputExhausted { pc: u32 },
-    /// More public output than a statement may carry.
-    OutputTooLong { bytes: usize },
-    /// A private input of 2^32 bytes or more (the unread count is a 32-bit register value).
-    InputTooLong { bytes: usize },
-}
+/// Trace building: the records of an execution and the host fills of the tables a backend
+/// may fill in its own memory (the `trace` feature; the verifier compiles without it).
+#[cfg(feature = "trace")]
+mod records {
+    use super::*;
+    use crate::rv::decode::{class, decode_for_air, Decoded};
+    use crate::rv::memw_r::{RegAccess, RegRow};
+    use crate::rv::{cpu, load, memw, memw_r, store};
+    use crate::rv::{Distinct, LoadOp, StoreOp, WordAccess};
 
-impl core::fmt::Display for TraceError {
-    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-        match self {
-            TraceError::Empty => write!(f, "empty execution"),
-            TraceError::Unsupported { pc, word } => write!(
-                f,
-                "instruction {word:#010x} at pc {pc:#x} cannot be proven (not RV64IM)"
-            ),
-            TraceError::NotInProgram { pc } => write!(f, "pc {pc:#x} is not in the program"),
-            TraceError::NoExit => write!(f, "the execution does not end with exit"),
-            TraceError::NoAluTable { op } => write!(f, "no table proves ALU operation {op}"),
-            TraceError::TooLong { steps } => write!(f, "{steps} steps exceed the largest table"),
-            TraceError::UnsupportedCall { pc, number, arg } => write!(
-                f,
-                "system call {number} (a0 = {arg}) at pc {pc:#x} cannot be proven"
-            ),
-            TraceError::Unmapped { pc, addr } => write!(
-                f,
-                "memory access at {addr:#x} (pc {pc:#x}) is outside the provable memory"
-            ),
-            TraceError::ReadOnly { pc, addr } => {
-                write!(f, "write to read-only memory at {addr:#x} (pc {pc:#x})")
-            }
-            TraceError::MemoryMismatch { pc, addr } => write!(
-                f,
-                "the recorded access at {addr:#x} (pc {pc:#x}) disagrees with replayed memory"
-            ),
-            TraceError::InputExhausted { pc } => {
-                write!(f, "read at pc {pc:#x} consumed more input than was given")
-            }
-            TraceError::OutputTooLong { bytes } => write!(
-                f,
-                "{bytes} bytes of public output exceed the limit of {MAX_OUTPUT}"
-            ),
-            TraceError::InputTooLong { bytes } => {
-                write!(
+    /// Why an execution cannot be turned into traces.
+    #[derive(Clone, Debug, PartialEq, Eq)]
+    pub enum TraceError {
+        /// No steps.
+        Empty,
+        /// This version cannot prove the instruction at `pc`.
+        Unsupported { pc: u32, word: u32 },
+        /// The pc is not in the program's code.
+        NotInProgram { pc: u32 },
+        /// The execution does not end with exit.
+        NoExit,
+        /// An ALU operation no table accepts.
+        NoAluTable { op: u32 },
+        /// Too many steps for the largest table height.
+        TooLong { steps: usize },
+        /// A system call the proof does not cover.
+        UnsupportedCall { pc: u32, number: u64, arg: u64 },
+        /// A memory access at an address the memory map does not cover (outside the program
+        /// image, its bss, the heap up to its limit and the stack).
+        Unmapped { pc: u32, addr: u64 },
+        /// A write (store, input transfer, break shrink) to a read-only word.
+        ReadOnly { pc: u32, addr: u64 },
+        /// The recorded execution disagrees with memory as replayed from the image (e.g. a load
+        /// of bytes that were never stored there).
+        MemoryMismatch { pc: u32, addr: u64 },
+        /// A read consumed more input than was given.
+        InputExhausted { pc: u32 },
+        /// More public output than a statement may carry.
+        OutputTooLong { bytes: usize },
+        /// A private input of 2^32 bytes or more (the unread count is a 32-bit register value).
+        InputTooLong { bytes: usize },
+    }
+
+    impl core::fmt::Display for TraceError {
+        fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+            match self {
+                TraceError::Empty => write!(f, "empty execution"),
+                TraceError::Unsupported { pc, word } => write!(
                     f,
-                    "{bytes} bytes of private input exceed the limit of 2^32 - 1"
-                )
+                    "instruction {word:#010x} at pc {pc:#x} cannot be proven (not RV64IM)"
+                ),
+                TraceError::NotInProgram { pc } => write!(f, "pc {pc:#x} is not in the program"),
+                TraceError::NoExit => write!(f, "the execution does not end with exit"),
+                TraceError::NoAluTable { op } => write!(f, "no table proves ALU operation {op}"),
+                TraceError::TooLong { steps } => {
+                    write!(f, "{steps} steps exceed the largest table")
+                }
+                TraceError::UnsupportedCall { pc, number, arg } => write!(
+                    f,
+                    "system call {number} (a0 = {arg}) at pc {pc:#x} cannot be proven"
+                ),
+                TraceError::Unmapped { pc, addr } => write!(
+                    f,
+                    "memory access at {addr:#x} (pc {pc:#x}) is outside the provable memory"
+                ),
+                TraceError::ReadOnly { pc, addr } => {
+                    write!(f, "write to read-only memory at {addr:#x} (pc {pc:#x})")
+                }
+                TraceError::MemoryMismatch { pc, addr } => write!(
+                    f,
+                    "the recorded access at {addr:#x} (pc {pc:#x}) disagrees with replayed memory"
+                ),
+                TraceError::InputExhausted { pc } => {
+                    write!(f, "read at pc {pc:#x} consumed more input than was given")
+                }
+                TraceError::OutputTooLong { bytes } => write!(
+                    f,
+                    "{bytes} bytes of public output exceed the limit of {MAX_OUTPUT}"
+                ),
+                TraceError::InputTooLong { bytes } => {
+                    write!(
+                        f,
+                        "{bytes} bytes of private input exceed the limit of 2^32 - 1"
+                    )
+                }
             }
         }
     }
-}
 
-/// A system call as the CPU row sees it: its cycle, the output position before it, the
-/// output bytes it writes and whether it is the exit.
-#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
-pub struct CallMark {
-    pub clk: u64,
-    pub outpos: u64,
-    pub outn: u64,
-    pub exit: bool,
-}
-
-/// The CPU table as packed per-step records for a fill kernel. Row `clk` (the thread index)
-/// of the trace is [`cpu::fill_row`] of step `clk`; padding rows follow up to `height`.
-/// Everything else a row holds is derived: `pc` and the DECODE fields from the program's
-/// DECODE row (see [`decode_fields`]), `next_pc` from the next step's DECODE row, operand b,
-/// the adder and the flags from the fields and the values here, and the output columns from
-/// `calls` (sorted by cycle).
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct CpuRecords {
-    /// The trace height (a power of two, at least 8).
-    pub height: usize,
-    /// Each step's DECODE row (index into the program's code).
-    pub dec_row: Vec<u32>,
-    pub rs1: Vec<u64>,
-    pub rs2: Vec<u64>,
-    /// The result bytes' value (what [`cpu::result`] gives).
-    pub res: Vec<u64>,
-    /// Every system call, in execution order.
-    pub calls: Vec<CallMark>,
-}
-
-impl CpuRecords {
-    pub fn len(&self) -> usize {
-        self.dec_row.len()
+    /// A system call as the CPU row sees it: its cycle, the output position before it, the
+    /// output bytes it writes and whether it is the exit.
+    #[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
+    pub struct CallMark {
+        pub clk: u64,
+        pub outpos: u64,
+        pub outn: u64,
+        pub exit: bool,
     }
-    pub fn is_empty(&self) -> bool {
-        self.dec_row.is_empty()
+
+    /// The CPU table as packed per-step records for a fill kernel. Row `clk` (the thread index)
+    /// of the trace is [`cpu::fill_row`] of step `clk`; padding rows follow up to `height`.
+    /// Everything else a row holds is derived: `pc` and the DECODE fields from the program's
+    /// DECODE row (see [`decode_fields`]), `next_pc` from the next step's DECODE row, operand b,
+    /// the adder and the flags from the fields and the values here, and the output columns from
+    /// `calls` (sorted by cycle).
+    #[derive(Clone, Debug, Default, PartialEq, Eq)]
+    pub struct CpuRecords {
+        /// The trace height (a power of two, at least 8).
+        pub height: usize,
+        /// Each step's DECODE row (index into the program's code).
+        pub dec_row: Vec<u32>,
+        pub rs1: Vec<u64>,
+        pub rs2: Vec<u64>,
+        /// The result bytes' value (what [`cpu::result`] gives).
+        pub res: Vec<u64>,
+        /// Every system call, in execution order.
+        pub calls: Vec<CallMark>,
     }
-}
 
-/// MEMW_R as packed per-access records for a fill kernel. The first `3·steps` rows are the
-/// CPU's accesses in order: access `r` belongs to step `r / 3`, has timestamp
-/// `4·(r/3) + r%3 + 1` and writes iff `r % 3 == 2` (rs1 read, rs2 read, rd write), so neither
-/// is stored. The system calls' own register accesses follow as whole rows (`extra`).
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct MemwRRecords {
-    /// The trace height (a power of two, at least 8).
-    pub height: usize,
-    /// `reg | old_ts << 8` per CPU access.
-    pub meta: Vec<u64>,
-    /// The register's value before the access, per CPU access.
-    pub old: Vec<u64>,
-    /// The value written, per step (the access `3·step + 2`).
-    pub new: Vec<u64>,
-    /// The system calls' register accesses (rows `3·steps ..`).
-    pub extra: Vec<RegRow>,
-}
-
-impl MemwRRecords {
-    /// Number of accesses (real rows).
-    pub fn len(&self) -> usize {
-        self.meta.len() + self.extra.len()
-    }
-    pub fn is_empty(&self) -> bool {
-        self.len() == 0
-    }
-}
-
-/// Words per row of [`decode_fields`]: `pc` then the DECODE tuple's fields.
-pub const DECODE_WORDS: usize = super::decode::TUPLE;
-
-/// The program's DECODE rows as the CPU fill reads them: per code slot, `pc` then
-/// [`super::decode::Decoded::fields`] as canonical words (zeros for an instruction this
-/// version cannot prove; no executed step refers to one).
-pub fn decode_fields(program: &ProgramImage) -> Vec<u64> {
-    let mut out = Vec::with_capacity(program.code.len() * DECODE_WORDS);
-    for &(pc, word) in &program.code {
-        out.push(pc as u64);
-        match decode_for_air(pc, word) {
-            Some(d) => out.extend(d.fields().iter().map(|f| f.as_u64())),
-            None => out.extend([0; DECODE_WORDS - 1]),
+    impl CpuRecords {
+        pub fn len(&self) -> usize {
+            self.dec_row.len()
+        }
+        pub fn is_empty(&self) -> bool {
+            self.dec_row.is_empty()
         }
     }
-    out
-}
 
-/// The CPU trace from its records, on the host (what `ks_fill_cpu` builds on a device).
-pub fn fill_cpu_host(rec: &CpuRecords, decode: &[u64]) -> RowMajorMatrix {
-    let n = rec.len();
-    let mut m = RowMajorMatrix::zeros(rec.height, cpu::WIDTH);
-    // Each DECODE row's pc and fields, decoded once.
-    let slots: Vec<(u32, Decoded)> = decode
-        .chunks_exact(DECODE_WORDS)
-        .map(|d| (d[0] as u32, decoded_from_fields(&d[1..])))
-        .collect();
-    let slot = |i: usize| &slots[rec.dec_row[i] as usize];
-    let mut calls = rec.calls.iter().peekable();
-    let mut outpos = 0u64;
-    for (clk, row) in m.values.chunks_exact_mut(cpu::WIDTH).enumerate() {
-        if clk >= n {
-            // Padding: the clock runs on, nothing else happens (next_pc = pc + 4 = 4).
-            row[cpu::CLK] = Felt::new(clk as u64);
-            row[cpu::NEXT_PC] = Felt::new(4);
+    /// MEMW_R as packed per-access records for a fill kernel. The first `3·steps` rows are the
+    /// CPU's accesses in order: access `r` belongs to step `r / 3`, has timestamp
+    /// `4·(r/3) + r%3 + 1` and writes iff `r % 3 == 2` (rs1 read, rs2 read, rd write), so neither
+    /// is stored. The system calls' own register accesses follow as whole rows (`extra`).
+    #[derive(Clone, Debug, Default, PartialEq, Eq)]
+    pub struct MemwRRecords {
+        /// The trace height (a power of two, at least 8).
+        pub height: usize,
+        /// `reg | old_ts << 8` per CPU access.
+        pub meta: Vec<u64>,
+        /// The register's value before the access, per CPU access.
+        pub old: Vec<u64>,
+        /// The value written, per step (the access `3·step + 2`).
+        pub new: Vec<u64>,
+        /// The system calls' register accesses (rows `3·steps ..`).
+        pub extra: Vec<RegRow>,
+    }
+
+    impl MemwRRecords {
+        /// Number of accesses (real rows).
+        pub fn len(&self) -> usize {
+            self.meta.len() + self.extra.len()
+        }
+        pub fn is_empty(&self) -> bool {
+            self.len() == 0
+        }
+    }
+
+    /// Words per row of [`decode_fields`]: `pc` then the DECODE tuple's fields.
+    pub const DECODE_WORDS: usize = crate::rv::decode::TUPLE;
+
+    /// The program's DECODE rows as the CPU fill reads them: per code slot, `pc` then
+    /// [`crate::rv::decode::Decoded::fields`] as canonical words (zeros for an instruction this
+    /// version cannot prove; no executed step refers to one).
+    pub fn decode_fields(program: &ProgramImage) -> Vec<u64> {
+        let mut out = Vec::with_capacity(program.code.len() * DECODE_WORDS);
+        for &(pc, word) in &program.code {
+            out.push(pc as u64);
+            match decode_for_air(pc, word) {
+                Some(d) => out.extend(d.fields().iter().map(|f| f.as_u64())),
+                None => out.extend([0; DECODE_WORDS - 1]),
+            }
+        }
+        out
+    }
+
+    /// The CPU trace from its records, on the host (what `ks_fill_cpu` builds on a device).
+    pub fn fill_cpu_host(rec: &CpuRecords, decode: &[u64]) -> RowMajorMatrix {
+        let n = rec.len();
+        let mut m = RowMajorMatrix::zeros(rec.height, cpu::WIDTH);
+        // Each DECODE row's pc and fields, decoded once.
+        let slots: Vec<(u32, Decoded)> = decode
+            .chunks_exact(DECODE_WORDS)
+            .map(|d| (d[0] as u32, decoded_from_fields(&d[1..])))
+            .collect();
+        let slot = |i: usize| &slots[rec.dec_row[i] as usize];
+        let mut calls = rec.calls.iter().peekable();
+        let mut outpos = 0u64;
+        for (clk, row) in m.values.chunks_exact_mut(cpu::WIDTH).enumerate() {
+            if clk >= n {
+                // Padding: the clock runs on, nothing else happens (next_pc = pc + 4 = 4).
+                row[cpu::CLK] = Felt::new(clk as u64);
+                row[cpu::NEXT_PC] = Felt::new(4);
+                row[cpu::OUTPOS] = Felt::new(outpos);
+                continue;
+            }
+            let (pc, fields) = slot(clk);
+            let next_pc = if clk + 1 < n {
+                slot(clk + 1).0
+            } else {
+                pc.wrapping_add(4)
+            };
+            cpu::fill_row(
+                row,
+                clk,
+                *pc,
+                fields,
+                rec.rs1[clk],
+                rec.rs2[clk],
+                rec.res[clk],
+                next_pc,
+            );
             row[cpu::OUTPOS] = Felt::new(outpos);
-            continue;
+            if let Some(c) = calls.next_if(|c| c.clk == clk as u64) {
+                row[cpu::OUTN] = Felt::new(c.outn);
+                row[cpu::EXIT] = Felt::from(c.exit);
+                outpos += c.outn;
+            }
         }
-        let (pc, fields) = slot(clk);
-        let next_pc = if clk + 1 < n {
-            slot(clk + 1).0
-        } else {
-            pc.wrapping_add(4)
-        };
-        cpu::fill_row(
-            row,
-            clk,
-            *pc,
-            fields,
-            rec.rs1[clk],
-            rec.rs2[clk],
-            rec.res[clk],
-            next_pc,
-        );
-        row[cpu::OUTPOS] = Felt::new(outpos);
-        if let Some(c) = calls.next_if(|c| c.clk == clk as u64) {
-            row[cpu::OUTN] = Felt::new(c.outn);
-            row[cpu::EXIT] = Felt::from(c.exit);
-            outpos += c.outn;
-        }
+        m
     }
-    m
-}
 
-/// The [`Decoded`] a DECODE field row holds (the inverse of [`Decoded::fields`]).
-fn decoded_from_fields(f: &[u64]) -> Decoded {
-    let k = class::COUNT;
-    Decoded {
-        class: core::array::from_fn(|i| f[i] != 0),
-        br_neg: f[k] != 0,
-        use_imm: f[k + 1] != 0,
-        wr: f[k + 2] != 0,
-        alu_op: f[k + 3] as u32,
-        rd: f[k + 4] as u8,
-        rs1: f[k + 5] as u8,
-        rs2: f[k + 6] as u8,
-        imm_f: Felt::new(f[k + 7]),
-        imm: u64::from_le_bytes(core::array::from_fn(|j| f[k + 8 + j] as u8)),
-    }
-}
-
-/// MEMW_R's trace from its records, on the host (what `ks_fill_memw_r` builds on a device).
-pub fn fill_memw_r_host(rec: &MemwRRecords) -> RowMajorMatrix {
-    let mut m = RowMajorMatrix::zeros(rec.height, memw_r::WIDTH);
-    for (i, (&meta, &old)) in rec.meta.iter().zip(&rec.old).enumerate() {
-        let (step, k) = (i / 3, i % 3);
-        let is_write = k == 2;
-        let r = RegRow {
-            access: RegAccess {
-                reg: (meta & 0xff) as u8,
-                value: if is_write { rec.new[step] } else { old },
-                ts: 4 * step as u64 + k as u64 + 1,
-                is_write,
-            },
-            old,
-            old_ts: meta >> 8,
-        };
-        memw_r::fill_row(m.row_mut(i), &r);
-    }
-    let base = rec.meta.len();
-    for (i, r) in rec.extra.iter().enumerate() {
-        memw_r::fill_row(m.row_mut(base + i), r);
-    }
-    m
-}
-
-/// The tables [`PackedTraces`] leaves as records (a backend may fill them in its own
-/// memory; [`build_traces`] fills them on the host).
-pub const RECORD_TABLES: [TableId; 7] = [
-    TableId::Cpu,
-    TableId::MemwR,
-    TableId::Lt,
-    TableId::Shift,
-    TableId::Load,
-    TableId::Store,
-    TableId::MemwA,
-];
-
-/// The packed records of the [`RECORD_TABLES`] and every other table's trace.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct PackedTraces {
-    pub cpu: CpuRecords,
-    pub memw_r: MemwRRecords,
-    /// LT's distinct operations with multiplicities (its rows).
-    pub lt: Vec<Distinct>,
-    /// SHIFT's distinct operations with multiplicities.
-    pub shift: Vec<Distinct>,
-    pub loads: Vec<LoadOp>,
-    pub stores: Vec<StoreOp>,
-    pub mem_a: Vec<WordAccess>,
-    /// Every other table's trace, in [`Machine::tables`] order (index: [`TableId::index`]);
-    /// `None` at the [`RECORD_TABLES`].
-    pub traces: Vec<Option<RowMajorMatrix>>,
-    /// The real rows (records before padding) of the tables built in the packing pass
-    /// where one row stands for one record: DECODE (the code words), REGISTER (the
-    /// registers), EQ (its distinct operations), MEMW, ECALL, IO, PAGE (its image words or
-    /// zero ranges, whichever are more), PAGE0 (the touched zero words); `None` elsewhere
-    /// (see [`PackedTraces::real_rows`]). Index: [`TableId::index`].
-    pub table_rows: Vec<Option<usize>>,
-    pub public: Vec<Felt>,
-}
-
-/// The records of the [`RECORD_TABLES`], borrowed: what their fills read. Those the
-/// packing pass hands out before its last stage ([`EARLY_TABLES`]) have LT and SHIFT empty.
-#[derive(Clone, Copy, Debug)]
-pub struct RecordRefs<'a> {
-    pub cpu: &'a CpuRecords,
-    pub memw_r: &'a MemwRRecords,
-    pub lt: &'a [Distinct],
-    pub shift: &'a [Distinct],
-    pub loads: &'a [LoadOp],
-    pub stores: &'a [StoreOp],
-    pub mem_a: &'a [WordAccess],
-}
-
-/// The [`RECORD_TABLES`] whose records are final before the packing pass's last stage
-/// (all but LT and SHIFT, whose distinct rows that stage merges).
-pub const EARLY_TABLES: [TableId; 5] = [
-    TableId::Cpu,
-    TableId::MemwR,
-    TableId::Load,
-    TableId::Store,
-    TableId::MemwA,
-];
-
-impl PackedTraces {
-    /// The records, borrowed.
-    pub fn records(&self) -> RecordRefs<'_> {
-        RecordRefs {
-            cpu: &self.cpu,
-            memw_r: &self.memw_r,
-            lt: &self.lt,
-            shift: &self.shift,
-            loads: &self.loads,
-            stores: &self.stores,
-            mem_a: &self.mem_a,
+    /// The [`Decoded`] a DECODE field row holds (the inverse of [`Decoded::fields`]).
+    fn decoded_from_fields(f: &[u64]) -> Decoded {
+        let k = class::COUNT;
+        Decoded {
+            class: core::array::from_fn(|i| f[i] != 0),
+            br_neg: f[k] != 0,
+            use_imm: f[k + 1] != 0,
+            wr: f[k + 2] != 0,
+            alu_op: f[k + 3] as u32,
+            rd: f[k + 4] as u8,
+            rs1: f[k + 5] as u8,
+            rs2: f[k + 6] as u8,
+            imm_f: Felt::new(f[k + 7]),
+            imm: u64::from_le_bytes(core::array::from_fn(|j| f[k + 8 + j] as u8)),
         }
     }
 
-    /// Each table's real rows (its records, before padding to the trace height) where the
-    /// packing pass knows them without reading a trace, in
-    /// [`Machine::tables`](crate::air::Machine::tables) order: the [`RECORD_TABLES`] (CPU:
-    /// the steps; MEMW_R: three accesses per step and the system calls' extra rows; LT and
-    /// SHIFT: their distinct operations; LOAD, STORE, MEMW_A: one row per operation) and
-    /// [`PackedTraces::table_rows`]. `None` for BITWISE (a fixed table of every byte pair,
-    /// no padding), MUL and DVRM (their builders count distinct operations and keep only
-    /// the trace).
-    pub fn real_rows(&self) -> Vec<Option<usize>> {
-        let built = |t: TableId| self.table_rows.get(t.index()).copied().flatten();
-        TableId::ALL
-            .iter()
-            .map(|&t| match t {
-                TableId::Cpu => Some(self.cpu.dec_row.len()),
-                TableId::MemwR => Some(self.memw_r.meta.len() + self.memw_r.extra.len()),
-                TableId::Lt => Some(self.lt.len()),
-                TableId::Shift => Some(self.shift.len()),
-                TableId::Load => Some(self.loads.len()),
-                TableId::Store => Some(self.stores.len()),
-                TableId::MemwA => Some(self.mem_a.len()),
+    /// MEMW_R's trace from its records, on the host (what `ks_fill_memw_r` builds on a device).
+    pub fn fill_memw_r_host(rec: &MemwRRecords) -> RowMajorMatrix {
+        let mut m = RowMajorMatrix::zeros(rec.height, memw_r::WIDTH);
+        for (i, (&meta, &old)) in rec.meta.iter().zip(&rec.old).enumerate() {
+            let (step, k) = (i / 3, i % 3);
+            let is_write = k == 2;
+            let r = RegRow {
+                access: RegAccess {
+                    reg: (meta & 0xff) as u8,
+                    value: if is_write { rec.new[step] } else { old },
+                    ts: 4 * step as u64 + k as u64 + 1,
+                    is_write,
+                },
+                old,
+                old_ts: meta >> 8,
+            };
+            memw_r::fill_row(m.row_mut(i), &r);
+        }
+        let base = rec.meta.len();
+        for (i, r) in rec.extra.iter().enumerate() {
+            memw_r::fill_row(m.row_mut(base + i), r);
+        }
+        m
+    }
+
+    /// The tables [`PackedTraces`] leaves as records (a backend may fill them in its own
+    /// memory; [`build_traces`] fills them on the host).
+    pub const RECORD_TABLES: [TableId; 7] = [
+        TableId::Cpu,
+        TableId::MemwR,
+        TableId::Lt,
+        TableId::Shift,
+        TableId::Load,
+        TableId::Store,
+        TableId::MemwA,
+    ];
+
+    /// The packed records of the [`RECORD_TABLES`] and every other table's trace.
+    #[derive(Clone, Debug, PartialEq, Eq)]
+    pub struct PackedTraces {
+        pub cpu: CpuRecords,
+        pub memw_r: MemwRRecords,
+        /// LT's distinct operations with multiplicities (its rows).
+        pub lt: Vec<Distinct>,
+        /// SHIFT's distinct operations with multiplicities.
+        pub shift: Vec<Distinct>,
+        pub loads: Vec<LoadOp>,
+        pub stores: Vec<StoreOp>,
+        pub mem_a: Vec<WordAccess>,
+        /// Every other table's trace, in [`Machine::tables`] order (index: [`TableId::index`]);
+        /// `None` at the [`RECORD_TABLES`].
+        pub traces: Vec<Option<RowMajorMatrix>>,
+        /// The real rows (records before padding) of the tables built in the packing pass
+        /// where one row stands for one record: DECODE (the code words), REGISTER (the
+        /// registers), EQ (its distinct operations), MEMW, ECALL, IO, PAGE (its image words or
+        /// zero ranges, whichever are more), PAGE0 (the touched zero words); `None` elsewhere
+        /// (see [`PackedTraces::real_rows`]). Index: [`TableId::index`].
+        pub table_rows: Vec<Option<usize>>,
+        pub public: Vec<Felt>,
+    }
+
+    /// The records of the [`RECORD_TABLES`], borrowed: what their fills read. Those the
+    /// packing pass hands out before its last stage ([`EARLY_TABLES`]) have LT and SHIFT empty.
+    #[derive(Clone, Copy, Debug)]
+    pub struct RecordRefs<'a> {
+        pub cpu: &'a CpuRecords,
+        pub memw_r: &'a MemwRRecords,
+        pub lt: &'a [Distinct],
+        pub shift: &'a [Distinct],
+        pub loads: &'a [LoadOp],
+        pub stores: &'a [StoreOp],
+        pub mem_a: &'a [WordAccess],
+    }
+
+    /// The [`RECORD_TABLES`] whose records are final before the packing pass's last stage
+    /// (all but LT and SHIFT, whose distinct rows that stage merges).
+    pub const EARLY_TABLES: [TableId; 5] = [
+        TableId::Cpu,
+        TableId::MemwR,
+        TableId::Load,
+        TableId::Store,
+        TableId::MemwA,
+    ];
+
+    impl PackedTraces {
+        /// The records, borrowed.
+        pub fn records(&self) -> RecordRefs<'_> {
+            RecordRefs {
+                cpu: &self.cpu,
+                memw_r: &self.memw_r,
+                lt: &self.lt,
+                shift: &self.shift,
+                loads: &self.loads,
+                stores: &self.stores,
+                mem_a: &self.mem_a,
+            }
+        }
+
+        /// Each table's real rows (its records, before padding to the trace height) where the
+        /// packing pass knows them without reading a trace, in
+        /// [`Machine::tables`](crate::air::Machine::tables) order: the [`RECORD_TABLES`] (CPU:
+        /// the steps; MEMW_R: three accesses per step and the system calls' extra rows; LT and
+        /// SHIFT: their distinct operations; LOAD, STORE, MEMW_A: one row per operation) and
+        /// [`PackedTraces::table_rows`]. `None` for BITWISE (a fixed table of every byte pair,
+        /// no padding), MUL and DVRM (their builders count distinct operations and keep only
+        /// the trace).
+        pub fn real_rows(&self) -> Vec<Option<usize>> {
+            let built = |t: TableId| self.table_rows.get(t.index()).copied().flatten();
+            TableId::ALL
+                .iter()
+                .map(|&t| match t {
+                    TableId::Cpu => Some(self.cpu.dec_row.len()),
+                    TableId::MemwR => Some(self.memw_r.meta.len() + self.memw_r.extra.len()),
+                    TableId::Lt => Some(self.lt.len()),
+                    TableId::Shift => Some(self.shift.len()),
+                    TableId::Load => Some(self.loads.len()),
+                    TableId::Store => Some(self.stores.len()),
+                    TableId::MemwA => Some(self.mem_a.len()),
+                    TableId::Decode
+                    | TableId::Register
+                    | TableId::Bitwise
+                    | TableId::Eq
+                    | TableId::Mul
+                    | TableId::Dvrm
+                    | TableId::Memw
+                    | TableId::Page
+                    | TableId::Page0
+                    | TableId::Ecall
+                    | TableId::Io => built(t),
+                })
+                .collect()
+        }
+
+        /// Every table's trace, the [`RECORD_TABLES`] filled on the host, and the public values.
+        ///
+        /// # Errors
+        /// [`TraceError::Empty`] if a table has neither a trace nor records (never after
+        /// [`pack_traces`](super::pack::pack_traces)).
+        pub fn into_host_traces(
+            mut self,
+            program: &ProgramImage,
+        ) -> Result<(Vec<RowMajorMatrix>, Vec<Felt>), TraceError> {
+            let traces = core::mem::take(&mut self.traces)
+                .into_iter()
+                .zip(TableId::ALL)
+                .map(|(m, t)| m.or_else(|| self.fill_host(program, t)))
+                .collect::<Option<Vec<_>>>()
+                .ok_or(TraceError::Empty)?;
+            Ok((traces, self.public))
+        }
+
+        /// Table `t`'s trace filled on the host from its records (`None` unless `t` is one of
+        /// the [`RECORD_TABLES`]); the same fills the device kernels make.
+        pub fn fill_host(&self, program: &ProgramImage, t: TableId) -> Option<RowMajorMatrix> {
+            let mut scratch = ByteCounts::default();
+            Some(match t {
+                TableId::Cpu => fill_cpu_host(&self.cpu, &decode_fields(program)),
+                TableId::MemwR => fill_memw_r_host(&self.memw_r),
+                TableId::Lt => crate::rv::lt::fill_distinct(&self.lt),
+                TableId::Shift => crate::rv::shift::fill_distinct(&self.shift),
+                TableId::Load => load::build_trace(&self.loads, &mut scratch),
+                TableId::Store => store::build_trace(&self.stores, &mut scratch),
+                TableId::MemwA => memw::build_trace_a(&self.mem_a, &mut scratch),
                 TableId::Decode
                 | TableId::Register
                 | TableId::Bitwise
@@ -540,55 +597,13 @@ impl PackedTraces {
                 | TableId::Page
                 | TableId::Page0
                 | TableId::Ecall
-                | TableId::Io => built(t),
+                | TableId::Io => return None,
             })
-            .collect()
-    }
-
-    /// Every table's trace, the [`RECORD_TABLES`] filled on the host, and the public values.
-    ///
-    /// # Errors
-    /// [`TraceError::Empty`] if a table has neither a trace nor records (never after
-    /// [`pack_traces`](super::pack::pack_traces)).
-    pub fn into_host_traces(
-        mut self,
-        program: &ProgramImage,
-    ) -> Result<(Vec<RowMajorMatrix>, Vec<Felt>), TraceError> {
-        let traces = core::mem::take(&mut self.traces)
-            .into_iter()
-            .zip(TableId::ALL)
-            .map(|(m, t)| m.or_else(|| self.fill_host(program, t)))
-            .collect::<Option<Vec<_>>>()
-            .ok_or(TraceError::Empty)?;
-        Ok((traces, self.public))
-    }
-
-    /// Table `t`'s trace filled on the host from its records (`None` unless `t` is one of
-    /// the [`RECORD_TABLES`]); the same fills the device kernels make.
-    pub fn fill_host(&self, program: &ProgramImage, t: TableId) -> Option<RowMajorMatrix> {
-        let mut scratch = ByteCounts::default();
-        Some(match t {
-            TableId::Cpu => fill_cpu_host(&self.cpu, &decode_fields(program)),
-            TableId::MemwR => fill_memw_r_host(&self.memw_r),
-            TableId::Lt => super::lt::fill_distinct(&self.lt),
-            TableId::Shift => super::shift::fill_distinct(&self.shift),
-            TableId::Load => load::build_trace(&self.loads, &mut scratch),
-            TableId::Store => store::build_trace(&self.stores, &mut scratch),
-            TableId::MemwA => memw::build_trace_a(&self.mem_a, &mut scratch),
-            TableId::Decode
-            | TableId::Register
-            | TableId::Bitwise
-            | TableId::Eq
-            | TableId::Mul
-            | TableId::Dvrm
-            | TableId::Memw
-            | TableId::Page
-            | TableId::Page0
-            | TableId::Ecall
-            | TableId::Io => return None,
-        })
+        }
     }
 }
+#[cfg(feature = "trace")]
+pub use records::*;
 
 #[cfg(test)]
 mod tests {

@@ -155,12 +155,14 @@ pub mod machine;
 pub mod memw;
 pub mod memw_r;
 pub mod mul;
+#[cfg(feature = "trace")]
 pub mod pack;
 pub mod page;
 pub mod register;
 pub mod shift;
 pub mod store;
 pub mod table;
+#[cfg(feature = "trace")]
 pub mod testing;
 
 pub use alu_ops::*;
