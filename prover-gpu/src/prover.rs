@@ -11,10 +11,11 @@
 use std::collections::btree_map::{BTreeMap, Entry};
 use std::time::{Duration, Instant};
 
-use kestrel_core::air::{Machine, TableShape};
+use kestrel_core::air::{LogUpChallenges, Machine, TableAir, TableShape};
 use kestrel_core::field::{powers, Ext3, Felt, Field};
 use kestrel_core::keys::{PreprocessedCommitment, VerifyingKey};
 use kestrel_core::matrix::RowMajorMatrix;
+use kestrel_core::merkle::Digest;
 use kestrel_core::params::{StarkParams, MAX_LOG_HEIGHT, MIN_LOG_HEIGHT};
 use kestrel_core::proof::{FriStep, ProofBody, QueryProof, TableOod};
 use kestrel_core::stark::{deep_weights, FriShape, Matrix, Rounds};
@@ -22,7 +23,8 @@ use kestrel_core::stark::{deep_weights, FriShape, Matrix, Rounds};
 pub use crate::error::ProverError;
 
 use crate::backend::{
-    AuxCommitted, Backend, DeepInputs, DeviceTraces, MainTrace, QuotientInputs, TablePlan,
+    AuxCommitted, Backend, DeepInputs, DeviceTraces, MainTrace, QuotientCommitted, QuotientInputs,
+    TablePlan,
 };
 use crate::cpu::ntt::{bit_reverse_rows, interpolate, two_adic};
 
@@ -306,233 +308,58 @@ fn prove_core<B: Backend>(
     backend.plan_memory(&plan, lb)?;
     let pre_roots = pk.preprocessed_roots(backend);
     let mut rounds = Rounds::start(&pk.machine_name, &params, &pre_roots, &log_heights, public);
-
-    // Round 1: main traces.
-    let main: Vec<B::Committed> = (0..tables.len())
-        .map(&mut commit_main)
-        .collect::<Result<_, _>>()?;
-    let main_roots: Vec<_> = main.iter().map(|c| backend.root(c)).collect();
-    timings.mark("commit main", &mut clock);
-
-    // Round 2: LogUp.
-    let ch = rounds.main(&main_roots);
-    let mut aux: Vec<Option<AuxCommitted<B::Committed>>> = Vec::with_capacity(tables.len());
-    let mut totals = Vec::new();
-    let mut table_totals = vec![Ext3::ZERO; tables.len()];
-    let mut aux_roots = Vec::new();
-    for (t, table) in tables.iter().enumerate() {
-        let shape = &pk.shapes[t];
-        if shape.num_interactions == 0 {
-            aux.push(None);
-            continue;
-        }
-        let pre = pk.preprocessed[t].as_ref().map(|(m, c, _)| (c, m));
-        let a =
-            backend.commit_logup_aux(*table, shape, (&main[t], host[t]), pre, public, ch, lb)?;
-        totals.push(a.total);
-        table_totals[t] = a.total;
-        aux_roots.push(backend.root(&a.committed));
-        aux.push(Some(a));
-    }
-    timings.mark("logup aux", &mut clock);
-
-    // Round 3: quotients.
-    let gamma = rounds.aux(&totals, &aux_roots);
-    let mut quotient = Vec::with_capacity(tables.len());
-    for (t, table) in tables.iter().enumerate() {
-        let shape = &pk.shapes[t];
-        let gamma_powers = powers(gamma, shape.num_constraints);
-        let q = QuotientInputs {
-            table: *table,
-            shape,
-            log_height: log_heights[t] as u32,
-            log_blowup: lb,
-            preprocessed: pk.preprocessed[t].as_ref().map(|(_, c, _)| c),
-            main: &main[t],
-            aux: aux[t].as_ref().map(|a| &a.committed),
-            public,
-            challenges: ch,
-            total: table_totals[t],
-            gamma_powers: &gamma_powers,
-        };
-        quotient.push(backend.commit_quotient(&q)?);
-    }
-    let quotient_roots: Vec<_> = quotient
-        .iter()
-        .map(|c| backend.root(&c.committed))
-        .collect();
-    timings.mark("quotient", &mut clock);
-
-    // Round 4: out-of-domain evaluations.
-    let zeta = rounds.quotient(&quotient_roots);
-    let mut ood = Vec::with_capacity(tables.len());
-    for t in 0..tables.len() {
-        let zeta_next = zeta * two_adic(1 << log_heights[t]);
-        // Both points in one call, from the backend's copy of each committed trace.
-        let eval2 = |c: Option<(&B::Committed, Option<&RowMajorMatrix>)>| -> Result<(Vec<Ext3>, Vec<Ext3>), ProverError> {
-            let Some((c, m)) = c else {
-                return Ok((Vec::new(), Vec::new()));
-            };
-            let mut v = backend.evaluate_committed(c, m, &[zeta, zeta_next])?;
-            let next = v.pop().ok_or(ProverError::Internal("evaluation count"))?;
-            let here = v.pop().ok_or(ProverError::Internal("evaluation count"))?;
-            Ok((here, next))
-        };
-        let (pre, pre_next) = eval2(pk.preprocessed[t].as_ref().map(|(m, c, _)| (c, Some(m))))?;
-        let (main_z, main_next) = eval2(Some((&main[t], host[t])))?;
-        let (aux_z, aux_next) = eval2(aux[t].as_ref().map(|a| (&a.committed, a.host.as_ref())))?;
-        let q = backend.evaluate_quotient(&quotient[t], zeta)?;
-        let o = TableOod {
-            pre,
-            pre_next,
-            main: main_z,
-            main_next,
-            aux: aux_z,
-            aux_next,
-            quotient: q,
-        };
-        ood.push(o);
-    }
-    timings.mark("ood", &mut clock);
-
-    // Round 5: DEEP.
-    let lambda = rounds.ood(&ood);
-    // One codeword per LDE size: each table's is added to its size's sum as soon as it is
-    // made (FRI adds a size's tables together anyway), so at most one is held per size.
-    let mut deep: BTreeMap<u32, B::Codeword> = BTreeMap::new();
-    // Table t's committed matrix m (what DEEP combines and the queries open).
-    let matrix = |t: usize, m: Matrix| -> Result<&B::Committed, ProverError> {
-        match m {
-            Matrix::Preprocessed => {
-                pk.preprocessed[t]
-                    .as_ref()
-                    .map(|(_, c, _)| c)
-                    .ok_or(ProverError::Internal(
-                        "a preprocessed table without its trace",
-                    ))
-            }
-            Matrix::Main => Ok(&main[t]),
-            Matrix::Aux => aux[t]
-                .as_ref()
-                .map(|a| &a.committed)
-                .ok_or(ProverError::Internal(
-                    "a table with interactions without aux",
-                )),
-            Matrix::Quotient => Ok(&quotient[t].committed),
-        }
+    let p = Proving {
+        backend,
+        pk,
+        tables,
+        host,
+        public,
+        log_heights,
+        lb,
     };
-    let weights = deep_weights(lambda, &pk.shapes);
-    for (t, w) in weights.iter().enumerate() {
-        let (sum_z, sum_zw) = w.sums(&ood[t]);
-        let committed = Matrix::of(&pk.shapes[t])
-            .map(|m| matrix(t, m))
-            .collect::<Result<Vec<_>, _>>()?;
-        let d = DeepInputs {
-            committed,
-            weights_z: &w.z,
-            weights_zw: &w.zw,
-            sum_z,
-            sum_zw,
-            zeta,
-            zeta_next: zeta * two_adic(1 << log_heights[t]),
-            log_lde: log_heights[t] as u32 + lb,
-        };
-        let cw = backend.deep_codeword(&d)?;
-        match deep.entry(d.log_lde) {
-            Entry::Vacant(e) => {
-                e.insert(cw);
-            }
-            Entry::Occupied(mut e) => backend.add_scaled(e.get_mut(), Ext3::ONE, &cw)?,
-        }
-    }
-    timings.mark("deep", &mut clock);
 
-    // Round 6: FRI.
-    let fri = FriShape::new(&params, &log_heights);
-    // The first codeword: the sum of the largest tables' DEEP codewords.
-    let mut cw = deep
-        .remove(&fri.log_max_lde)
-        .ok_or(ProverError::Internal("no table of the largest LDE size"))?;
-    if backend.codeword_len(&cw) != 1 << fri.log_max_lde {
-        return Err(ProverError::Internal("DEEP codeword length"));
-    }
-    let mut layers = Vec::with_capacity(fri.num_layers as usize);
-    for l in 0..fri.num_layers {
-        let layer = backend.commit_codeword(cw)?;
-        let beta = rounds.fri_layer(&backend.fri_root(&layer));
-        let mut folded = backend.fold_layer(&layer, beta, fri.layer_shift(l))?;
-        if let Some(d) = deep.remove(&(fri.log_max_lde - l - 1)) {
-            backend.add_scaled(&mut folded, beta.square(), &d)?;
-        }
-        layers.push(layer);
-        cw = folded;
-    }
-    if !deep.is_empty() {
-        return Err(ProverError::Internal("a DEEP codeword never joined FRI"));
-    }
-    let last = backend.final_values(cw)?;
-    let final_poly = final_polynomial(
-        &last,
-        fri.layer_shift(fri.num_layers),
-        1 << fri.log_final_len,
-    )?;
+    let main = p.commit_main(&mut commit_main)?;
+    timings.mark("commit main", &mut clock);
+    let ch = rounds.main(&main.roots);
+    let aux = p.logup(&main, ch)?;
+    timings.mark("logup aux", &mut clock);
+    let gamma = rounds.aux(&aux.totals, &aux.roots);
+    let quotient = p.quotient(&main, &aux, ch, gamma)?;
+    timings.mark("quotient", &mut clock);
+    let zeta = rounds.quotient(&quotient.roots);
+    let ood = p.ood(&main, &aux, &quotient, zeta)?;
+    timings.mark("ood", &mut clock);
+    let lambda = rounds.ood(&ood);
+    let committed = Committed {
+        pk,
+        main: &main,
+        aux: &aux,
+        quotient: &quotient,
+    };
+    let deep = p.deep(&committed, &ood, zeta, lambda)?;
+    timings.mark("deep", &mut clock);
+    let fri = FriShape::new(&params, &p.log_heights);
+    let (layers, final_poly) = p.fri(&fri, deep, &mut rounds)?;
     let challenge = rounds.final_poly(&final_poly);
     timings.mark("fri", &mut clock);
-
-    // Round 7: grinding, then queries.
     let pow_nonce = backend.grind(&challenge, params.pow_bits as u32)?;
     rounds.nonce(pow_nonce);
     timings.mark("grinding", &mut clock);
-    // All positions first (nothing is observed between them), then one batch of openings
-    // per committed matrix and per FRI layer.
+    // All positions first (nothing is observed between them), then the openings.
     let positions: Vec<usize> = (0..params.num_queries)
         .map(|_| rounds.query(fri.log_max_lde))
         .collect();
-    let mut table_openings = Vec::with_capacity(tables.len());
-    for (t, &log_height) in log_heights.iter().enumerate() {
-        let shift = fri.log_max_lde - (log_height as u32 + lb);
-        let rows: Vec<usize> = positions.iter().map(|q| q >> shift).collect();
-        let per_matrix = Matrix::of(&pk.shapes[t])
-            .map(|m| Ok(backend.open_batch(matrix(t, m)?, &rows)?.into_iter()))
-            .collect::<Result<Vec<_>, ProverError>>()?;
-        table_openings.push(per_matrix);
-    }
-    let mut fri_openings = Vec::with_capacity(layers.len());
-    for (l, layer) in layers.iter().enumerate() {
-        let pos: Vec<usize> = positions.iter().map(|q| q >> l).collect();
-        fri_openings.push(backend.open_fri_batch(layer, &pos)?.into_iter());
-    }
-    let missing = || ProverError::Internal("opening batch too short");
-    let mut queries = Vec::with_capacity(positions.len());
-    for _ in &positions {
-        let tables = table_openings
-            .iter_mut()
-            .map(|ms| {
-                ms.iter_mut()
-                    .map(|m| m.next().ok_or_else(missing))
-                    .collect::<Result<Vec<_>, _>>()
-            })
-            .collect::<Result<Vec<_>, _>>()?;
-        let fri = fri_openings
-            .iter_mut()
-            .map(|o| {
-                o.next()
-                    .map(|(sibling, path)| FriStep { sibling, path })
-                    .ok_or_else(missing)
-            })
-            .collect::<Result<Vec<_>, _>>()?;
-        queries.push(QueryProof { tables, fri });
-    }
+    let queries = p.queries(&committed, &fri, &layers, &positions)?;
     timings.mark("queries", &mut clock);
 
     let body = ProofBody {
         params,
         preprocessed_roots: pre_roots,
-        log_heights,
-        main_roots,
-        totals,
-        aux_roots,
-        quotient_roots,
+        log_heights: p.log_heights,
+        main_roots: main.roots,
+        totals: aux.totals,
+        aux_roots: aux.roots,
+        quotient_roots: quotient.roots,
         ood,
         fri_roots: layers.iter().map(|l| backend.fri_root(l)).collect(),
         final_poly,
@@ -540,6 +367,332 @@ fn prove_core<B: Backend>(
         queries,
     };
     Ok((body, timings.timings))
+}
+
+/// What every round reads: the backend, the key, the tables and their heights, the main
+/// traces' host values (where they have any) and the public values.
+struct Proving<'a, B: Backend> {
+    backend: &'a B,
+    pk: &'a ProvingKey<B>,
+    tables: Vec<&'a dyn TableAir>,
+    host: &'a [Option<&'a RowMajorMatrix>],
+    public: &'a [Felt],
+    log_heights: Vec<u8>,
+    lb: u32,
+}
+
+/// Round 1's output: the main commitments and their roots.
+struct MainRound<C> {
+    committed: Vec<C>,
+    roots: Vec<Digest>,
+}
+
+/// Round 2's output: the LogUp aux commitments (tables with interactions), the totals in
+/// proof order and per table (zero without interactions), and the aux roots.
+struct LogUpRound<C> {
+    committed: Vec<Option<AuxCommitted<C>>>,
+    totals: Vec<Ext3>,
+    table_totals: Vec<Ext3>,
+    roots: Vec<Digest>,
+}
+
+/// Round 3's output: the quotient commitments and their roots.
+struct QuotientRound<C> {
+    committed: Vec<QuotientCommitted<C>>,
+    roots: Vec<Digest>,
+}
+
+/// Every committed matrix, for DEEP and the queries.
+struct Committed<'a, B: Backend> {
+    pk: &'a ProvingKey<B>,
+    main: &'a MainRound<B::Committed>,
+    aux: &'a LogUpRound<B::Committed>,
+    quotient: &'a QuotientRound<B::Committed>,
+}
+
+impl<B: Backend> Committed<'_, B> {
+    /// Table `t`'s committed matrix `m`.
+    fn matrix(&self, t: usize, m: Matrix) -> Result<&B::Committed, ProverError> {
+        match m {
+            Matrix::Preprocessed => {
+                self.pk.preprocessed[t]
+                    .as_ref()
+                    .map(|(_, c, _)| c)
+                    .ok_or(ProverError::Internal(
+                        "a preprocessed table without its trace",
+                    ))
+            }
+            Matrix::Main => Ok(&self.main.committed[t]),
+            Matrix::Aux => {
+                self.aux.committed[t]
+                    .as_ref()
+                    .map(|a| &a.committed)
+                    .ok_or(ProverError::Internal(
+                        "a table with interactions without aux",
+                    ))
+            }
+            Matrix::Quotient => Ok(&self.quotient.committed[t].committed),
+        }
+    }
+}
+
+impl<B: Backend> Proving<'_, B> {
+    /// Round 1: every main trace committed, in table order.
+    fn commit_main(
+        &self,
+        commit_main: &mut impl FnMut(usize) -> Result<B::Committed, ProverError>,
+    ) -> Result<MainRound<B::Committed>, ProverError> {
+        let committed: Vec<B::Committed> = (0..self.tables.len())
+            .map(commit_main)
+            .collect::<Result<_, _>>()?;
+        let roots = committed.iter().map(|c| self.backend.root(c)).collect();
+        Ok(MainRound { committed, roots })
+    }
+
+    /// Round 2: the LogUp aux trace of every table with interactions, committed.
+    fn logup(
+        &self,
+        main: &MainRound<B::Committed>,
+        ch: LogUpChallenges,
+    ) -> Result<LogUpRound<B::Committed>, ProverError> {
+        let (backend, pk) = (self.backend, self.pk);
+        let n = self.tables.len();
+        let mut out = LogUpRound {
+            committed: Vec::with_capacity(n),
+            totals: Vec::new(),
+            table_totals: vec![Ext3::ZERO; n],
+            roots: Vec::new(),
+        };
+        for (t, table) in self.tables.iter().enumerate() {
+            let shape = &pk.shapes[t];
+            if shape.num_interactions == 0 {
+                out.committed.push(None);
+                continue;
+            }
+            let pre = pk.preprocessed[t].as_ref().map(|(m, c, _)| (c, m));
+            let a = backend.commit_logup_aux(
+                *table,
+                shape,
+                (&main.committed[t], self.host[t]),
+                pre,
+                self.public,
+                ch,
+                self.lb,
+            )?;
+            out.totals.push(a.total);
+            out.table_totals[t] = a.total;
+            out.roots.push(backend.root(&a.committed));
+            out.committed.push(Some(a));
+        }
+        Ok(out)
+    }
+
+    /// Round 3: every table's quotient, committed.
+    fn quotient(
+        &self,
+        main: &MainRound<B::Committed>,
+        aux: &LogUpRound<B::Committed>,
+        ch: LogUpChallenges,
+        gamma: Ext3,
+    ) -> Result<QuotientRound<B::Committed>, ProverError> {
+        let pk = self.pk;
+        let mut committed = Vec::with_capacity(self.tables.len());
+        for (t, table) in self.tables.iter().enumerate() {
+            let shape = &pk.shapes[t];
+            let gamma_powers = powers(gamma, shape.num_constraints);
+            let q = QuotientInputs {
+                table: *table,
+                shape,
+                log_height: self.log_heights[t] as u32,
+                log_blowup: self.lb,
+                preprocessed: pk.preprocessed[t].as_ref().map(|(_, c, _)| c),
+                main: &main.committed[t],
+                aux: aux.committed[t].as_ref().map(|a| &a.committed),
+                public: self.public,
+                challenges: ch,
+                total: aux.table_totals[t],
+                gamma_powers: &gamma_powers,
+            };
+            committed.push(self.backend.commit_quotient(&q)?);
+        }
+        let roots = committed
+            .iter()
+            .map(|c| self.backend.root(&c.committed))
+            .collect();
+        Ok(QuotientRound { committed, roots })
+    }
+
+    /// Round 4: every committed column at `ζ` (and at `ζ·ω`, but the quotient's).
+    fn ood(
+        &self,
+        main: &MainRound<B::Committed>,
+        aux: &LogUpRound<B::Committed>,
+        quotient: &QuotientRound<B::Committed>,
+        zeta: Ext3,
+    ) -> Result<Vec<TableOod>, ProverError> {
+        let (backend, pk) = (self.backend, self.pk);
+        let mut ood = Vec::with_capacity(self.tables.len());
+        for t in 0..self.tables.len() {
+            let zeta_next = zeta * two_adic(1 << self.log_heights[t]);
+            // Both points in one call, from the backend's copy of each committed trace.
+            let eval2 = |c: Option<(&B::Committed, Option<&RowMajorMatrix>)>| -> Result<(Vec<Ext3>, Vec<Ext3>), ProverError> {
+                let Some((c, m)) = c else {
+                    return Ok((Vec::new(), Vec::new()));
+                };
+                let mut v = backend.evaluate_committed(c, m, &[zeta, zeta_next])?;
+                let next = v.pop().ok_or(ProverError::Internal("evaluation count"))?;
+                let here = v.pop().ok_or(ProverError::Internal("evaluation count"))?;
+                Ok((here, next))
+            };
+            let (pre, pre_next) = eval2(pk.preprocessed[t].as_ref().map(|(m, c, _)| (c, Some(m))))?;
+            let (main_z, main_next) = eval2(Some((&main.committed[t], self.host[t])))?;
+            let (aux_z, aux_next) = eval2(
+                aux.committed[t]
+                    .as_ref()
+                    .map(|a| (&a.committed, a.host.as_ref())),
+            )?;
+            let q = backend.evaluate_quotient(&quotient.committed[t], zeta)?;
+            ood.push(TableOod {
+                pre,
+                pre_next,
+                main: main_z,
+                main_next,
+                aux: aux_z,
+                aux_next,
+                quotient: q,
+            });
+        }
+        Ok(ood)
+    }
+
+    /// Round 5: one DEEP codeword per LDE size. Each table's is added to its size's sum as
+    /// soon as it is made (FRI adds a size's tables together anyway), so at most one is
+    /// held per size.
+    fn deep(
+        &self,
+        committed: &Committed<'_, B>,
+        ood: &[TableOod],
+        zeta: Ext3,
+        lambda: Ext3,
+    ) -> Result<BTreeMap<u32, B::Codeword>, ProverError> {
+        let backend = self.backend;
+        let mut deep: BTreeMap<u32, B::Codeword> = BTreeMap::new();
+        let weights = deep_weights(lambda, &self.pk.shapes);
+        for (t, w) in weights.iter().enumerate() {
+            let (sum_z, sum_zw) = w.sums(&ood[t]);
+            let d = DeepInputs {
+                committed: Matrix::of(&self.pk.shapes[t])
+                    .map(|m| committed.matrix(t, m))
+                    .collect::<Result<Vec<_>, _>>()?,
+                weights_z: &w.z,
+                weights_zw: &w.zw,
+                sum_z,
+                sum_zw,
+                zeta,
+                zeta_next: zeta * two_adic(1 << self.log_heights[t]),
+                log_lde: self.log_heights[t] as u32 + self.lb,
+            };
+            let cw = backend.deep_codeword(&d)?;
+            match deep.entry(d.log_lde) {
+                Entry::Vacant(e) => {
+                    e.insert(cw);
+                }
+                Entry::Occupied(mut e) => backend.add_scaled(e.get_mut(), Ext3::ONE, &cw)?,
+            }
+        }
+        Ok(deep)
+    }
+
+    /// Round 6: the FRI layers (shorter tables' codewords join at the layer of their LDE
+    /// size) and the final polynomial.
+    fn fri(
+        &self,
+        fri: &FriShape,
+        mut deep: BTreeMap<u32, B::Codeword>,
+        rounds: &mut Rounds,
+    ) -> Result<(Vec<B::FriLayer>, Vec<Ext3>), ProverError> {
+        let backend = self.backend;
+        // The first codeword: the sum of the largest tables' DEEP codewords.
+        let mut cw = deep
+            .remove(&fri.log_max_lde)
+            .ok_or(ProverError::Internal("no table of the largest LDE size"))?;
+        if backend.codeword_len(&cw) != 1 << fri.log_max_lde {
+            return Err(ProverError::Internal("DEEP codeword length"));
+        }
+        let mut layers = Vec::with_capacity(fri.num_layers as usize);
+        for l in 0..fri.num_layers {
+            let layer = backend.commit_codeword(cw)?;
+            let beta = rounds.fri_layer(&backend.fri_root(&layer));
+            let mut folded = backend.fold_layer(&layer, beta, fri.layer_shift(l))?;
+            if let Some(d) = deep.remove(&(fri.log_max_lde - l - 1)) {
+                backend.add_scaled(&mut folded, beta.square(), &d)?;
+            }
+            layers.push(layer);
+            cw = folded;
+        }
+        if !deep.is_empty() {
+            return Err(ProverError::Internal("a DEEP codeword never joined FRI"));
+        }
+        let last = backend.final_values(cw)?;
+        let final_poly = final_polynomial(
+            &last,
+            fri.layer_shift(fri.num_layers),
+            1 << fri.log_final_len,
+        )?;
+        Ok((layers, final_poly))
+    }
+
+    /// Round 7: the openings of every query, one batch per committed matrix and per FRI
+    /// layer.
+    fn queries(
+        &self,
+        committed: &Committed<'_, B>,
+        fri: &FriShape,
+        layers: &[B::FriLayer],
+        positions: &[usize],
+    ) -> Result<Vec<QueryProof>, ProverError> {
+        let backend = self.backend;
+        let mut table_openings = Vec::with_capacity(self.tables.len());
+        for (t, &log_height) in self.log_heights.iter().enumerate() {
+            let shift = fri.log_max_lde - (log_height as u32 + self.lb);
+            let rows: Vec<usize> = positions.iter().map(|q| q >> shift).collect();
+            let per_matrix = Matrix::of(&self.pk.shapes[t])
+                .map(|m| {
+                    Ok(backend
+                        .open_batch(committed.matrix(t, m)?, &rows)?
+                        .into_iter())
+                })
+                .collect::<Result<Vec<_>, ProverError>>()?;
+            table_openings.push(per_matrix);
+        }
+        let mut fri_openings = Vec::with_capacity(layers.len());
+        for (l, layer) in layers.iter().enumerate() {
+            let pos: Vec<usize> = positions.iter().map(|q| q >> l).collect();
+            fri_openings.push(backend.open_fri_batch(layer, &pos)?.into_iter());
+        }
+        let missing = || ProverError::Internal("opening batch too short");
+        let mut queries = Vec::with_capacity(positions.len());
+        for _ in positions {
+            let tables = table_openings
+                .iter_mut()
+                .map(|ms| {
+                    ms.iter_mut()
+                        .map(|m| m.next().ok_or_else(missing))
+                        .collect::<Result<Vec<_>, _>>()
+                })
+                .collect::<Result<Vec<_>, _>>()?;
+            let fri = fri_openings
+                .iter_mut()
+                .map(|o| {
+                    o.next()
+                        .map(|(sibling, path)| FriStep { sibling, path })
+                        .ok_or_else(missing)
+                })
+                .collect::<Result<Vec<_>, _>>()?;
+            queries.push(QueryProof { tables, fri });
+        }
+        Ok(queries)
+    }
 }
 
 /// Coefficients of the polynomial whose evaluations on `shift·H` (bit-reversed) are `cw`;
