@@ -241,6 +241,9 @@ pub fn spinner(msg: &'static str) -> Option<indicatif::ProgressBar> {
         return None;
     }
     let pb = indicatif::ProgressBar::new_spinner();
+    if let Ok(style) = indicatif::ProgressStyle::with_template("{spinner} {msg} ({elapsed})") {
+        pb.set_style(style);
+    }
     pb.set_message(msg);
     pb.enable_steady_tick(std::time::Duration::from_millis(100));
     Some(pb)

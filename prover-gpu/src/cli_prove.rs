@@ -333,11 +333,13 @@ fn progress_line(
     );
     if let Some(left) = time_left {
         let total = (elapsed + left).as_secs_f64().max(1e-9);
-        s += &format!(
-            " · about {:.1} s left · {:.2} MHz",
-            left.as_secs_f64(),
-            cycles as f64 / total / 1e6
-        );
+        let hz = cycles as f64 / total;
+        let rate = if hz >= 1e6 {
+            format!("{:.2} MHz", hz / 1e6)
+        } else {
+            format!("{:.1} kHz", hz / 1e3)
+        };
+        s += &format!(" · about {:.1} s left · {rate}", left.as_secs_f64());
     }
     s
 }
