@@ -815,6 +815,100 @@ impl Guest {
     }
 }
 
+/// A proof of the example Fibonacci AIR ([`prove_fibonacci`]): the proof system alone,
+/// without a guest (what `kestrel fib` measures).
+pub struct FibonacciProof {
+    pub backend: &'static str,
+    pub params: StarkParams,
+    pub vk: VerifyingKey,
+    /// The public values: the two first terms and the last.
+    pub public: Vec<kestrel_core::field::Felt>,
+    pub proof: Vec<u8>,
+    /// Setup and every proving phase.
+    pub phases: Vec<(&'static str, Duration)>,
+    pub seconds: f64,
+    pub backend_report: serde_json::Value,
+}
+
+/// Proves the example Fibonacci AIR over `2^log_rows` rows (starting from 1, 1) with the
+/// options' backend and preset (the cycle, budget and fill options do not apply), calling
+/// `progress` with the backend chosen.
+///
+/// # Errors
+/// [`Error::Usage`] for a preset or height out of range, [`Error::NoBackend`], and
+/// [`Error::Prove`].
+pub fn prove_fibonacci(
+    log_rows: u32,
+    options: &ProveOptions,
+    progress: &mut dyn FnMut(&Progress),
+) -> Result<FibonacciProof, Error> {
+    let params = options.params()?;
+    if !(1..=26).contains(&log_rows) {
+        return Err(Error::Usage(format!(
+            "--log-rows must be in 1..=26 (got {log_rows})"
+        )));
+    }
+    let selected = crate::select::select(options.backend).map_err(Error::NoBackend)?;
+    progress(&Progress::Backend {
+        name: selected.name(),
+        cycles: 0,
+    });
+    crate::with_backend!(selected, b => fibonacci_on(b, log_rows, params))
+}
+
+fn fibonacci_on<B: crate::backend::Backend>(
+    backend: &B,
+    log_rows: u32,
+    params: StarkParams,
+) -> Result<FibonacciProof, Error> {
+    use kestrel_core::air::examples::{fibonacci_trace, FibonacciMachine};
+    use kestrel_core::field::Felt;
+    let machine = FibonacciMachine;
+    let start = Instant::now();
+    let pk = setup(backend, &machine, params).map_err(|source| Error::Prove {
+        phase: "setup",
+        source,
+    })?;
+    let setup_time = start.elapsed();
+    let (trace, result) = fibonacci_trace(log_rows, Felt::ONE, Felt::ONE);
+    let public = vec![Felt::ONE, Felt::ONE, result];
+    let (proof, timings) = crate::prover::prove(backend, &pk, &machine, &[trace], &public)
+        .map_err(|source| Error::Prove {
+            phase: "prove",
+            source,
+        })?;
+    let mut phases = vec![("setup", setup_time)];
+    phases.extend(timings.phases);
+    Ok(FibonacciProof {
+        backend: backend.name(),
+        params,
+        vk: pk.vk,
+        public,
+        proof: proof.to_bytes(),
+        phases,
+        seconds: start.elapsed().as_secs_f64(),
+        backend_report: backend.report(),
+    })
+}
+
+/// Verifies a proof of the example Fibonacci AIR.
+///
+/// # Errors
+/// [`Error::Invalid`] if it does not verify.
+pub fn verify_fibonacci(
+    vk: &VerifyingKey,
+    public: &[kestrel_core::field::Felt],
+    proof: &[u8],
+) -> Result<(), Error> {
+    kestrel_verifier::verify(
+        &kestrel_core::air::examples::FibonacciMachine,
+        vk,
+        public,
+        proof,
+    )
+    .map_err(|e| Error::Invalid(kestrel_verifier::statement::FileError::Proof(e)))
+}
+
 /// Verifies a proof file (the statement, then the proof) against a verifying key: on
 /// success, the statement it proves.
 ///

@@ -4,14 +4,11 @@
 use std::path::PathBuf;
 use std::time::Instant;
 
-use kestrel_core::air::examples::{fibonacci_trace, FibonacciMachine};
-use kestrel_core::field::Felt;
-use kestrel_core::params::{estimate, StarkParams};
+use kestrel_core::params::estimate;
 
-use crate::backend::Backend;
+use crate::api::{self, ProveOptions};
 use crate::cli_common::{peak_rss_bytes, spinner};
-use crate::prover::{prove, setup};
-use crate::select::{select, BackendChoice};
+use crate::select::BackendChoice;
 
 /// Arguments of `kestrel fib`.
 #[derive(Debug, clap::Args)]
@@ -38,52 +35,37 @@ pub struct FibArgs {
 
 /// Runs `kestrel fib`; returns the process exit code.
 pub fn fib_command(args: &FibArgs) -> i32 {
-    let Some(params) = StarkParams::preset(args.blowup) else {
-        eprintln!("error: --blowup must be 2, 4 or 8 (got {})", args.blowup);
-        return 2;
+    let options = ProveOptions {
+        backend: args.backend,
+        blowup: args.blowup,
+        ..ProveOptions::default()
     };
-    let selected = match select(args.backend) {
-        Ok(s) => s,
-        Err(e) => {
-            eprintln!("error: {e}");
-            return 2;
+    let pb = std::cell::RefCell::new(None);
+    let proved = api::prove_fibonacci(args.log_rows, &options, &mut |p| {
+        if let api::Progress::Backend { name, .. } = p {
+            eprintln!("backend: {name}");
+            *pb.borrow_mut() = spinner("proving");
         }
-    };
-    eprintln!("backend: {}", selected.name());
-    crate::with_backend!(selected, b => fib_with(b, args, params))
-}
-
-fn fib_with<B: Backend>(backend: &B, args: &FibArgs, params: StarkParams) -> i32 {
-    let machine = FibonacciMachine;
-    let t0 = Instant::now();
-    let pk = match setup(backend, &machine, params) {
-        Ok(pk) => pk,
-        Err(e) => {
-            eprintln!("error: setup: {e}");
-            return 1;
-        }
-    };
-    let (trace, result) = fibonacci_trace(args.log_rows, Felt::ONE, Felt::ONE);
-    let public = [Felt::ONE, Felt::ONE, result];
-    let pb = spinner("proving");
-    let proved = prove(backend, &pk, &machine, &[trace], &public);
-    if let Some(pb) = pb {
+    });
+    if let Some(pb) = pb.borrow_mut().take() {
         pb.finish_and_clear();
     }
-    let (proof, timings) = match proved {
-        Ok(p) => p,
+    let f = match proved {
+        Ok(f) => f,
         Err(e) => {
-            eprintln!("error: prove: {e}");
-            return 1;
+            eprintln!("error: {e}");
+            return match e.kind() {
+                api::ErrorKind::Usage | api::ErrorKind::NoDevice => 2,
+                _ => 1,
+            };
         }
     };
-    let prove_time = t0.elapsed();
-    let bytes = proof.to_bytes();
+    let params = f.params;
     let t1 = Instant::now();
-    let verdict = kestrel_verifier::verify(&machine, &pk.vk, &public, &bytes);
+    let verdict = api::verify_fibonacci(&f.vk, &f.public, &f.proof);
     let verify_time = t1.elapsed();
     let security = estimate(&params, args.log_rows);
-    for (path, data) in [(&args.output, &bytes[..]), (&args.vk_out, &pk.vk.0[..])] {
+    for (path, data) in [(&args.output, &f.proof[..]), (&args.vk_out, &f.vk.0[..])] {
         if let Some(path) = path {
             if let Err(e) = std::fs::write(path, data) {
                 eprintln!("error: writing {}: {e}", path.display());
@@ -100,14 +82,14 @@ fn fib_with<B: Backend>(backend: &B, args: &FibArgs, params: StarkParams) -> i32
         security.provable_bits,
         security.conjectured_bits
     );
-    for (name, d) in &timings.phases {
+    for (name, d) in f.phases.iter().filter(|(n, _)| *n != "setup") {
         eprintln!("  {name:<12} {:>9.3} ms", d.as_secs_f64() * 1e3);
     }
     eprintln!(
         "proved in {:.3} s ({:.0} rows/s), proof {} bytes, verified in {:.3} ms: {}",
-        prove_time.as_secs_f64(),
-        rows as f64 / prove_time.as_secs_f64(),
-        bytes.len(),
+        f.seconds,
+        rows as f64 / f.seconds,
+        f.proof.len(),
         verify_time.as_secs_f64() * 1e3,
         match &verdict {
             Ok(()) => "valid".to_string(),
@@ -117,18 +99,18 @@ fn fib_with<B: Backend>(backend: &B, args: &FibArgs, params: StarkParams) -> i32
     if let Some(path) = &args.stats {
         let stats = serde_json::json!({
             "example": "fibonacci",
-            "backend": backend.name(),
-            "backend_report": backend.report(),
+            "backend": f.backend,
+            "backend_report": f.backend_report,
             "rows": rows,
             "columns": 2,
             "blowup": params.blowup(),
             "num_queries": params.num_queries,
             "provable_bits": security.provable_bits,
             "conjectured_bits": security.conjectured_bits,
-            "phases_ms": timings.phases.iter().map(|(n, d)| (n.to_string(), serde_json::json!(d.as_secs_f64() * 1e3))).collect::<serde_json::Map<_, _>>(),
-            "prove_s": prove_time.as_secs_f64(),
+            "phases_ms": f.phases.iter().filter(|(n, _)| *n != "setup").map(|(n, d)| (n.to_string(), serde_json::json!(d.as_secs_f64() * 1e3))).collect::<serde_json::Map<_, _>>(),
+            "prove_s": f.seconds,
             "verify_ms": verify_time.as_secs_f64() * 1e3,
-            "proof_bytes": bytes.len(),
+            "proof_bytes": f.proof.len(),
             "peak_rss_bytes": peak_rss_bytes(),
             "valid": verdict.is_ok(),
         });
