@@ -53,11 +53,13 @@ use crate::error::ProverError;
 use crate::limits::{read_capped, read_elf, ReadError, MAX_ELF_FILE, MAX_PROVABLE_CYCLES};
 use crate::prover::{prove_main_observed, setup, ProvingKey};
 use crate::roofline::{Ceilings, StageRoofline};
-use crate::rv::{machine_for, main_traces_timed, program_image, MainTracesError, RvFills};
+use crate::rv::{machine_for, main_traces_timed, program_image, MainTracesError};
 use crate::vm::record::VecRecorder;
-use crate::vm::{ElfError, Exit, NoRecorder, Program, Vm, VmError};
+use crate::vm::{ElfError, NoRecorder, Program, Vm};
 
+pub use crate::rv::RvFills;
 pub use crate::select::BackendChoice;
+pub use crate::vm::{ElfError as LoadError, Exit, VmError, DEFAULT_MAX_CYCLES};
 pub use kestrel_core::keys::VerifyingKey;
 pub use kestrel_verifier::statement::{decode_statement, encode_statement, Statement};
 

@@ -21,12 +21,11 @@ use std::path::{Path, PathBuf};
 
 use serde_json::{json, Map, Value};
 
-use crate::api::{self, ErrorKind, Guest, ProveOptions, Proved};
+use crate::api::{self, ErrorKind, Guest, ProveOptions, Proved, RvFills};
 use crate::cli_common::{finish, hex, null_fields, output_fields, Cmd, Failure};
 use crate::limits::{
     read_capped, OutFile, ReadError, MAX_INPUT, MAX_PROOF_FILE, MAX_PROVABLE_CYCLES, VK_BYTES,
 };
-use crate::rv::RvFills;
 use crate::select::BackendChoice;
 
 /// Arguments of `kestrel prove`.

@@ -25,10 +25,9 @@ use std::path::PathBuf;
 
 use serde_json::{json, Map, Value};
 
-use crate::api::{self, ErrorKind, Guest};
+use crate::api::{self, ErrorKind, Guest, VmError, DEFAULT_MAX_CYCLES};
 use crate::cli_common::{finish, null_fields, output_fields, Cmd, Failure};
 use crate::limits::MAX_INPUT;
-use crate::vm::{VmError, DEFAULT_MAX_CYCLES};
 
 /// Process exit code for ELF loading and execution errors.
 pub const EXIT_VM_ERROR: i32 = 3;
