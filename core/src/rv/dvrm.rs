@@ -57,7 +57,9 @@ use super::{
     alu_eval, AluOp, ALU_DIV, ALU_DIVU, ALU_DIVUW, ALU_DIVW, ALU_REM, ALU_REMU, ALU_REMUW,
     ALU_REMW, BUS_ALU, BUS_BYTE, BYTE_RANGE,
 };
+use crate::air::columns::Columns;
 use crate::air::{Air, AirBuilder};
+use crate::col;
 use crate::field::Felt;
 use crate::matrix::RowMajorMatrix;
 
@@ -66,49 +68,78 @@ pub const OPS: [u32; 8] = [
     ALU_DIV, ALU_DIVU, ALU_REM, ALU_REMU, ALU_DIVW, ALU_DIVUW, ALU_REMW, ALU_REMUW,
 ];
 
-/// Multiplicity: how many times the CPU sent this row's `(op, a, b, c)`.
-pub const M: usize = 0;
-/// Op selectors, one per entry of [`OPS`].
-pub const SEL: usize = 1;
-/// Operand `a`, 8 bytes.
-pub const A: usize = SEL + 8;
-/// Operand `b`, 8 bytes.
-pub const B: usize = A + 8;
-/// Result `c`, 8 bytes.
-pub const C: usize = B + 8;
-/// Bytes 4..8 of the divisor `y` (bytes 0..4 are `b`'s).
-pub const YH: usize = C + 8;
-/// Quotient, 8 bytes.
-pub const Q: usize = YH + 4;
-/// Remainder, 8 bytes.
-pub const R: usize = Q + 8;
-/// Sign-bit decompositions `(s, t)` with `v = 128 s + t`: `a[3]`, `a[7]`, `b[3]`, `b[7]`,
-/// `q[7]`, `r[7]`, `c[3]`, in that order.
-pub const BITS: usize = R + 8;
-/// Signs of `x`, `y`, `q`, `r` in the op's interpretation (0 for unsigned ops).
-pub const NX: usize = BITS + 14;
-pub const NY: usize = NX + 1;
-pub const NQ: usize = NY + 1;
-pub const NR: usize = NQ + 1;
-/// Divide by zero.
-pub const Z: usize = NR + 1;
-/// `INT64_MIN / −1`.
-pub const OVF: usize = Z + 1;
-/// Identity carries: `carry[g] = lo + 256 · hi`, columns `(lo, hi)` per group.
-pub const CARRY: usize = OVF + 1;
-/// `|r|`, 8 bytes, and its group carry.
-pub const ABS_R: usize = CARRY + 8;
-pub const KR: usize = ABS_R + 8;
-/// `|y|`, 8 bytes, and its group carry.
-pub const ABS_Y: usize = KR + 1;
-pub const KY: usize = ABS_Y + 8;
-/// `d = |y| − |r| − 1`, 8 bytes, and its group carry.
-pub const D: usize = KY + 1;
-pub const KD: usize = D + 8;
-/// Number of main columns.
-pub const WIDTH: usize = KD + 1;
+crate::columns! {
+    /// DVRM's columns.
+    pub struct DvrmCols {
+        /// Multiplicity: how many times the CPU sent this row's `(op, a, b, c)`.
+        m,
+        /// Op selectors, one per entry of [`OPS`].
+        sel[8],
+        /// Operand `a`, 8 bytes.
+        a[8],
+        /// Operand `b`, 8 bytes.
+        b[8],
+        /// Result `c`, 8 bytes.
+        c[8],
+        /// Bytes 4..8 of the divisor `y` (bytes 0..4 are `b`'s).
+        yh[4],
+        /// Quotient, 8 bytes.
+        q[8],
+        /// Remainder, 8 bytes.
+        r[8],
+        /// Sign-bit decompositions `(s, t)` with `v = 128 s + t`: `a[3]`, `a[7]`, `b[3]`,
+        /// `b[7]`, `q[7]`, `r[7]`, `c[3]`, in that order.
+        bits[14],
+        /// Signs of `x`, `y`, `q`, `r` in the op's interpretation (0 for unsigned ops).
+        nx,
+        ny,
+        nq,
+        nr,
+        /// Divide by zero.
+        z,
+        /// `INT64_MIN / −1`.
+        ovf,
+        /// Identity carries: `carry[g] = lo + 256 · hi`, cells `(lo, hi)` per group.
+        carry[8],
+        /// `|r|`, 8 bytes, and its group carry.
+        abs_r[8],
+        kr,
+        /// `|y|`, 8 bytes, and its group carry.
+        abs_y[8],
+        ky,
+        /// `d = |y| − |r| − 1`, 8 bytes, and its group carry.
+        d[8],
+        kd,
+    }
+}
 
-/// Index into [`BITS`] of each decomposed byte.
+/// Column indices (for tests), from [`DvrmCols`].
+pub const M: usize = col!(DvrmCols, m);
+pub const SEL: usize = col!(DvrmCols, sel);
+pub const A: usize = col!(DvrmCols, a);
+pub const B: usize = col!(DvrmCols, b);
+pub const C: usize = col!(DvrmCols, c);
+pub const YH: usize = col!(DvrmCols, yh);
+pub const Q: usize = col!(DvrmCols, q);
+pub const R: usize = col!(DvrmCols, r);
+pub const BITS: usize = col!(DvrmCols, bits);
+pub const NX: usize = col!(DvrmCols, nx);
+pub const NY: usize = col!(DvrmCols, ny);
+pub const NQ: usize = col!(DvrmCols, nq);
+pub const NR: usize = col!(DvrmCols, nr);
+pub const Z: usize = col!(DvrmCols, z);
+pub const OVF: usize = col!(DvrmCols, ovf);
+pub const CARRY: usize = col!(DvrmCols, carry);
+pub const ABS_R: usize = col!(DvrmCols, abs_r);
+pub const KR: usize = col!(DvrmCols, kr);
+pub const ABS_Y: usize = col!(DvrmCols, abs_y);
+pub const KY: usize = col!(DvrmCols, ky);
+pub const D: usize = col!(DvrmCols, d);
+pub const KD: usize = col!(DvrmCols, kd);
+/// Number of main columns.
+pub const WIDTH: usize = <DvrmCols<u8> as Columns<u8>>::WIDTH;
+
+/// Index into [`DvrmCols::bits`] (in pairs) of each decomposed byte.
 const BIT_A3: usize = 0;
 const BIT_A7: usize = 1;
 const BIT_B3: usize = 2;
@@ -131,27 +162,36 @@ impl Air for DvrmAir {
     }
     fn eval<AB: AirBuilder>(&self, b: &mut AB) {
         let k = |v: u64| AB::Expr::from(Felt::new(v));
-        let cols = |b: &AB, at: usize, n: usize| -> Vec<AB::Expr> {
-            (0..n).map(|i| b.main(at + i)).collect()
-        };
-        let sel = cols(b, SEL, 8);
-        let a = cols(b, A, 8);
-        let bv = cols(b, B, 8);
-        let c = cols(b, C, 8);
-        let q = cols(b, Q, 8);
-        let r = cols(b, R, 8);
-        let abs_r = cols(b, ABS_R, 8);
-        let abs_y = cols(b, ABS_Y, 8);
-        let d = cols(b, D, 8);
-        let bits = cols(b, BITS, 14);
-        let carry_lo: Vec<AB::Expr> = (0..4).map(|g| b.main(CARRY + 2 * g)).collect();
-        let carry_hi: Vec<AB::Expr> = (0..4).map(|g| b.main(CARRY + 2 * g + 1)).collect();
+        let cols: DvrmCols<AB::Expr> = DvrmCols::from_fn(|i| b.main(i));
+        let DvrmCols {
+            m,
+            sel,
+            a,
+            b: bv,
+            c,
+            yh,
+            q,
+            r,
+            bits,
+            nx,
+            ny,
+            nq,
+            nr,
+            z,
+            ovf,
+            carry: carry_cells,
+            abs_r,
+            kr,
+            abs_y,
+            ky,
+            d,
+            kd,
+        } = cols;
+        let carry_lo: Vec<AB::Expr> = (0..4).map(|g| carry_cells[2 * g].clone()).collect();
+        let carry_hi: Vec<AB::Expr> = (0..4).map(|g| carry_cells[2 * g + 1].clone()).collect();
         let carry: Vec<AB::Expr> = (0..4)
             .map(|g| carry_lo[g].clone() + carry_hi[g].clone() * Felt::from(256u32))
             .collect();
-        let (nx, ny, nq, nr) = (b.main(NX), b.main(NY), b.main(NQ), b.main(NR));
-        let (z, ovf, m) = (b.main(Z), b.main(OVF), b.main(M));
-        let (kr, ky, kd) = (b.main(KR), b.main(KY), b.main(KD));
         let sign = |i: usize| bits[2 * i].clone();
         let low7 = |i: usize| bits[2 * i + 1].clone();
 
@@ -212,15 +252,13 @@ impl Air for DvrmAir {
                 }
             })
             .collect();
-        let y: Vec<AB::Expr> = (0..8)
-            .map(|i| {
-                if i < 4 {
-                    bv[i].clone()
-                } else {
-                    b.main(YH + i - 4)
-                }
-            })
-            .collect();
+        let y: [AB::Expr; 8] = core::array::from_fn(|i| {
+            if i < 4 {
+                bv[i].clone()
+            } else {
+                yh[i - 4].clone()
+            }
+        });
         for i in 4..8 {
             b.assert_zero(
                 "dvrm divisor extension",
@@ -493,7 +531,7 @@ pub fn witness_row(
 }
 
 fn fill_witness(
-    row: &mut [Felt],
+    out: &mut [Felt],
     op: &AluOp,
     count: u64,
     (q, r, z, ovf): (u64, u64, bool, bool),
@@ -503,25 +541,26 @@ fn fill_witness(
         .iter()
         .position(|&o| o == op.op)
         .unwrap_or_else(|| panic!("DVRM does not take ALU op {}", op.op));
-    let put = |row: &mut [Felt], at: usize, v: u64| row[at] = Felt::new(v);
-    put(row, M, count);
-    put(row, SEL + s, 1);
+    let mut row = DvrmCols::from_fn(|_| Felt::ZERO);
+    let f = Felt::new;
+    row.m = f(count);
+    row.sel[s] = f(1);
     let (x, y, signed) = operands(op);
     let [a, b, c, xb, yb, qb, rb] = [op.a, op.b, op.c, x, y, q, r].map(u64::to_le_bytes);
     for i in 0..8 {
-        put(row, A + i, a[i] as u64);
-        put(row, B + i, b[i] as u64);
-        put(row, C + i, c[i] as u64);
-        put(row, Q + i, qb[i] as u64);
-        put(row, R + i, rb[i] as u64);
+        row.a[i] = f(a[i] as u64);
+        row.b[i] = f(b[i] as u64);
+        row.c[i] = f(c[i] as u64);
+        row.q[i] = f(qb[i] as u64);
+        row.r[i] = f(rb[i] as u64);
     }
     for (i, &v) in yb[4..].iter().enumerate() {
-        put(row, YH + i, v as u64);
+        row.yh[i] = f(v as u64);
     }
     let decomposed = [a[3], a[7], b[3], b[7], qb[7], rb[7], c[3]];
     for (i, &v) in decomposed.iter().enumerate() {
-        put(row, BITS + 2 * i, (v >> 7) as u64);
-        put(row, BITS + 2 * i + 1, (v & 0x7f) as u64);
+        row.bits[2 * i] = f((v >> 7) as u64);
+        row.bits[2 * i + 1] = f((v & 0x7f) as u64);
     }
     let sgn = signed as u64;
     let (nx, ny, nq, nr) = (
@@ -530,12 +569,12 @@ fn fill_witness(
         sgn * (qb[7] >> 7) as u64,
         sgn * (rb[7] >> 7) as u64,
     );
-    put(row, NX, nx);
-    put(row, NY, ny);
-    put(row, NQ, nq);
-    put(row, NR, nr);
-    put(row, Z, z as u64);
-    put(row, OVF, ovf as u64);
+    row.nx = f(nx);
+    row.ny = f(ny);
+    row.nq = f(nq);
+    row.nr = f(nr);
+    row.z = f(z as u64);
+    row.ovf = f(ovf as u64);
 
     // Carries of q' · y' + r' = x' (mod 2^128), four limbs per group.
     let ext = |v: &[u8; 8], n: u64, i: usize| if i < 8 { v[i] as u64 } else { 255 * n };
@@ -555,8 +594,8 @@ fn fill_witness(
         }
         // Exact for the honest witness; a dishonest one gets the floor.
         carry = if ovf && g >= 2 { 0 } else { (lhs - rhs) >> 32 };
-        put(row, CARRY + 2 * g, (carry & 0xff) as u64);
-        put(row, CARRY + 2 * g + 1, ((carry >> 8) & 0xff) as u64);
+        row.carry[2 * g] = f((carry & 0xff) as u64);
+        row.carry[2 * g + 1] = f(((carry >> 8) & 0xff) as u64);
         bytes.range(carry as u8, (carry >> 8) as u8);
     }
 
@@ -570,18 +609,18 @@ fn fill_witness(
     };
     let [abs_rb, abs_yb, db] = [abs_r, abs_y, d].map(u64::to_le_bytes);
     for i in 0..8 {
-        put(row, ABS_R + i, abs_rb[i] as u64);
-        put(row, ABS_Y + i, abs_yb[i] as u64);
-        put(row, D + i, db[i] as u64);
+        row.abs_r[i] = f(abs_rb[i] as u64);
+        row.abs_y[i] = f(abs_yb[i] as u64);
+        row.d[i] = f(db[i] as u64);
     }
     // Group carries: of v + |v| (low group) and of |r| + d + 1 (low group).
     let neg_carry = |v: &[u8; 8], n: u64, av: &[u8; 8]| {
         (n == 1 && group32(v, 0) + group32(av, 0) >= 1 << 32) as u64
     };
-    put(row, KR, neg_carry(&rb, nr, &abs_rb));
-    put(row, KY, neg_carry(&yb, ny, &abs_yb));
+    row.kr = f(neg_carry(&rb, nr, &abs_rb));
+    row.ky = f(neg_carry(&yb, ny, &abs_yb));
     let kd = (!z && group32(&abs_rb, 0) + group32(&db, 0) + 1 >= 1 << 32) as u64;
-    put(row, KD, kd);
+    row.kd = f(kd);
 
     for v in [&qb, &rb, &abs_rb, &abs_yb, &db] {
         for i in 0..4 {
@@ -593,4 +632,5 @@ fn fill_witness(
     bytes.range(low7[2], low7[3]);
     bytes.range(low7[4], low7[5]);
     bytes.range(low7[6], 0);
+    row.write(out);
 }

@@ -17,24 +17,37 @@ use alloc::vec::Vec;
 
 use super::bitwise::ByteCounts;
 use super::{alu_eval, distinct_height, distinct_ops, AluOp, Distinct, ALU_EQ, BUS_ALU};
+use crate::air::columns::Columns;
 use crate::air::{Air, AirBuilder};
+use crate::col;
 use crate::field::{batch_inverse, Felt};
 use crate::matrix::RowMajorMatrix;
 
-/// `a[8]`.
-pub const A: usize = 0;
-/// `b[8]`.
-pub const B: usize = 8;
-/// `s = Σ (aᵢ − bᵢ)²`.
-pub const S: usize = 16;
-/// `1` when `a ≠ b`; the result is `1 − neq`.
-pub const NEQ: usize = 17;
-/// `1/s` when `a ≠ b`, else 0.
-pub const INV: usize = 18;
-/// How many times the CPU dispatched this row's operation.
-pub const M: usize = 19;
+crate::columns! {
+    /// EQ's columns.
+    pub struct EqCols {
+        a[8],
+        b[8],
+        /// `s = Σ (aᵢ − bᵢ)²`.
+        s,
+        /// `1` when `a ≠ b`; the result is `1 − neq`.
+        neq,
+        /// `1/s` when `a ≠ b`, else 0.
+        inv,
+        /// How many times the CPU dispatched this row's operation.
+        m,
+    }
+}
+
+/// Column indices (for tests), from [`EqCols`].
+pub const A: usize = col!(EqCols, a);
+pub const B: usize = col!(EqCols, b);
+pub const S: usize = col!(EqCols, s);
+pub const NEQ: usize = col!(EqCols, neq);
+pub const INV: usize = col!(EqCols, inv);
+pub const M: usize = col!(EqCols, m);
 /// Main columns.
-pub const WIDTH: usize = 20;
+pub const WIDTH: usize = <EqCols<u8> as Columns<u8>>::WIDTH;
 
 /// The EQ table.
 pub struct EqAir;
@@ -48,10 +61,11 @@ impl Air for EqAir {
     }
     fn eval<B: AirBuilder>(&self, b: &mut B) {
         let k = |v: u32| B::Expr::from(Felt::from(v));
-        let (s, neq, inv) = (b.main(S), b.main(NEQ), b.main(INV));
+        let c: EqCols<B::Expr> = EqCols::from_fn(|i| b.main(i));
+        let (s, neq, inv) = (c.s.clone(), c.neq.clone(), c.inv.clone());
         let mut sum = k(0);
         for i in 0..8 {
-            let d = b.main(A + i) - b.main(B + i);
+            let d = c.a[i].clone() - c.b[i].clone();
             sum = sum + d.clone() * d;
         }
         b.assert_zero("eq s = Σ (a − b)²", s.clone() - sum);
@@ -63,11 +77,11 @@ impl Air for EqAir {
         b.assert_zero("eq equal rows have inv = 0", (k(1) - neq.clone()) * inv);
 
         let mut values = alloc::vec![k(ALU_EQ)];
-        values.extend((0..8).map(|i| b.main(A + i)));
-        values.extend((0..8).map(|i| b.main(B + i)));
+        values.extend(c.a.iter().cloned());
+        values.extend(c.b.iter().cloned());
         values.push(k(1) - neq);
         values.extend((1..8).map(|_| k(0)));
-        b.receive(BUS_ALU, b.main(M), &values);
+        b.receive(BUS_ALU, c.m, &values);
     }
 }
 
@@ -109,20 +123,22 @@ pub fn fill_rows(rows: &[Distinct], out: &mut [Felt]) {
     // One batched inversion of the non-zero sums (a zero sum, a = b, has inverse 0).
     let nonzero: Vec<Felt> = sums.iter().copied().filter(|s| *s != Felt::ZERO).collect();
     let mut inverses = batch_inverse(&nonzero).unwrap_or_default().into_iter();
-    for ((d, &s), row) in rows.iter().zip(&sums).zip(out.chunks_exact_mut(WIDTH)) {
+    for ((d, &s), out) in rows.iter().zip(&sums).zip(out.chunks_exact_mut(WIDTH)) {
+        let mut row = EqCols::from_fn(|_| Felt::ZERO);
         let (ab, bb) = (d.a.to_le_bytes(), d.b.to_le_bytes());
         for i in 0..8 {
-            row[A + i] = Felt::from(ab[i] as u32);
-            row[B + i] = Felt::from(bb[i] as u32);
+            row.a[i] = Felt::from(ab[i] as u32);
+            row.b[i] = Felt::from(bb[i] as u32);
         }
-        row[S] = s;
-        row[NEQ] = Felt::from(d.a != d.b);
-        row[INV] = if s == Felt::ZERO {
+        row.s = s;
+        row.neq = Felt::from(d.a != d.b);
+        row.inv = if s == Felt::ZERO {
             Felt::ZERO
         } else {
             inverses.next().unwrap_or(Felt::ZERO)
         };
-        row[M] = Felt::from(d.mult);
+        row.m = Felt::from(d.mult);
+        row.write(out);
     }
 }
 

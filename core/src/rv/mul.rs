@@ -38,42 +38,66 @@ use super::{
     alu_eval, AluOp, ALU_MUL, ALU_MULH, ALU_MULHSU, ALU_MULHU, ALU_MULW, BUS_ALU, BUS_BYTE,
     BYTE_RANGE,
 };
+use crate::air::columns::Columns;
 use crate::air::{Air, AirBuilder};
+use crate::col;
 use crate::field::Felt;
 use crate::matrix::RowMajorMatrix;
 
 /// The ops MUL accepts, in selector order.
 pub const OPS: [u32; 5] = [ALU_MUL, ALU_MULH, ALU_MULHSU, ALU_MULHU, ALU_MULW];
 
-/// Multiplicity: how many times the CPU sent this row's `(op, a, b, c)`.
-pub const M: usize = 0;
-/// Op selectors, one per entry of [`OPS`].
-pub const SEL: usize = 1;
-/// Operand `a`, 8 bytes.
-pub const A: usize = SEL + 5;
-/// Operand `b`, 8 bytes.
-pub const B: usize = A + 8;
-/// Result `c`, 8 bytes.
-pub const C: usize = B + 8;
-/// Product bytes `p[16]` of the extended operands.
-pub const P: usize = C + 8;
-/// Group carries: `carry[g] = lo + 256 · hi`, columns `(lo, hi)` per group.
-pub const CARRY: usize = P + 16;
-/// Sign bit of `a` and the low 7 bits of `a[7]`.
-pub const SA: usize = CARRY + 8;
-pub const RA: usize = SA + 1;
-/// Sign bit of `b` and the low 7 bits of `b[7]`.
-pub const SB: usize = RA + 1;
-pub const RB: usize = SB + 1;
-/// `a`'s extension bit: `sa · (MULH + MULHSU)`.
-pub const SA_EXT: usize = RB + 1;
-/// `b`'s extension bit: `sb · MULH`.
-pub const SB_EXT: usize = SA_EXT + 1;
-/// Top bit of `p[3]` and its low 7 bits (`MULW`'s sign).
-pub const SW: usize = SB_EXT + 1;
-pub const RW: usize = SW + 1;
+crate::columns! {
+    /// MUL's columns.
+    pub struct MulCols {
+        /// Multiplicity: how many times the CPU sent this row's `(op, a, b, c)`.
+        m,
+        /// Op selectors, one per entry of [`OPS`].
+        sel[5],
+        /// Operand `a`, 8 bytes.
+        a[8],
+        /// Operand `b`, 8 bytes.
+        b[8],
+        /// Result `c`, 8 bytes.
+        c[8],
+        /// Product bytes `p[16]` of the extended operands.
+        p[16],
+        /// Group carries: `carry[g] = lo + 256 · hi`, cells `(lo, hi)` per group.
+        carry[8],
+        /// Sign bit of `a` and the low 7 bits of `a[7]`.
+        sa,
+        ra,
+        /// Sign bit of `b` and the low 7 bits of `b[7]`.
+        sb,
+        rb,
+        /// `a`'s extension bit: `sa · (MULH + MULHSU)`.
+        sa_ext,
+        /// `b`'s extension bit: `sb · MULH`.
+        sb_ext,
+        /// Top bit of `p[3]` and its low 7 bits (`MULW`'s sign).
+        sw,
+        rw,
+    }
+}
+
+/// Column indices (for tests), from [`MulCols`].
+pub const M: usize = col!(MulCols, m);
+pub const SEL: usize = col!(MulCols, sel);
+pub const A: usize = col!(MulCols, a);
+pub const B: usize = col!(MulCols, b);
+pub const C: usize = col!(MulCols, c);
+pub const P: usize = col!(MulCols, p);
+pub const CARRY: usize = col!(MulCols, carry);
+pub const SA: usize = col!(MulCols, sa);
+pub const RA: usize = col!(MulCols, ra);
+pub const SB: usize = col!(MulCols, sb);
+pub const RB: usize = col!(MulCols, rb);
+pub const SA_EXT: usize = col!(MulCols, sa_ext);
+pub const SB_EXT: usize = col!(MulCols, sb_ext);
+pub const SW: usize = col!(MulCols, sw);
+pub const RW: usize = col!(MulCols, rw);
 /// Number of main columns.
-pub const WIDTH: usize = RW + 1;
+pub const WIDTH: usize = <MulCols<u8> as Columns<u8>>::WIDTH;
 
 const TWO_32: u64 = 1 << 32;
 
@@ -89,21 +113,29 @@ impl Air for MulAir {
     }
     fn eval<AB: AirBuilder>(&self, b: &mut AB) {
         let k = |v: u64| AB::Expr::from(Felt::new(v));
-        let col = |b: &AB, i: usize| b.main(i);
-        let sel: Vec<AB::Expr> = (0..5).map(|i| col(b, SEL + i)).collect();
-        let a: Vec<AB::Expr> = (0..8).map(|i| col(b, A + i)).collect();
-        let bb: Vec<AB::Expr> = (0..8).map(|i| col(b, B + i)).collect();
-        let c: Vec<AB::Expr> = (0..8).map(|i| col(b, C + i)).collect();
-        let p: Vec<AB::Expr> = (0..16).map(|i| col(b, P + i)).collect();
-        let carry_lo: Vec<AB::Expr> = (0..4).map(|g| col(b, CARRY + 2 * g)).collect();
-        let carry_hi: Vec<AB::Expr> = (0..4).map(|g| col(b, CARRY + 2 * g + 1)).collect();
+        let cols: MulCols<AB::Expr> = MulCols::from_fn(|i| b.main(i));
+        let MulCols {
+            m,
+            sel,
+            a,
+            b: bb,
+            c,
+            p,
+            carry: carry_cells,
+            sa,
+            ra,
+            sb,
+            rb,
+            sa_ext,
+            sb_ext,
+            sw,
+            rw,
+        } = cols;
+        let carry_lo: Vec<AB::Expr> = (0..4).map(|g| carry_cells[2 * g].clone()).collect();
+        let carry_hi: Vec<AB::Expr> = (0..4).map(|g| carry_cells[2 * g + 1].clone()).collect();
         let carry: Vec<AB::Expr> = (0..4)
             .map(|g| carry_lo[g].clone() + carry_hi[g].clone() * Felt::from(256u32))
             .collect();
-        let (sa, ra, sb, rb) = (col(b, SA), col(b, RA), col(b, SB), col(b, RB));
-        let (sa_ext, sb_ext) = (col(b, SA_EXT), col(b, SB_EXT));
-        let (sw, rw) = (col(b, SW), col(b, RW));
-        let m = col(b, M);
         let [s_mul, s_mulh, s_mulhsu, s_mulhu, s_mulw] = [0, 1, 2, 3, 4].map(|i| sel[i].clone());
 
         // Selectors.
@@ -218,30 +250,31 @@ pub fn build_trace(ops: &[AluOp], bytes: &mut ByteCounts) -> RowMajorMatrix {
     trace
 }
 
-fn fill_row(row: &mut [Felt], op: &AluOp, count: u64, bytes: &mut ByteCounts) {
+fn fill_row(out: &mut [Felt], op: &AluOp, count: u64, bytes: &mut ByteCounts) {
+    let mut row = MulCols::from_fn(|_| Felt::ZERO);
     let s = OPS
         .iter()
         .position(|&o| o == op.op)
         .unwrap_or_else(|| panic!("MUL does not take ALU op {}", op.op));
-    let put = |row: &mut [Felt], at: usize, v: u64| row[at] = Felt::new(v);
-    put(row, M, count);
-    put(row, SEL + s, 1);
+    let f = Felt::new;
+    row.m = f(count);
+    row.sel[s] = f(1);
     let (a, b, c) = (op.a.to_le_bytes(), op.b.to_le_bytes(), op.c.to_le_bytes());
     for i in 0..8 {
-        put(row, A + i, a[i] as u64);
-        put(row, B + i, b[i] as u64);
-        put(row, C + i, c[i] as u64);
+        row.a[i] = f(a[i] as u64);
+        row.b[i] = f(b[i] as u64);
+        row.c[i] = f(c[i] as u64);
     }
     let (sa, sb) = (a[7] >> 7, b[7] >> 7);
     let (ra, rb) = (a[7] & 0x7f, b[7] & 0x7f);
-    put(row, SA, sa as u64);
-    put(row, RA, ra as u64);
-    put(row, SB, sb as u64);
-    put(row, RB, rb as u64);
+    row.sa = f(sa as u64);
+    row.ra = f(ra as u64);
+    row.sb = f(sb as u64);
+    row.rb = f(rb as u64);
     let sa_ext = sa as u64 * (op.op == ALU_MULH || op.op == ALU_MULHSU) as u64;
     let sb_ext = sb as u64 * (op.op == ALU_MULH) as u64;
-    put(row, SA_EXT, sa_ext);
-    put(row, SB_EXT, sb_ext);
+    row.sa_ext = f(sa_ext);
+    row.sb_ext = f(sb_ext);
 
     // The byte convolution of the extended operands, four limbs per carry.
     let ext = |v: &[u8; 8], s: u64, i: usize| if i < 8 { v[i] as u64 } else { 255 * s };
@@ -261,8 +294,8 @@ fn fill_row(row: &mut [Felt], op: &AluOp, count: u64, bytes: &mut ByteCounts) {
         p[4 * g..4 * g + 4].copy_from_slice(&limbs);
         carry = (lhs >> 32) as u64;
         debug_assert!(carry < 1 << 16);
-        put(row, CARRY + 2 * g, carry & 0xff);
-        put(row, CARRY + 2 * g + 1, carry >> 8);
+        row.carry[2 * g] = f(carry & 0xff);
+        row.carry[2 * g + 1] = f(carry >> 8);
         bytes.range(carry as u8, (carry >> 8) as u8);
     }
     debug_assert!({
@@ -276,13 +309,14 @@ fn fill_row(row: &mut [Felt], op: &AluOp, count: u64, bytes: &mut ByteCounts) {
         alu_eval(op.op, op.a, op.b) == Some(expect)
     });
     for (i, &v) in p.iter().enumerate() {
-        put(row, P + i, v as u64);
+        row.p[i] = f(v as u64);
     }
     for i in 0..8 {
         bytes.range(p[2 * i], p[2 * i + 1]);
     }
-    put(row, SW, (p[3] >> 7) as u64);
-    put(row, RW, (p[3] & 0x7f) as u64);
+    row.sw = f((p[3] >> 7) as u64);
+    row.rw = f((p[3] & 0x7f) as u64);
     bytes.range(2 * ra, 2 * rb);
     bytes.range(2 * (p[3] & 0x7f), 0);
+    row.write(out);
 }

@@ -45,50 +45,80 @@ use super::{
     alu_eval, distinct_height, distinct_ops, AluOp, Distinct, ALU_SLL, ALU_SLLW, ALU_SRA, ALU_SRAW,
     ALU_SRL, ALU_SRLW, BUS_ALU, BUS_BYTE, BYTE_RANGE,
 };
+use crate::air::columns::Columns;
 use crate::air::{Air, AirBuilder};
+use crate::col;
 use crate::field::Felt;
 use crate::matrix::RowMajorMatrix;
 
-/// Op selectors, in this order: SLL, SRL, SRA, SLLW, SRLW, SRAW (op codes `4..=9`).
-pub const SEL: usize = 0;
+crate::columns! {
+    /// SHIFT's columns.
+    pub struct ShiftCols {
+        /// Op selectors, in this order: SLL, SRL, SRA, SLLW, SRLW, SRAW (op codes `4..=9`).
+        sel[6],
+        a[8],
+        b[8],
+        c[8],
+        /// Bits 5, 6 and 7 of `b₀`.
+        h5,
+        h6,
+        h7,
+        /// Bits of the bit offset `s = e mod 8`.
+        s0,
+        s1,
+        s2,
+        /// `2^s − 1`.
+        pow,
+        /// One-hot byte offset `J = e / 8`.
+        j[9],
+        /// `xᵢ·2^s = loᵢ + 256·hiᵢ`.
+        lo[8],
+        hi[8],
+        /// Byte 8 of `X·2^s`.
+        t8,
+        /// The fill sign of right shifts.
+        sigma,
+        /// Sign splits of `a₇`, `a₃` and `c₃`.
+        sa7,
+        ra7,
+        sa3,
+        ra3,
+        sc,
+        rc,
+        /// How many times the CPU dispatched this row's operation.
+        m,
+    }
+}
+
 /// The op codes of the selectors.
 pub const OPS: [u32; 6] = [ALU_SLL, ALU_SRL, ALU_SRA, ALU_SLLW, ALU_SRLW, ALU_SRAW];
-/// `a[8]`.
-pub const A: usize = 6;
-/// `b[8]`.
-pub const B: usize = 14;
-/// `c[8]`.
-pub const C: usize = 22;
-/// Bits 5, 6 and 7 of `b₀`.
-pub const H5: usize = 30;
-pub const H6: usize = 31;
-pub const H7: usize = 32;
-/// Bits of the bit offset `s = e mod 8`.
-pub const S0: usize = 33;
-pub const S1: usize = 34;
-pub const S2: usize = 35;
-/// `2^s − 1`.
-pub const POW: usize = 36;
-/// One-hot byte offset `J = e / 8`, 9 columns.
-pub const J: usize = 37;
-/// `lo[8]`, `hi[8]`: `xᵢ·2^s = loᵢ + 256·hiᵢ`.
-pub const LO: usize = 46;
-pub const HI: usize = 54;
-/// Byte 8 of `X·2^s`.
-pub const T8: usize = 62;
-/// The fill sign of right shifts.
-pub const SIGMA: usize = 63;
-/// Sign splits of `a₇`, `a₃` and `c₃`.
-pub const SA7: usize = 64;
-pub const RA7: usize = 65;
-pub const SA3: usize = 66;
-pub const RA3: usize = 67;
-pub const SC: usize = 68;
-pub const RC: usize = 69;
-/// How many times the CPU dispatched this row's operation.
-pub const M: usize = 70;
+
+/// Column indices (for the CUDA fill, its layout check and tests), from [`ShiftCols`].
+pub const SEL: usize = col!(ShiftCols, sel);
+pub const A: usize = col!(ShiftCols, a);
+pub const B: usize = col!(ShiftCols, b);
+pub const C: usize = col!(ShiftCols, c);
+pub const H5: usize = col!(ShiftCols, h5);
+pub const H6: usize = col!(ShiftCols, h6);
+pub const H7: usize = col!(ShiftCols, h7);
+pub const S0: usize = col!(ShiftCols, s0);
+pub const S1: usize = col!(ShiftCols, s1);
+pub const S2: usize = col!(ShiftCols, s2);
+pub const POW: usize = col!(ShiftCols, pow);
+pub const J: usize = col!(ShiftCols, j);
+pub const LO: usize = col!(ShiftCols, lo);
+pub const HI: usize = col!(ShiftCols, hi);
+pub const T8: usize = col!(ShiftCols, t8);
+pub const SIGMA: usize = col!(ShiftCols, sigma);
+pub const SA7: usize = col!(ShiftCols, sa7);
+pub const RA7: usize = col!(ShiftCols, ra7);
+pub const SA3: usize = col!(ShiftCols, sa3);
+pub const RA3: usize = col!(ShiftCols, ra3);
+pub const SC: usize = col!(ShiftCols, sc);
+pub const RC: usize = col!(ShiftCols, rc);
+pub const M: usize = col!(ShiftCols, m);
 /// Main columns.
-pub const WIDTH: usize = 71;
+pub const WIDTH: usize = <ShiftCols<u8> as Columns<u8>>::WIDTH;
 
 /// The SHIFT table.
 pub struct ShiftAir;
@@ -103,8 +133,9 @@ impl Air for ShiftAir {
     fn eval<B: AirBuilder>(&self, b: &mut B) {
         let k = |v: u64| B::Expr::from(Felt::new(v));
         let f = Felt::new;
-        let sel: Vec<B::Expr> = (0..6).map(|i| b.main(SEL + i)).collect();
-        for s in &sel {
+        let c: ShiftCols<B::Expr> = ShiftCols::from_fn(|i| b.main(i));
+        let sel = &c.sel;
+        for s in sel {
             b.assert_bool("shift selector is boolean", s.clone());
         }
         let sum = |idx: &[usize]| idx.iter().fold(k(0), |acc, &i| acc + sel[i].clone());
@@ -117,37 +148,36 @@ impl Air for ShiftAir {
         b.assert_bool("shift one op per row", active.clone());
         b.assert_zero(
             "shift padding has m = 0",
-            b.main(M) * (k(1) - active.clone()),
+            c.m.clone() * (k(1) - active.clone()),
         );
 
         // Sign splits.
-        let split = |b: &mut B, byte: usize, s: usize, r: usize, name: &'static str| {
-            let (sv, rv) = (b.main(s), b.main(r));
+        let split = |b: &mut B, byte: &B::Expr, sv: &B::Expr, rv: &B::Expr, name: &'static str| {
             b.assert_bool("shift sign bit is boolean", sv.clone());
-            b.assert_zero(name, b.main(byte) - sv * f(128) - rv);
+            b.assert_zero(name, byte.clone() - sv.clone() * f(128) - rv.clone());
         };
-        split(b, A + 7, SA7, RA7, "shift a7 = 128 sa7 + ra7");
-        split(b, A + 3, SA3, RA3, "shift a3 = 128 sa3 + ra3");
-        split(b, C + 3, SC, RC, "shift c3 = 128 sc + rc");
+        split(b, &c.a[7], &c.sa7, &c.ra7, "shift a7 = 128 sa7 + ra7");
+        split(b, &c.a[3], &c.sa3, &c.ra3, "shift a3 = 128 sa3 + ra3");
+        split(b, &c.c[3], &c.sc, &c.rc, "shift c3 = 128 sc + rc");
 
         // Shift amount: b0 = k5 + 32 h5 + 64 h6 + 128 h7, k5 < 32.
-        let (h5, h6, h7) = (b.main(H5), b.main(H6), b.main(H7));
+        let (h5, h6, h7) = (c.h5.clone(), c.h6.clone(), c.h7.clone());
         for h in [&h5, &h6, &h7] {
             b.assert_bool("shift b0 high bit is boolean", h.clone());
         }
-        let k5 = b.main(B) - h5.clone() * f(32) - h6 * f(64) - h7 * f(128);
+        let k5 = c.b[0].clone() - h5.clone() * f(32) - h6 * f(64) - h7 * f(128);
         let amount = k5.clone() + h5 * (k(1) - word.clone()) * f(32);
-        let (s0, s1, s2) = (b.main(S0), b.main(S1), b.main(S2));
+        let (s0, s1, s2) = (c.s0.clone(), c.s1.clone(), c.s2.clone());
         for s in [&s0, &s1, &s2] {
             b.assert_bool("shift bit offset bit is boolean", s.clone());
         }
-        let pow = b.main(POW);
+        let pow = c.pow.clone();
         b.assert_zero(
             "shift pow = 2^s − 1",
             pow.clone() + k(1)
                 - (s0.clone() + k(1)) * (s1.clone() * f(3) + k(1)) * (s2.clone() * f(15) + k(1)),
         );
-        let j: Vec<B::Expr> = (0..9).map(|i| b.main(J + i)).collect();
+        let j = &c.j;
         let mut j_sum = k(0);
         let mut j_val = k(0);
         for (i, ji) in j.iter().enumerate() {
@@ -163,35 +193,35 @@ impl Air for ShiftAir {
         );
 
         // Bit shift of the effective input x.
-        let sa3 = b.main(SA3);
+        let sa3 = c.sa3.clone();
         let mut t: Vec<B::Expr> = Vec::with_capacity(16);
         for i in 0..8 {
             let x = if i < 4 {
-                b.main(A + i)
+                c.a[i].clone()
             } else {
-                b.main(A + i) * (k(1) - word.clone()) + sraw.clone() * sa3.clone() * f(255)
+                c.a[i].clone() * (k(1) - word.clone()) + sraw.clone() * sa3.clone() * f(255)
             };
-            let (lo, hi) = (b.main(LO + i), b.main(HI + i));
+            let (lo, hi) = (c.lo[i].clone(), c.hi[i].clone());
             b.assert_zero(
                 "shift x·2^s = lo + 256 hi",
                 x * (pow.clone() + k(1)) - lo.clone() - hi * f(256),
             );
-            t.push(if i == 0 { lo } else { lo + b.main(HI + i - 1) });
+            t.push(if i == 0 { lo } else { lo + c.hi[i - 1].clone() });
         }
-        let sigma = b.main(SIGMA);
+        let sigma = c.sigma.clone();
         b.assert_zero(
             "shift fill sign",
-            sigma.clone() - sra * b.main(SA7) - sraw * sa3,
+            sigma.clone() - sra * c.sa7.clone() - sraw * sa3,
         );
         b.assert_zero(
             "shift t8 = hi7 + σ(256 − 2^s)",
-            b.main(T8) - b.main(HI + 7) - sigma.clone() * (k(255) - pow),
+            c.t8.clone() - c.hi[7].clone() - sigma.clone() * (k(255) - pow),
         );
-        t.push(b.main(T8));
+        t.push(c.t8.clone());
         t.extend((9..16).map(|_| sigma.clone() * f(255)));
 
         // Byte shift and the W forms' sign extension.
-        let sc = b.main(SC);
+        let sc = c.sc.clone();
         for i in 0..8 {
             let (l, r) = if i < 4 {
                 (&left, &right)
@@ -210,14 +240,14 @@ impl Air for ShiftAir {
                 }
                 acc = acc + ji.clone() * term;
             }
-            b.assert_zero("shift c = shifted bytes", b.main(C + i) - acc);
+            b.assert_zero("shift c = shifted bytes", c.c[i].clone() - acc);
         }
 
         for i in 0..8 {
             b.send(
                 BUS_BYTE,
                 k(1),
-                &[k(BYTE_RANGE as u64), b.main(LO + i), b.main(HI + i), k(0)],
+                &[k(BYTE_RANGE as u64), c.lo[i].clone(), c.hi[i].clone(), k(0)],
             );
         }
         b.send(
@@ -225,15 +255,15 @@ impl Air for ShiftAir {
             k(1),
             &[
                 k(BYTE_RANGE as u64),
-                b.main(RA7) * f(2),
-                b.main(RA3) * f(2),
+                c.ra7.clone() * f(2),
+                c.ra3.clone() * f(2),
                 k(0),
             ],
         );
         b.send(
             BUS_BYTE,
             k(1),
-            &[k(BYTE_RANGE as u64), b.main(RC) * f(2), k5 * f(8), k(0)],
+            &[k(BYTE_RANGE as u64), c.rc.clone() * f(2), k5 * f(8), k(0)],
         );
 
         let op = sel
@@ -241,8 +271,10 @@ impl Air for ShiftAir {
             .zip(OPS)
             .fold(k(0), |acc, (s, code)| acc + s.clone() * f(code as u64));
         let mut values = alloc::vec![op];
-        values.extend((0..24).map(|i| b.main(A + i)));
-        b.receive(BUS_ALU, b.main(M), &values);
+        values.extend(c.a.iter().cloned());
+        values.extend(c.b.iter().cloned());
+        values.extend(c.c.iter().cloned());
+        b.receive(BUS_ALU, c.m, &values);
     }
 }
 
@@ -344,40 +376,42 @@ fn sign(byte: u8) -> u64 {
     (byte >> 7) as u64
 }
 
-fn fill_row(row: &mut [Felt], x: &Distinct) {
+fn fill_row(out: &mut [Felt], x: &Distinct) {
+    let mut row = ShiftCols::from_fn(|_| Felt::ZERO);
     let f = |v: u64| Felt::new(v);
     let w = Witness::of(x);
     let (ab, bb, cb) = (x.a.to_le_bytes(), x.b.to_le_bytes(), w.c.to_le_bytes());
-    row[SEL + w.sel] = Felt::ONE;
+    row.sel[w.sel] = Felt::ONE;
     for i in 0..8 {
-        row[A + i] = f(ab[i] as u64);
-        row[B + i] = f(bb[i] as u64);
-        row[C + i] = f(cb[i] as u64);
-        row[LO + i] = f(w.lo[i]);
-        row[HI + i] = f(w.hi[i]);
+        row.a[i] = f(ab[i] as u64);
+        row.b[i] = f(bb[i] as u64);
+        row.c[i] = f(cb[i] as u64);
+        row.lo[i] = f(w.lo[i]);
+        row.hi[i] = f(w.hi[i]);
     }
     let b0 = bb[0] as u64;
-    row[H5] = f((b0 >> 5) & 1);
-    row[H6] = f((b0 >> 6) & 1);
-    row[H7] = f(b0 >> 7);
+    row.h5 = f((b0 >> 5) & 1);
+    row.h6 = f((b0 >> 6) & 1);
+    row.h7 = f(b0 >> 7);
     let s = w.s;
-    row[S0] = f(s & 1);
-    row[S1] = f((s >> 1) & 1);
-    row[S2] = f(s >> 2);
-    row[POW] = f((1 << s) - 1);
-    row[J + (w.e / 8) as usize] = Felt::ONE;
+    row.s0 = f(s & 1);
+    row.s1 = f((s >> 1) & 1);
+    row.s2 = f(s >> 2);
+    row.pow = f((1 << s) - 1);
+    row.j[(w.e / 8) as usize] = Felt::ONE;
     let sigma = match x.op {
         ALU_SRA => sign(ab[7]),
         ALU_SRAW => sign(ab[3]),
         _ => 0,
     };
-    row[SIGMA] = f(sigma);
-    row[T8] = f(w.hi[7] + sigma * (256 - (1 << s)));
-    row[SA7] = f(sign(ab[7]));
-    row[RA7] = f((ab[7] & 0x7f) as u64);
-    row[SA3] = f(sign(ab[3]));
-    row[RA3] = f((ab[3] & 0x7f) as u64);
-    row[SC] = f(sign(cb[3]));
-    row[RC] = f((cb[3] & 0x7f) as u64);
-    row[M] = Felt::from(x.mult);
+    row.sigma = f(sigma);
+    row.t8 = f(w.hi[7] + sigma * (256 - (1 << s)));
+    row.sa7 = f(sign(ab[7]));
+    row.ra7 = f((ab[7] & 0x7f) as u64);
+    row.sa3 = f(sign(ab[3]));
+    row.ra3 = f((ab[3] & 0x7f) as u64);
+    row.sc = f(sign(cb[3]));
+    row.rc = f((cb[3] & 0x7f) as u64);
+    row.m = Felt::from(x.mult);
+    row.write(out);
 }
