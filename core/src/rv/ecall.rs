@@ -56,6 +56,8 @@
 //!
 //! # Columns
 //!
+//! [`EcallCols`] is the layout's source; the index constants are its fields' offsets.
+//!
 //! | columns | meaning |
 //! | --- | --- |
 //! | [`SEL_EXIT`], [`SEL_WOUT`], [`SEL_WDBG`], [`SEL_READ`], [`SEL_BRK`] | call selectors |
@@ -127,58 +129,90 @@ use super::{
     IO_IN, IO_OUT, IO_ZERO, REG_BRK, REG_HEAP_LIMIT, REG_HEAP_START, REG_INPUT, SYS_BRK, SYS_EXIT,
     SYS_READ, SYS_WRITE,
 };
+use crate::air::columns::Columns;
 use crate::air::{Air, AirBuilder};
+use crate::col;
 use crate::field::Felt;
 use crate::matrix::RowMajorMatrix;
 
-/// `exit(a0)`.
-pub const SEL_EXIT: usize = 0;
-/// `write(1, buf, len)`: public output.
-pub const SEL_WOUT: usize = 1;
-/// `write(2, buf, len)`: debug text.
-pub const SEL_WDBG: usize = 2;
-/// `read(0, buf, len)`: private input.
-pub const SEL_READ: usize = 3;
-/// `brk(addr)`.
-pub const SEL_BRK: usize = 4;
-/// The CPU cycle of the call.
-pub const CLK: usize = 5;
-/// `a7[8]` (the call number).
-pub const A7: usize = 6;
-/// `a0[8]` before the call.
-pub const A0: usize = 14;
-/// `a0[8]` after the call.
-pub const RES: usize = 22;
-/// Public output bytes written before the call.
-pub const OUTPOS: usize = 30;
-/// Public output bytes this call writes.
-pub const OUTN: usize = 31;
-/// `a1[8]` (buf).
-pub const A1: usize = 32;
-/// `a2[8]` (len).
-pub const A2: usize = 40;
-/// The program break before the call.
-pub const BRK_OLD: usize = 48;
-/// The heap limit.
-pub const LIMIT: usize = 56;
-/// The heap start.
-pub const HSTART: usize = 64;
-/// `a0 <u heap_start`.
-pub const LT_LO: usize = 72;
-/// `limit <u a0`.
-pub const LT_HI: usize = 73;
-/// `lt_lo ∨ lt_hi`.
-pub const OUT: usize = 74;
-/// `res <u brk_old`: the call lowers the break.
-pub const SHRINK: usize = 75;
-/// `rem[4]`: [`REG_INPUT`] before a read.
-pub const REM: usize = 76;
-/// `rem'[4]`: [`REG_INPUT`] after a read (`rem − n`).
-pub const REM_NEW: usize = 80;
-/// `res <u a2`: a read returned less than asked.
-pub const SHORT: usize = 84;
+crate::columns! {
+    /// ECALL's columns (the layout's source).
+    pub struct EcallCols {
+        /// `exit(a0)`.
+        sel_exit,
+        /// `write(1, buf, len)`: public output.
+        sel_wout,
+        /// `write(2, buf, len)`: debug text.
+        sel_wdbg,
+        /// `read(0, buf, len)`: private input.
+        sel_read,
+        /// `brk(addr)`.
+        sel_brk,
+        /// The CPU cycle of the call.
+        clk,
+        /// a7 (the call number).
+        a7[8],
+        /// a0 before the call.
+        a0[8],
+        /// a0 after the call.
+        res[8],
+        /// Public output bytes written before the call.
+        outpos,
+        /// Public output bytes this call writes.
+        outn,
+        /// a1 (buf).
+        a1[8],
+        /// a2 (len).
+        a2[8],
+        /// The program break before the call.
+        brk_old[8],
+        /// The heap limit.
+        limit[8],
+        /// The heap start.
+        hstart[8],
+        /// `a0 <u heap_start`.
+        lt_lo,
+        /// `limit <u a0`.
+        lt_hi,
+        /// `lt_lo ∨ lt_hi`.
+        out,
+        /// `res <u brk_old`: the call lowers the break.
+        shrink,
+        /// [`REG_INPUT`] before a read.
+        rem[4],
+        /// [`REG_INPUT`] after a read (`rem − n`).
+        rem_new[4],
+        /// `res <u a2`: a read returned less than asked.
+        short,
+    }
+}
+
+/// Column indices (for the CUDA fill and tests), from [`EcallCols`].
+pub const SEL_EXIT: usize = col!(EcallCols, sel_exit);
+pub const SEL_WOUT: usize = col!(EcallCols, sel_wout);
+pub const SEL_WDBG: usize = col!(EcallCols, sel_wdbg);
+pub const SEL_READ: usize = col!(EcallCols, sel_read);
+pub const SEL_BRK: usize = col!(EcallCols, sel_brk);
+pub const CLK: usize = col!(EcallCols, clk);
+pub const A7: usize = col!(EcallCols, a7);
+pub const A0: usize = col!(EcallCols, a0);
+pub const RES: usize = col!(EcallCols, res);
+pub const OUTPOS: usize = col!(EcallCols, outpos);
+pub const OUTN: usize = col!(EcallCols, outn);
+pub const A1: usize = col!(EcallCols, a1);
+pub const A2: usize = col!(EcallCols, a2);
+pub const BRK_OLD: usize = col!(EcallCols, brk_old);
+pub const LIMIT: usize = col!(EcallCols, limit);
+pub const HSTART: usize = col!(EcallCols, hstart);
+pub const LT_LO: usize = col!(EcallCols, lt_lo);
+pub const LT_HI: usize = col!(EcallCols, lt_hi);
+pub const OUT: usize = col!(EcallCols, out);
+pub const SHRINK: usize = col!(EcallCols, shrink);
+pub const REM: usize = col!(EcallCols, rem);
+pub const REM_NEW: usize = col!(EcallCols, rem_new);
+pub const SHORT: usize = col!(EcallCols, short);
 /// Main columns.
-pub const WIDTH: usize = 85;
+pub const WIDTH: usize = <EcallCols<u8> as Columns<u8>>::WIDTH;
 
 /// The register number of a1.
 const REG_A1: u64 = 11;
@@ -196,15 +230,14 @@ impl Air for EcallAir {
         WIDTH
     }
     fn eval<B: AirBuilder>(&self, b: &mut B) {
-        let row: Vec<B::Expr> = (0..WIDTH).map(|i| b.main(i)).collect();
-        let m = |i: usize| row[i].clone();
+        let c: EcallCols<B::Expr> = EcallCols::from_fn(|i| b.main(i));
         let k = |v: u64| B::Expr::from(Felt::new(v));
         let (exit, wout, wdbg, read, brk) = (
-            m(SEL_EXIT),
-            m(SEL_WOUT),
-            m(SEL_WDBG),
-            m(SEL_READ),
-            m(SEL_BRK),
+            c.sel_exit.clone(),
+            c.sel_wout.clone(),
+            c.sel_wdbg.clone(),
+            c.sel_read.clone(),
+            c.sel_brk.clone(),
         );
         for s in [&exit, &wout, &wdbg, &read, &brk] {
             b.assert_bool("ecall selector boolean", s.clone());
@@ -220,94 +253,101 @@ impl Air for EcallAir {
             + write.clone() * Felt::from(SYS_WRITE)
             + read.clone() * Felt::from(SYS_READ)
             + brk.clone() * Felt::from(SYS_BRK);
-        b.assert_zero("ecall a7 is the selected call", m(A7) - number);
+        b.assert_zero("ecall a7 is the selected call", c.a7[0].clone() - number);
         for i in 1..8 {
-            b.assert_zero("ecall a7 high bytes", m(A7 + i));
+            b.assert_zero("ecall a7 high bytes", c.a7[i].clone());
         }
         b.assert_zero(
             "ecall fd",
-            rw.clone() * (m(A0) - wout.clone() - wdbg.clone() * Felt::TWO),
+            rw.clone() * (c.a0[0].clone() - wout.clone() - wdbg.clone() * Felt::TWO),
         );
         for i in 1..8 {
-            b.assert_zero("ecall fd high bytes", rw.clone() * m(A0 + i));
+            b.assert_zero("ecall fd high bytes", rw.clone() * c.a0[i].clone());
         }
 
         // Results and bounds.
         for i in 0..8 {
             b.assert_zero(
                 "ecall exit res = a0",
-                exit.clone() * (m(RES + i) - m(A0 + i)),
+                exit.clone() * (c.res[i].clone() - c.a0[i].clone()),
             );
             b.assert_zero(
                 "ecall write res = a2",
-                write.clone() * (m(RES + i) - m(A2 + i)),
+                write.clone() * (c.res[i].clone() - c.a2[i].clone()),
             );
             if i >= 4 {
-                b.assert_zero("ecall buf below 2^32", io.clone() * m(A1 + i));
-                b.assert_zero("ecall len, n below 2^32", io.clone() * m(RES + i));
+                b.assert_zero("ecall buf below 2^32", io.clone() * c.a1[i].clone());
+                b.assert_zero("ecall len, n below 2^32", io.clone() * c.res[i].clone());
             }
         }
-        let lin4 = |col: usize| (0..4).fold(k(0), |a, i| a + m(col + i) * Felt::new(1 << (8 * i)));
-        let n = lin4(RES);
-        let buf = lin4(A1);
-        b.assert_zero("ecall outn", m(OUTN) - wout.clone() * n.clone());
+        let lin4 =
+            |x: &[B::Expr]| (0..4).fold(k(0), |a, i| a + x[i].clone() * Felt::new(1 << (8 * i)));
+        let n = lin4(&c.res);
+        let buf = lin4(&c.a1);
+        b.assert_zero("ecall outn", c.outn.clone() - wout.clone() * n.clone());
 
         // Unused register columns are zero.
         for i in 0..8 {
-            for col in [A1, A2] {
-                b.assert_zero("ecall a1, a2 unused", (k(1) - rw.clone()) * m(col + i));
+            for x in [&c.a1, &c.a2] {
+                b.assert_zero("ecall a1, a2 unused", (k(1) - rw.clone()) * x[i].clone());
             }
-            for col in [BRK_OLD, LIMIT, HSTART] {
+            for x in [&c.brk_old, &c.limit, &c.hstart] {
                 b.assert_zero(
                     "ecall brk registers unused",
-                    (k(1) - brk.clone()) * m(col + i),
+                    (k(1) - brk.clone()) * x[i].clone(),
                 );
             }
         }
 
         // brk.
-        let (lt_lo, lt_hi) = (m(LT_LO), m(LT_HI));
+        let (lt_lo, lt_hi) = (c.lt_lo.clone(), c.lt_hi.clone());
         b.assert_bool("ecall lt_lo boolean", lt_lo.clone());
         b.assert_bool("ecall lt_hi boolean", lt_hi.clone());
         b.assert_zero("ecall lt_lo unused", (k(1) - brk.clone()) * lt_lo.clone());
         b.assert_zero("ecall lt_hi unused", (k(1) - brk.clone()) * lt_hi.clone());
         b.assert_zero(
             "ecall out = lt_lo or lt_hi",
-            m(OUT) - lt_lo.clone() - lt_hi.clone() + lt_lo.clone() * lt_hi.clone(),
+            c.out.clone() - lt_lo.clone() - lt_hi.clone() + lt_lo.clone() * lt_hi.clone(),
         );
         for i in 0..8 {
             b.assert_zero(
                 "ecall brk result",
-                brk.clone() * (m(RES + i) - m(A0 + i) - m(OUT) * (m(BRK_OLD + i) - m(A0 + i))),
+                brk.clone()
+                    * (c.res[i].clone()
+                        - c.a0[i].clone()
+                        - c.out.clone() * (c.brk_old[i].clone() - c.a0[i].clone())),
             );
         }
 
         // brk shrink.
-        let shrink = m(SHRINK);
+        let shrink = c.shrink.clone();
         b.assert_bool("ecall shrink boolean", shrink.clone());
         b.assert_zero("ecall shrink unused", (k(1) - brk.clone()) * shrink.clone());
         for i in 4..8 {
-            b.assert_zero("ecall shrink res below 2^32", shrink.clone() * m(RES + i));
+            b.assert_zero(
+                "ecall shrink res below 2^32",
+                shrink.clone() * c.res[i].clone(),
+            );
             b.assert_zero(
                 "ecall shrink old break below 2^32",
-                shrink.clone() * m(BRK_OLD + i),
+                shrink.clone() * c.brk_old[i].clone(),
             );
         }
-        let old = lin4(BRK_OLD);
+        let old = lin4(&c.brk_old);
 
         // read: n = min(len, rem), rem' = rem − n.
-        let short = m(SHORT);
+        let short = c.short.clone();
         b.assert_bool("ecall short boolean", short.clone());
         b.assert_zero("ecall short unused", (k(1) - read.clone()) * short.clone());
         for i in 0..4 {
-            for col in [REM, REM_NEW] {
+            for x in [&c.rem, &c.rem_new] {
                 b.assert_zero(
                     "ecall input registers unused",
-                    (k(1) - read.clone()) * m(col + i),
+                    (k(1) - read.clone()) * x[i].clone(),
                 );
             }
         }
-        let (rem, rem_new) = (lin4(REM), lin4(REM_NEW));
+        let (rem, rem_new) = (lin4(&c.rem), lin4(&c.rem_new));
         b.assert_zero(
             "ecall read consumes n input bytes",
             read.clone() * (rem - n.clone() - rem_new.clone()),
@@ -318,78 +358,82 @@ impl Air for EcallAir {
         );
 
         // Interactions.
-        let r = &row;
-        let bytes = |col: usize| (0..8).map(move |i| r[col + i].clone());
-        let mut call = vec![m(CLK)];
-        call.extend(bytes(A7));
-        call.extend(bytes(A0));
-        call.extend(bytes(RES));
-        call.extend([exit, m(OUTPOS), m(OUTN)]);
+        let mut call = vec![c.clk.clone()];
+        call.extend(c.a7.iter().cloned());
+        call.extend(c.a0.iter().cloned());
+        call.extend(c.res.iter().cloned());
+        call.extend([exit, c.outpos.clone(), c.outn.clone()]);
         b.receive(BUS_ECALL, is_real, &call);
 
-        let ts = |j: u64| m(CLK) * Felt::new(4) + Felt::new(j);
-        let access = |reg: u64, col: usize, j: u64, w: u64| {
+        let ts = |j: u64| c.clk.clone() * Felt::new(4) + Felt::new(j);
+        let access = |reg: u64, x: &[B::Expr; 8], j: u64, w: u64| {
             let mut t = vec![k(reg)];
-            t.extend(bytes(col));
+            t.extend(x.iter().cloned());
             t.extend([ts(j), k(w)]);
             t
         };
-        b.send(BUS_REG_ACCESS, rw.clone(), &access(REG_A1, A1, 1, 0));
-        b.send(BUS_REG_ACCESS, rw, &access(REG_A2, A2, 1, 0));
-        let input = |col: usize, j: u64, w: u64| {
+        b.send(BUS_REG_ACCESS, rw.clone(), &access(REG_A1, &c.a1, 1, 0));
+        b.send(BUS_REG_ACCESS, rw, &access(REG_A2, &c.a2, 1, 0));
+        let input = |x: &[B::Expr; 4], j: u64, w: u64| {
             let mut t = vec![k(REG_INPUT as u64)];
-            t.extend((0..4).map(|i| m(col + i)));
+            t.extend(x.iter().cloned());
             t.extend((4..8).map(|_| k(0)));
             t.extend([ts(j), k(w)]);
             t
         };
-        b.send(BUS_REG_ACCESS, read.clone(), &input(REM, 1, 0));
-        b.send(BUS_REG_ACCESS, read.clone(), &input(REM_NEW, 2, 1));
-        for (reg, col, j, w) in [
-            (REG_BRK, BRK_OLD, 1, 0),
-            (REG_HEAP_LIMIT, LIMIT, 1, 0),
-            (REG_HEAP_START, HSTART, 1, 0),
-            (REG_BRK, RES, 2, 1),
+        b.send(BUS_REG_ACCESS, read.clone(), &input(&c.rem, 1, 0));
+        b.send(BUS_REG_ACCESS, read.clone(), &input(&c.rem_new, 2, 1));
+        for (reg, x, j, w) in [
+            (REG_BRK, &c.brk_old, 1, 0),
+            (REG_HEAP_LIMIT, &c.limit, 1, 0),
+            (REG_HEAP_START, &c.hstart, 1, 0),
+            (REG_BRK, &c.res, 2, 1),
         ] {
-            b.send(BUS_REG_ACCESS, brk.clone(), &access(reg as u64, col, j, w));
+            b.send(BUS_REG_ACCESS, brk.clone(), &access(reg as u64, x, j, w));
         }
 
-        let alu = |a: usize, bb: usize, c: B::Expr| {
+        let alu = |a: &[B::Expr; 8], bb: &[B::Expr; 8], cc: B::Expr| {
             let mut t = vec![k(ALU_SLTU as u64)];
-            t.extend(bytes(a));
-            t.extend(bytes(bb));
-            t.push(c);
+            t.extend(a.iter().cloned());
+            t.extend(bb.iter().cloned());
+            t.push(cc);
             t.extend((1..8).map(|_| k(0)));
             t
         };
-        b.send(BUS_ALU, read.clone(), &alu(A2, RES, k(0)));
-        b.send(BUS_ALU, read.clone(), &alu(RES, A2, short));
+        b.send(BUS_ALU, read.clone(), &alu(&c.a2, &c.res, k(0)));
+        b.send(BUS_ALU, read.clone(), &alu(&c.res, &c.a2, short));
         let range = k(BYTE_RANGE as u64);
         for i in [0, 2] {
             b.send(
                 BUS_BYTE,
                 read.clone(),
-                &[range.clone(), m(REM_NEW + i), m(REM_NEW + i + 1), k(0)],
+                &[
+                    range.clone(),
+                    c.rem_new[i].clone(),
+                    c.rem_new[i + 1].clone(),
+                    k(0),
+                ],
             );
         }
-        b.send(BUS_ALU, brk.clone(), &alu(A0, HSTART, lt_lo));
-        b.send(BUS_ALU, brk.clone(), &alu(LIMIT, A0, lt_hi));
-        b.send(BUS_ALU, brk, &alu(RES, BRK_OLD, shrink.clone()));
+        b.send(BUS_ALU, brk.clone(), &alu(&c.a0, &c.hstart, lt_lo));
+        b.send(BUS_ALU, brk.clone(), &alu(&c.limit, &c.a0, lt_hi));
+        b.send(BUS_ALU, brk, &alu(&c.res, &c.brk_old, shrink.clone()));
 
         let kind = wout.clone() * Felt::from(IO_OUT);
-        let start = [kind.clone(), buf.clone(), m(CLK) + Felt::ONE, m(OUTPOS)];
+        let ts1 = c.clk.clone() + Felt::ONE;
+        let start = [kind.clone(), buf.clone(), ts1.clone(), c.outpos.clone()];
         let end = [
             kind,
             buf + n.clone(),
-            m(CLK) + Felt::ONE,
-            m(OUTPOS) + n.clone(),
+            ts1.clone(),
+            c.outpos.clone() + n.clone(),
         ];
         b.send(BUS_IO, io.clone(), &start);
         b.receive(BUS_IO, io, &end);
 
         let zero = k(IO_ZERO as u64);
-        let start = [zero.clone(), n.clone(), m(CLK) + Felt::ONE, k(0)];
-        let end = [zero, old.clone(), m(CLK) + Felt::ONE, old - n];
+        let start = [zero.clone(), n.clone(), ts1.clone(), k(0)];
+        let end = [zero, old.clone(), ts1, old - n];
         b.send(BUS_IO, shrink.clone(), &start);
         b.receive(BUS_IO, shrink, &end);
     }
@@ -495,37 +539,36 @@ pub fn build_trace(ops: &[EcallOp], bytes: &mut ByteCounts) -> RowMajorMatrix {
         let Some(call) = call_of(op) else {
             continue;
         };
-        let row = t.row_mut(r);
-        let put = |row: &mut [Felt], col: usize, v: u64| {
+        let mut row = EcallCols::from_fn(|_| Felt::ZERO);
+        let put = |x: &mut [Felt; 8], v: u64| {
             for (i, byte) in v.to_le_bytes().into_iter().enumerate() {
-                row[col + i] = Felt::from(byte as u32);
+                x[i] = Felt::from(byte as u32);
             }
         };
-        let sel = match call {
-            Call::Exit => SEL_EXIT,
-            Call::WriteOut => SEL_WOUT,
-            Call::WriteDebug => SEL_WDBG,
-            Call::Read => SEL_READ,
-            Call::Brk => SEL_BRK,
-        };
-        row[sel] = Felt::ONE;
-        row[CLK] = Felt::new(op.clk);
-        put(row, A7, op.a7);
-        put(row, A0, op.a0);
-        put(row, RES, op.res);
-        row[OUTPOS] = Felt::new(op.outpos);
-        row[OUTN] = Felt::new(outn(op));
+        match call {
+            Call::Exit => row.sel_exit = Felt::ONE,
+            Call::WriteOut => row.sel_wout = Felt::ONE,
+            Call::WriteDebug => row.sel_wdbg = Felt::ONE,
+            Call::Read => row.sel_read = Felt::ONE,
+            Call::Brk => row.sel_brk = Felt::ONE,
+        }
+        row.clk = Felt::new(op.clk);
+        put(&mut row.a7, op.a7);
+        put(&mut row.a0, op.a0);
+        put(&mut row.res, op.res);
+        row.outpos = Felt::new(op.outpos);
+        row.outn = Felt::new(outn(op));
         match call {
             Call::WriteOut | Call::WriteDebug => {
-                put(row, A1, op.a1);
-                put(row, A2, op.a2);
+                put(&mut row.a1, op.a1);
+                put(&mut row.a2, op.a2);
             }
             Call::Read => {
-                put(row, A1, op.a1);
-                put(row, A2, op.a2);
+                put(&mut row.a1, op.a1);
+                put(&mut row.a2, op.a2);
                 // REG_INPUT's four low bytes (its high bytes are zero in an honest run).
                 let after = remaining_after(op);
-                for (i, (r, a)) in op
+                for (i, (rb, ab)) in op
                     .remaining
                     .to_le_bytes()
                     .into_iter()
@@ -533,27 +576,28 @@ pub fn build_trace(ops: &[EcallOp], bytes: &mut ByteCounts) -> RowMajorMatrix {
                     .take(4)
                     .enumerate()
                 {
-                    row[REM + i] = Felt::from(r as u32);
-                    row[REM_NEW + i] = Felt::from(a as u32);
+                    row.rem[i] = Felt::from(rb as u32);
+                    row.rem_new[i] = Felt::from(ab as u32);
                 }
-                row[SHORT] = Felt::from(op.res < op.a2);
+                row.short = Felt::from(op.res < op.a2);
                 let a = after.to_le_bytes();
                 bytes.range(a[0], a[1]);
                 bytes.range(a[2], a[3]);
             }
             Call::Brk => {
-                put(row, BRK_OLD, op.brk[0]);
-                put(row, LIMIT, op.brk[1]);
-                put(row, HSTART, op.brk[2]);
+                put(&mut row.brk_old, op.brk[0]);
+                put(&mut row.limit, op.brk[1]);
+                put(&mut row.hstart, op.brk[2]);
                 let lt_lo = op.a0 < op.brk[2];
                 let lt_hi = op.brk[1] < op.a0;
-                row[LT_LO] = Felt::from(lt_lo);
-                row[LT_HI] = Felt::from(lt_hi);
-                row[OUT] = Felt::from(lt_lo || lt_hi);
-                row[SHRINK] = Felt::from(op.res < op.brk[0]);
+                row.lt_lo = Felt::from(lt_lo);
+                row.lt_hi = Felt::from(lt_hi);
+                row.out = Felt::from(lt_lo || lt_hi);
+                row.shrink = Felt::from(op.res < op.brk[0]);
             }
             Call::Exit => {}
         }
+        row.write(t.row_mut(r));
     }
     t
 }

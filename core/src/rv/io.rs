@@ -15,6 +15,8 @@
 //!
 //! # Columns
 //!
+//! [`IoCols`] is the layout's source; the index constants are its fields' offsets.
+//!
 //! | columns | meaning |
 //! | --- | --- |
 //! | [`REAL`] | 1 on real rows |
@@ -80,37 +82,57 @@ use alloc::vec::Vec;
 
 use super::bitwise::ByteCounts;
 use super::{IoWord, BUS_BYTE, BUS_IO, BUS_MEM_A, BUS_OUTPUT, BYTE_RANGE, IO_OUT, IO_ZERO};
+use crate::air::columns::Columns;
 use crate::air::{Air, AirBuilder};
+use crate::col;
 use crate::field::Felt;
 use crate::matrix::RowMajorMatrix;
 
 #[cfg(doc)]
 use super::IO_IN;
 
-/// 1 on real rows.
-pub const REAL: usize = 0;
-/// 1 on output rows ([`IO_OUT`]).
-pub const KIND: usize = 1;
-/// The call's memory timestamp.
-pub const TS: usize = 2;
-/// Transfer position of byte `lo`.
-pub const POS: usize = 3;
-/// Word index bytes `wb[4]`.
-pub const WB: usize = 4;
-/// First covered byte.
-pub const LO: usize = 8;
-/// Coverage mask `m[8]`.
-pub const M: usize = 9;
-/// The word before, `old[8]`.
-pub const OLD: usize = 17;
-/// The word after, `new[8]`.
-pub const NEW: usize = 25;
-/// Output multiplicities `kind·m[8]`.
-pub const OM: usize = 33;
-/// 1 on zeroing rows ([`IO_ZERO`]).
-pub const ZERO: usize = 41;
+crate::columns! {
+    /// IO's columns (the layout's source).
+    pub struct IoCols {
+        /// 1 on real rows.
+        real,
+        /// 1 on output rows ([`IO_OUT`]).
+        kind,
+        /// The call's memory timestamp.
+        ts,
+        /// Transfer position of byte `lo`.
+        pos,
+        /// Word index bytes.
+        wb[4],
+        /// First covered byte.
+        lo,
+        /// Coverage mask.
+        m[8],
+        /// The word before.
+        old[8],
+        /// The word after.
+        new[8],
+        /// Output multiplicities `kind·m`.
+        om[8],
+        /// 1 on zeroing rows ([`IO_ZERO`]).
+        zero,
+    }
+}
+
+/// Column indices (for the CUDA fill and tests), from [`IoCols`].
+pub const REAL: usize = col!(IoCols, real);
+pub const KIND: usize = col!(IoCols, kind);
+pub const TS: usize = col!(IoCols, ts);
+pub const POS: usize = col!(IoCols, pos);
+pub const WB: usize = col!(IoCols, wb);
+pub const LO: usize = col!(IoCols, lo);
+pub const M: usize = col!(IoCols, m);
+pub const OLD: usize = col!(IoCols, old);
+pub const NEW: usize = col!(IoCols, new);
+pub const OM: usize = col!(IoCols, om);
+pub const ZERO: usize = col!(IoCols, zero);
 /// Main columns.
-pub const WIDTH: usize = 42;
+pub const WIDTH: usize = <IoCols<u8> as Columns<u8>>::WIDTH;
 
 /// The IO table.
 pub struct IoAir;
@@ -123,10 +145,9 @@ impl Air for IoAir {
         WIDTH
     }
     fn eval<B: AirBuilder>(&self, b: &mut B) {
-        let row: Vec<B::Expr> = (0..WIDTH).map(|i| b.main(i)).collect();
-        let m = |i: usize| row[i].clone();
+        let c: IoCols<B::Expr> = IoCols::from_fn(|i| b.main(i));
         let k = |v: u64| B::Expr::from(Felt::new(v));
-        let (real, kind, zero) = (m(REAL), m(KIND), m(ZERO));
+        let (real, kind, zero) = (c.real.clone(), c.kind.clone(), c.zero.clone());
         b.assert_bool("io real boolean", real.clone());
         b.assert_bool("io kind boolean", kind.clone());
         b.assert_bool("io zero boolean", zero.clone());
@@ -135,17 +156,17 @@ impl Air for IoAir {
         let mut first = k(0);
         let mut cnt = k(0);
         for j in 0..8 {
-            let mj = m(M + j);
+            let mj = c.m[j].clone();
             b.assert_bool("io mask boolean", mj.clone());
             let rising = if j == 0 {
                 mj.clone()
             } else {
-                mj.clone() * (k(1) - m(M + j - 1))
+                mj.clone() * (k(1) - c.m[j - 1].clone())
             };
             runs = runs + rising.clone();
             first = first + rising * Felt::new(j as u64);
             cnt = cnt + mj.clone();
-            let delta = m(NEW + j) - m(OLD + j);
+            let delta = c.new[j].clone() - c.old[j].clone();
             b.assert_zero("io output keeps the word", kind.clone() * delta.clone());
             b.assert_zero(
                 "io input keeps uncovered bytes",
@@ -153,49 +174,69 @@ impl Air for IoAir {
             );
             b.assert_zero(
                 "io zeroing clears covered bytes",
-                zero.clone() * mj.clone() * m(NEW + j),
+                zero.clone() * mj.clone() * c.new[j].clone(),
             );
-            b.assert_zero("io output multiplicity", m(OM + j) - kind.clone() * mj);
+            b.assert_zero(
+                "io output multiplicity",
+                c.om[j].clone() - kind.clone() * mj,
+            );
         }
         b.assert_zero("io one run on real rows", real.clone() - runs);
-        b.assert_zero("io lo is the first covered byte", m(LO) - first);
+        b.assert_zero("io lo is the first covered byte", c.lo.clone() - first);
 
-        let w = (0..4).fold(k(0), |a, i| a + m(WB + i) * Felt::new(1 << (8 * i)));
-        let addr = w.clone() * Felt::new(8) + m(LO);
+        let w = (0..4).fold(k(0), |a, i| a + c.wb[i].clone() * Felt::new(1 << (8 * i)));
+        let addr = w.clone() * Felt::new(8) + c.lo.clone();
         let token_kind = kind + zero * Felt::TWO;
         b.receive(
             BUS_IO,
             real.clone(),
-            &[token_kind.clone(), addr.clone(), m(TS), m(POS)],
+            &[
+                token_kind.clone(),
+                addr.clone(),
+                c.ts.clone(),
+                c.pos.clone(),
+            ],
         );
         b.send(
             BUS_IO,
             real.clone(),
-            &[token_kind, addr + cnt.clone(), m(TS), m(POS) + cnt],
+            &[
+                token_kind,
+                addr + cnt.clone(),
+                c.ts.clone(),
+                c.pos.clone() + cnt,
+            ],
         );
         let mut access = Vec::with_capacity(18);
         access.push(w);
-        access.extend((0..8).map(|i| m(OLD + i)));
-        access.extend((0..8).map(|i| m(NEW + i)));
-        access.push(m(TS));
+        access.extend(c.old.iter().cloned());
+        access.extend(c.new.iter().cloned());
+        access.push(c.ts.clone());
         // Input and zeroing write the word, output reads it.
-        access.push(k(1) - m(KIND));
+        access.push(k(1) - c.kind.clone());
         b.send(BUS_MEM_A, real.clone(), &access);
         for j in 0..8 {
             b.send(
                 BUS_OUTPUT,
-                m(OM + j),
-                &[m(POS) + Felt::new(j as u64) - m(LO), m(OLD + j)],
+                c.om[j].clone(),
+                &[
+                    c.pos.clone() + Felt::new(j as u64) - c.lo.clone(),
+                    c.old[j].clone(),
+                ],
             );
         }
 
         let range = k(BYTE_RANGE as u64);
         let mut pairs = alloc::vec![
-            (m(WB), m(WB + 1)),
-            (m(WB + 2), m(WB + 3)),
-            (m(WB + 3) * Felt::new(8), k(0)),
+            (c.wb[0].clone(), c.wb[1].clone()),
+            (c.wb[2].clone(), c.wb[3].clone()),
+            (c.wb[3].clone() * Felt::new(8), k(0)),
         ];
-        pairs.extend((0..8).step_by(2).map(|i| (m(NEW + i), m(NEW + i + 1))));
+        pairs.extend(
+            (0..8)
+                .step_by(2)
+                .map(|i| (c.new[i].clone(), c.new[i + 1].clone())),
+        );
         for (x, y) in pairs {
             b.send(BUS_BYTE, real.clone(), &[range.clone(), x, y, k(0)]);
         }
@@ -227,25 +268,24 @@ pub fn build_trace(rows: &[IoWord], bytes: &mut ByteCounts) -> RowMajorMatrix {
         debug_assert!(io.w < 1 << 29);
         debug_assert!(io.kind <= IO_ZERO);
         let (out, zero) = (io.kind == IO_OUT, io.kind == IO_ZERO);
-        let row = t.row_mut(r);
-        row[REAL] = Felt::ONE;
-        row[KIND] = Felt::from(out);
-        row[ZERO] = Felt::from(zero);
-        row[TS] = Felt::new(io.ts);
-        row[POS] = Felt::new(io.pos);
+        let mut row = IoCols::from_fn(|_| Felt::ZERO);
+        row.real = Felt::ONE;
+        row.kind = Felt::from(out);
+        row.zero = Felt::from(zero);
+        row.ts = Felt::new(io.ts);
+        row.pos = Felt::new(io.pos);
         let wb = io.w.to_le_bytes();
-        for i in 0..4 {
-            row[WB + i] = byte(wb[i]);
-        }
-        row[LO] = byte(io.lo);
+        row.wb = wb.map(byte);
+        row.lo = byte(io.lo);
         let (old, new) = (io.old.to_le_bytes(), io.new.to_le_bytes());
         for j in 0..8 {
             let covered = j >= io.lo as usize && j < io.lo as usize + io.cnt as usize;
-            row[M + j] = Felt::from(covered);
-            row[OM + j] = Felt::from(covered && out);
-            row[OLD + j] = byte(old[j]);
-            row[NEW + j] = byte(new[j]);
+            row.m[j] = Felt::from(covered);
+            row.om[j] = Felt::from(covered && out);
+            row.old[j] = byte(old[j]);
+            row.new[j] = byte(new[j]);
         }
+        row.write(t.row_mut(r));
         bytes.range(wb[0], wb[1]);
         bytes.range(wb[2], wb[3]);
         bytes.range(wb[3].wrapping_mul(8), 0);

@@ -4,6 +4,8 @@
 //!
 //! # Columns
 //!
+//! [`LoadCols`] is the layout's source; the index constants are its fields' offsets.
+//!
 //! | column | meaning |
 //! | --- | --- |
 //! | `sz[4]` ([`SZ`]) | width one-hot: 1, 2, 4, 8 bytes (all zero on padding rows) |
@@ -47,38 +49,56 @@
 //! canonical, so `value` is a function of memory alone. An all-zero row satisfies every
 //! constraint and touches no bus.
 
-use alloc::vec::Vec;
-
 use super::bitwise::ByteCounts;
 use super::{LoadOp, BUS_BYTE, BUS_MEMOP, BUS_MEM_A, BUS_MEM_S, BYTE_RANGE, MEMOP_LOAD};
+use crate::air::columns::Columns;
 use crate::air::{Air, AirBuilder};
+use crate::col;
 use crate::field::Felt;
 use crate::matrix::RowMajorMatrix;
 
-/// Width one-hot, 4 columns: 1, 2, 4, 8 bytes.
-pub const SZ: usize = 0;
-/// Unsigned load (LBU, LHU, LWU).
-pub const U: usize = 4;
-/// One-hot `addr mod 8`, 8 columns.
-pub const OFF: usize = 5;
-/// `addr₀ / 8`.
-pub const Q: usize = 13;
-/// Address bytes 1, 2, 3.
-pub const ADDR_HI: usize = 14;
-/// `value[8]`: rd's new value.
-pub const VALUE: usize = 17;
-/// `mem[16]`: word `w`, then word `w + 1` (zero unless split).
-pub const MEM: usize = 25;
-/// Memory timestamp.
-pub const TS: usize = 41;
-/// The access spans words `w` and `w + 1`.
-pub const SPLIT: usize = 42;
-/// Sign bit of the top loaded byte.
-pub const SIGN: usize = 43;
-/// The top loaded byte's low 7 bits.
-pub const LOW7: usize = 44;
+crate::columns! {
+    /// LOAD's columns (the layout's source).
+    pub struct LoadCols {
+        /// Width one-hot: 1, 2, 4, 8 bytes.
+        sz[4],
+        /// Unsigned load (LBU, LHU, LWU).
+        u,
+        /// One-hot `addr mod 8`.
+        off[8],
+        /// `addr₀ / 8`.
+        q,
+        /// Address bytes 1, 2, 3.
+        addr_hi[3],
+        /// rd's new value.
+        value[8],
+        /// Word `w`, then word `w + 1` (zero unless split).
+        mem[16],
+        /// Memory timestamp.
+        ts,
+        /// The access spans words `w` and `w + 1`.
+        split,
+        /// Sign bit of the top loaded byte.
+        sign,
+        /// The top loaded byte's low 7 bits.
+        low7,
+    }
+}
+
+/// Column indices (for the CUDA fill and tests), from [`LoadCols`].
+pub const SZ: usize = col!(LoadCols, sz);
+pub const U: usize = col!(LoadCols, u);
+pub const OFF: usize = col!(LoadCols, off);
+pub const Q: usize = col!(LoadCols, q);
+pub const ADDR_HI: usize = col!(LoadCols, addr_hi);
+pub const VALUE: usize = col!(LoadCols, value);
+pub const MEM: usize = col!(LoadCols, mem);
+pub const TS: usize = col!(LoadCols, ts);
+pub const SPLIT: usize = col!(LoadCols, split);
+pub const SIGN: usize = col!(LoadCols, sign);
+pub const LOW7: usize = col!(LoadCols, low7);
 /// Main columns.
-pub const WIDTH: usize = 45;
+pub const WIDTH: usize = <LoadCols<u8> as Columns<u8>>::WIDTH;
 
 /// The LOAD table.
 pub struct LoadAir;
@@ -177,13 +197,20 @@ impl Air for LoadAir {
     }
     fn eval<B: AirBuilder>(&self, b: &mut B) {
         let k = |v: u64| B::Expr::from(Felt::new(v));
-        let row: Vec<B::Expr> = (0..WIDTH).map(|i| b.main(i)).collect();
-        let m = |i: usize| row[i].clone();
-        let sz: [B::Expr; 4] = core::array::from_fn(|i| m(SZ + i));
-        let off: [B::Expr; 8] = core::array::from_fn(|i| m(OFF + i));
-        let mem: [B::Expr; 16] = core::array::from_fn(|i| m(MEM + i));
-        let value: [B::Expr; 8] = core::array::from_fn(|i| m(VALUE + i));
-        let (u, q, ts, split, sign, low7) = (m(U), m(Q), m(TS), m(SPLIT), m(SIGN), m(LOW7));
+        let c: LoadCols<B::Expr> = LoadCols::from_fn(|i| b.main(i));
+        let LoadCols {
+            sz,
+            u,
+            off,
+            q,
+            addr_hi,
+            value,
+            mem,
+            ts,
+            split,
+            sign,
+            low7,
+        } = c;
         let funct3 = sz[1].clone()
             + sz[2].clone() * Felt::new(2)
             + sz[3].clone() * Felt::new(3)
@@ -203,7 +230,7 @@ impl Air for LoadAir {
             &sz,
             &off,
             &q,
-            core::array::from_fn(|i| m(ADDR_HI + i)),
+            addr_hi,
             &split,
             k(MEMOP_LOAD as u64) + funct3,
             &value,
@@ -296,31 +323,32 @@ pub fn build_trace(ops: &[LoadOp], bytes: &mut ByteCounts) -> RowMajorMatrix {
     let mut t = RowMajorMatrix::zeros(h, WIDTH);
     let b = |v: u8| Felt::from(v as u32);
     for (r, op) in ops.iter().enumerate() {
-        let row = t.row_mut(r);
+        let mut row = LoadCols::from_fn(|_| Felt::ZERO);
         let width = width_of(op.funct3) as usize;
         let off = (op.addr % 8) as usize;
         let a = op.addr.to_le_bytes();
         let q = a[0] >> 3;
-        row[SZ + (op.funct3 & 3) as usize] = Felt::ONE;
-        row[U] = Felt::from(op.funct3 >= 4);
-        row[OFF + off] = Felt::ONE;
-        row[Q] = b(q);
+        row.sz[(op.funct3 & 3) as usize] = Felt::ONE;
+        row.u = Felt::from(op.funct3 >= 4);
+        row.off[off] = Felt::ONE;
+        row.q = b(q);
         for i in 0..3 {
-            row[ADDR_HI + i] = b(a[i + 1]);
+            row.addr_hi[i] = b(a[i + 1]);
         }
         let value = load_value(op).to_le_bytes();
         for (i, &v) in value.iter().enumerate() {
-            row[VALUE + i] = b(v);
+            row.value[i] = b(v);
         }
         let buf = window(op.funct3, op.addr, op.word0, op.word1);
         for (i, &v) in buf.iter().enumerate() {
-            row[MEM + i] = b(v);
+            row.mem[i] = b(v);
         }
-        row[TS] = Felt::new(op.ts);
-        row[SPLIT] = Felt::from(is_split(op.funct3, op.addr));
+        row.ts = Felt::new(op.ts);
+        row.split = Felt::from(is_split(op.funct3, op.addr));
         let top = value[width - 1];
-        row[SIGN] = b(top >> 7);
-        row[LOW7] = b(top & 0x7f);
+        row.sign = b(top >> 7);
+        row.low7 = b(top & 0x7f);
+        row.write(t.row_mut(r));
         bytes.range(q, 2 * (top & 0x7f));
     }
     t

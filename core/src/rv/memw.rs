@@ -17,6 +17,12 @@
 //!
 //! # Columns (`k` words)
 //!
+//! [`MemwACols`] (`k = 1`) and [`MemwCols`] (`k = 2`) are the layouts' source; the
+//! accessors ([`MemwAir::old`] …) return their fields' offsets by `k`. The constraints and
+//! the fill are written once for both: they read (or write) the row as the struct of its
+//! `k` and see it through one private view of both (word `j`'s cells at `old[8j..]`,
+//! `diff[4j..]`, `old_ts[j]`, `ro[j]`), not through column indices.
+//!
 //! | column | index |
 //! | --- | --- |
 //! | `w` | 0 |
@@ -56,9 +62,79 @@ use alloc::vec::Vec;
 
 use super::bitwise::ByteCounts;
 use super::{WordAccess, BUS_BYTE, BUS_MEM, BUS_MEM_A, BUS_MEM_S, BYTE_RANGE};
+use crate::air::columns::Columns;
 use crate::air::{Air, AirBuilder};
+use crate::col;
 use crate::field::Felt;
 use crate::matrix::RowMajorMatrix;
+
+crate::columns! {
+    /// MEMW_A's columns (one word; the layout's source).
+    pub struct MemwACols {
+        /// Word index.
+        w,
+        /// The word's old value.
+        old[8],
+        /// The word's new value.
+        new[8],
+        /// The word's previous timestamp.
+        old_ts,
+        /// The access timestamp.
+        ts,
+        /// The real-row flag.
+        is_real,
+        /// `ts − old_ts − 1`.
+        diff[4],
+        /// The write flag of the request.
+        wr,
+        /// The word's read-only flag.
+        ro,
+    }
+}
+
+crate::columns! {
+    /// MEMW's columns (words `w` and `w + 1`; the layout's source). Word `j`'s bytes are
+    /// `old[8j..8j + 8]`, `new[8j..8j + 8]`, its difference bytes `diff[4j..4j + 4]`.
+    pub struct MemwCols {
+        /// Word index of the first word.
+        w,
+        /// The old values, `old0‖old1`.
+        old[16],
+        /// The new values, `new0‖new1`.
+        new[16],
+        /// Each word's previous timestamp.
+        old_ts[2],
+        /// The access timestamp.
+        ts,
+        /// The real-row flag.
+        is_real,
+        /// `ts − old_ts_j − 1`, four bytes per word.
+        diff[8],
+        /// The write flag of the request.
+        wr,
+        /// Each word's read-only flag.
+        ro[2],
+    }
+}
+
+/// One row of MEMW_A or MEMW, field by field, with word `j`'s cells at `old[8j..]`,
+/// `new[8j..]`, `old_ts[j]`, `diff[4j..]`, `ro[j]`: what [`MemwAir`]'s constraints and fill
+/// share, read from or written as [`MemwACols`] or [`MemwCols`] by `words`.
+struct MemwRow<T> {
+    w: T,
+    old: Vec<T>,
+    new: Vec<T>,
+    old_ts: Vec<T>,
+    ts: T,
+    is_real: T,
+    diff: Vec<T>,
+    wr: T,
+    ro: Vec<T>,
+}
+
+/// Word index column.
+pub const W: usize = col!(MemwACols, w);
+const _: () = assert!(col!(MemwCols, w) == W);
 
 /// The MEMW_A / MEMW table over `words` adjacent words per row.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -72,69 +148,166 @@ pub const MEMW_A: MemwAir = MemwAir { words: 1 };
 /// Accesses split over two adjacent words.
 pub const MEMW: MemwAir = MemwAir { words: 2 };
 
-/// Word index column.
-pub const W: usize = 0;
-
 impl MemwAir {
     /// First byte column of word `j`'s old value.
     pub const fn old(&self, j: usize) -> usize {
-        1 + 8 * j
+        if self.words == 1 {
+            col!(MemwACols, old) + 8 * j
+        } else {
+            col!(MemwCols, old) + 8 * j
+        }
     }
     /// First byte column of word `j`'s new value.
     pub const fn new_value(&self, j: usize) -> usize {
-        1 + 8 * self.words + 8 * j
+        if self.words == 1 {
+            col!(MemwACols, new) + 8 * j
+        } else {
+            col!(MemwCols, new) + 8 * j
+        }
     }
     /// Word `j`'s previous timestamp.
     pub const fn old_ts(&self, j: usize) -> usize {
-        1 + 16 * self.words + j
+        if self.words == 1 {
+            col!(MemwACols, old_ts) + j
+        } else {
+            col!(MemwCols, old_ts) + j
+        }
     }
     /// The access timestamp.
     pub const fn ts(&self) -> usize {
-        1 + 17 * self.words
+        if self.words == 1 {
+            col!(MemwACols, ts)
+        } else {
+            col!(MemwCols, ts)
+        }
     }
     /// The real-row flag.
     pub const fn is_real(&self) -> usize {
-        2 + 17 * self.words
+        if self.words == 1 {
+            col!(MemwACols, is_real)
+        } else {
+            col!(MemwCols, is_real)
+        }
     }
     /// First byte of `ts − old_ts_j − 1`.
     pub const fn diff(&self, j: usize) -> usize {
-        3 + 17 * self.words + 4 * j
+        if self.words == 1 {
+            col!(MemwACols, diff) + 4 * j
+        } else {
+            col!(MemwCols, diff) + 4 * j
+        }
     }
     /// The write flag of the request.
     pub const fn wr(&self) -> usize {
-        3 + 21 * self.words
+        if self.words == 1 {
+            col!(MemwACols, wr)
+        } else {
+            col!(MemwCols, wr)
+        }
     }
     /// Word `j`'s read-only flag.
     pub const fn ro(&self, j: usize) -> usize {
-        4 + 21 * self.words + j
+        if self.words == 1 {
+            col!(MemwACols, ro) + j
+        } else {
+            col!(MemwCols, ro) + j
+        }
     }
     /// Number of main columns.
     pub const fn num_columns(&self) -> usize {
-        4 + 22 * self.words
+        if self.words == 1 {
+            <MemwACols<u8> as Columns<u8>>::WIDTH
+        } else {
+            <MemwCols<u8> as Columns<u8>>::WIDTH
+        }
+    }
+
+    /// The row whose cell `i` is `f(i)`, as this table's struct, field by field.
+    fn read_row<T>(&self, f: impl FnMut(usize) -> T) -> MemwRow<T> {
+        if self.words == 1 {
+            let c = MemwACols::from_fn(f);
+            MemwRow {
+                w: c.w,
+                old: c.old.into(),
+                new: c.new.into(),
+                old_ts: alloc::vec![c.old_ts],
+                ts: c.ts,
+                is_real: c.is_real,
+                diff: c.diff.into(),
+                wr: c.wr,
+                ro: alloc::vec![c.ro],
+            }
+        } else {
+            let c = MemwCols::from_fn(f);
+            MemwRow {
+                w: c.w,
+                old: c.old.into(),
+                new: c.new.into(),
+                old_ts: c.old_ts.into(),
+                ts: c.ts,
+                is_real: c.is_real,
+                diff: c.diff.into(),
+                wr: c.wr,
+                ro: c.ro.into(),
+            }
+        }
+    }
+
+    /// Writes `r` into `row` as this table's struct.
+    fn write_row(&self, r: MemwRow<Felt>, row: &mut [Felt]) {
+        if self.words == 1 {
+            MemwACols {
+                w: r.w,
+                old: core::array::from_fn(|i| r.old[i]),
+                new: core::array::from_fn(|i| r.new[i]),
+                old_ts: r.old_ts[0],
+                ts: r.ts,
+                is_real: r.is_real,
+                diff: core::array::from_fn(|i| r.diff[i]),
+                wr: r.wr,
+                ro: r.ro[0],
+            }
+            .write(row);
+        } else {
+            MemwCols {
+                w: r.w,
+                old: core::array::from_fn(|i| r.old[i]),
+                new: core::array::from_fn(|i| r.new[i]),
+                old_ts: core::array::from_fn(|i| r.old_ts[i]),
+                ts: r.ts,
+                is_real: r.is_real,
+                diff: core::array::from_fn(|i| r.diff[i]),
+                wr: r.wr,
+                ro: core::array::from_fn(|i| r.ro[i]),
+            }
+            .write(row);
+        }
     }
 
     /// Fills one real row from the accesses of words `w, w + 1, …` (equal `ts`).
     fn fill_row(&self, row: &mut [Felt], acc: &[WordAccess], bytes: &mut ByteCounts) {
         debug_assert_eq!(acc.len(), self.words);
-        row[W] = Felt::from(acc[0].w);
-        row[self.ts()] = Felt::new(acc[0].ts);
-        row[self.is_real()] = Felt::ONE;
-        row[self.wr()] = Felt::from(acc[0].wr);
+        let mut c = self.read_row(|i| row[i]);
+        c.w = Felt::from(acc[0].w);
+        c.ts = Felt::new(acc[0].ts);
+        c.is_real = Felt::ONE;
+        c.wr = Felt::from(acc[0].wr);
         for (j, a) in acc.iter().enumerate() {
-            row[self.ro(j)] = Felt::from(a.ro);
+            c.ro[j] = Felt::from(a.ro);
             for i in 0..8 {
-                row[self.old(j) + i] = Felt::from(a.old.to_le_bytes()[i] as u32);
-                row[self.new_value(j) + i] = Felt::from(a.new.to_le_bytes()[i] as u32);
+                c.old[8 * j + i] = Felt::from(a.old.to_le_bytes()[i] as u32);
+                c.new[8 * j + i] = Felt::from(a.new.to_le_bytes()[i] as u32);
             }
-            row[self.old_ts(j)] = Felt::new(a.old_ts);
+            c.old_ts[j] = Felt::new(a.old_ts);
             // Wrapping, so that a dishonest access list yields a trace that fails the check.
             let d = (a.ts.wrapping_sub(a.old_ts).wrapping_sub(1) as u32).to_le_bytes();
-            for i in 0..4 {
-                row[self.diff(j) + i] = Felt::from(d[i] as u32);
+            for (x, &v) in c.diff[4 * j..4 * j + 4].iter_mut().zip(&d) {
+                *x = Felt::from(v as u32);
             }
             bytes.range(d[0], d[1]);
             bytes.range(d[2], d[3]);
         }
+        self.write_row(c, row);
     }
 }
 
@@ -151,55 +324,59 @@ impl Air for MemwAir {
     }
     fn eval<B: AirBuilder>(&self, b: &mut B) {
         let k = self.words;
-        let row: Vec<B::Expr> = (0..self.num_columns()).map(|i| b.main(i)).collect();
-        let m = |i: usize| row[i].clone();
+        let c = self.read_row(|i| b.main(i));
         let zero = B::Expr::from(Felt::ZERO);
         let one = B::Expr::from(Felt::ONE);
-        let real = m(self.is_real());
+        let real = c.is_real.clone();
         b.assert_bool("memw is_real boolean", real.clone());
         for j in 0..k {
             let diff = (0..4).fold(zero.clone(), |a, i| {
-                a + m(self.diff(j) + i) * Felt::new(1 << (8 * i))
+                a + c.diff[4 * j + i].clone() * Felt::new(1 << (8 * i))
             });
             b.assert_zero(
                 "memw timestamps increase",
-                real.clone() * (diff - (m(self.ts()) - m(self.old_ts(j)) - one.clone())),
+                real.clone() * (diff - (c.ts.clone() - c.old_ts[j].clone() - one.clone())),
             );
         }
 
         // The request.
         let mut req = Vec::with_capacity(2 + 16 * k);
-        req.push(m(W));
-        req.extend((0..8 * k).map(|i| m(self.old(0) + i)));
-        req.extend((0..8 * k).map(|i| m(self.new_value(0) + i)));
-        req.push(m(self.ts()));
-        req.push(m(self.wr()));
+        req.push(c.w.clone());
+        req.extend(c.old.iter().cloned());
+        req.extend(c.new.iter().cloned());
+        req.push(c.ts.clone());
+        req.push(c.wr.clone());
         let bus = if k == 1 { BUS_MEM_A } else { BUS_MEM_S };
         b.receive(bus, real.clone(), &req);
 
         // Tokens and freshness range checks, per word.
         let range = B::Expr::from(Felt::from(BYTE_RANGE));
         for j in 0..k {
-            let w = m(W) + Felt::from(j as u32);
-            let token = |vals: usize, ts: usize| {
-                super::page::token(w.clone(), (0..8).map(|i| m(vals + i)), m(ts), m(self.ro(j)))
+            let w = c.w.clone() + Felt::from(j as u32);
+            let token = |vals: &[B::Expr], ts: &B::Expr| {
+                super::page::token(
+                    w.clone(),
+                    vals[8 * j..8 * j + 8].iter().cloned(),
+                    ts.clone(),
+                    c.ro[j].clone(),
+                )
             };
             b.assert_zero(
                 "memw no write to a read-only word",
-                m(self.wr()) * m(self.ro(j)),
+                c.wr.clone() * c.ro[j].clone(),
             );
-            b.receive(BUS_MEM, real.clone(), &token(self.old(j), self.old_ts(j)));
-            b.send(BUS_MEM, real.clone(), &token(self.new_value(j), self.ts()));
-            let d = self.diff(j);
+            b.receive(BUS_MEM, real.clone(), &token(&c.old, &c.old_ts[j]));
+            b.send(BUS_MEM, real.clone(), &token(&c.new, &c.ts));
+            let d = &c.diff[4 * j..4 * j + 4];
             b.send(
                 BUS_BYTE,
                 real.clone(),
-                &[range.clone(), m(d), m(d + 1), zero.clone()],
+                &[range.clone(), d[0].clone(), d[1].clone(), zero.clone()],
             );
             b.send(
                 BUS_BYTE,
                 real.clone(),
-                &[range.clone(), m(d + 2), m(d + 3), zero.clone()],
+                &[range.clone(), d[2].clone(), d[3].clone(), zero.clone()],
             );
         }
     }

@@ -11,7 +11,9 @@
 //!
 //! One row per file-backed word of the program's memory image, in increasing word order;
 //! its first rows also list the zero ranges. The height is the larger of the two counts
-//! rounded up to a power of two (at least 8).
+//! rounded up to a power of two (at least 8). [`PagePreCols`] (preprocessed) and
+//! [`PageCols`] (main) are the layout's source; the index constants are their fields'
+//! offsets.
 //!
 //! | preprocessed column | index | |
 //! | --- | --- | --- |
@@ -35,6 +37,8 @@
 //! and `fin`/`fin_ts` must match the word's last token.
 //!
 //! # PAGE0 (zero-initialised words the run touches: bss, heap, stack)
+//!
+//! [`Page0Cols`] is the layout's source; the index constants are its fields' offsets.
 //!
 //! | column | index | |
 //! | --- | --- | --- |
@@ -78,7 +82,9 @@ use alloc::vec::Vec;
 use super::bitwise::ByteCounts;
 use super::decode::ProgramImage;
 use super::{BUS_BYTE, BUS_MEM, BUS_ZRANGE, BYTE_RANGE, STACK_BOTTOM, STACK_TOP};
+use crate::air::columns::Columns;
 use crate::air::{Air, AirBuilder};
+use crate::col;
 use crate::field::Felt;
 use crate::matrix::RowMajorMatrix;
 
@@ -176,20 +182,57 @@ impl MemoryImage {
     }
 }
 
-pub const PRE_W: usize = 0;
-pub const PRE_INIT: usize = 1;
-pub const PRE_REAL: usize = 9;
-pub const PRE_RO: usize = 10;
-pub const PRE_ZLO: usize = 11;
-pub const PRE_ZHI: usize = 12;
-pub const PRE_ZRO: usize = 13;
-pub const PRE_ZREAL: usize = 14;
-pub const PRE_WIDTH: usize = 15;
+crate::columns! {
+    /// PAGE's preprocessed columns (the layout's source).
+    pub struct PagePreCols {
+        /// Word index.
+        w,
+        /// Initial value bytes.
+        init[8],
+        /// 1 on image rows.
+        real,
+        /// 1 on read-only image rows.
+        ro,
+        /// Zero range `zlo .. zhi` (words).
+        zlo,
+        zhi,
+        /// The zero range's read-only flag.
+        zro,
+        /// 1 on the zero-range rows.
+        zreal,
+    }
+}
 
-pub const FIN: usize = 0;
-pub const FIN_TS: usize = 8;
-pub const ZMULT: usize = 9;
-pub const WIDTH: usize = 10;
+crate::columns! {
+    /// PAGE's main columns (the layout's source).
+    pub struct PageCols {
+        /// Final value bytes.
+        fin[8],
+        /// Final timestamp.
+        fin_ts,
+        /// PAGE0 rows in this row's zero range.
+        zmult,
+    }
+}
+
+/// Preprocessed column indices, from [`PagePreCols`].
+pub const PRE_W: usize = col!(PagePreCols, w);
+pub const PRE_INIT: usize = col!(PagePreCols, init);
+pub const PRE_REAL: usize = col!(PagePreCols, real);
+pub const PRE_RO: usize = col!(PagePreCols, ro);
+pub const PRE_ZLO: usize = col!(PagePreCols, zlo);
+pub const PRE_ZHI: usize = col!(PagePreCols, zhi);
+pub const PRE_ZRO: usize = col!(PagePreCols, zro);
+pub const PRE_ZREAL: usize = col!(PagePreCols, zreal);
+/// Preprocessed columns.
+pub const PRE_WIDTH: usize = <PagePreCols<u8> as Columns<u8>>::WIDTH;
+
+/// Main column indices, from [`PageCols`].
+pub const FIN: usize = col!(PageCols, fin);
+pub const FIN_TS: usize = col!(PageCols, fin_ts);
+pub const ZMULT: usize = col!(PageCols, zmult);
+/// Main columns.
+pub const WIDTH: usize = <PageCols<u8> as Columns<u8>>::WIDTH;
 
 /// The PAGE table of one memory image (the verifier's instance carries no trace).
 pub struct PageAir {
@@ -217,19 +260,23 @@ impl PageAir {
         let mut v = vec![Felt::ZERO; h * PRE_WIDTH];
         for (r, &(w, init, ro)) in image.words.iter().enumerate() {
             let row = &mut v[r * PRE_WIDTH..(r + 1) * PRE_WIDTH];
-            row[PRE_W] = Felt::from(w);
+            let mut p = PagePreCols::read(row);
+            p.w = Felt::from(w);
             for (i, byte) in init.to_le_bytes().into_iter().enumerate() {
-                row[PRE_INIT + i] = Felt::from(byte as u32);
+                p.init[i] = Felt::from(byte as u32);
             }
-            row[PRE_REAL] = Felt::ONE;
-            row[PRE_RO] = Felt::from(ro);
+            p.real = Felt::ONE;
+            p.ro = Felt::from(ro);
+            p.write(row);
         }
         for (r, z) in image.zero.iter().enumerate() {
             let row = &mut v[r * PRE_WIDTH..(r + 1) * PRE_WIDTH];
-            row[PRE_ZLO] = Felt::from(z.lo);
-            row[PRE_ZHI] = Felt::from(z.hi);
-            row[PRE_ZRO] = Felt::from(z.ro);
-            row[PRE_ZREAL] = Felt::ONE;
+            let mut p = PagePreCols::read(row);
+            p.zlo = Felt::from(z.lo);
+            p.zhi = Felt::from(z.hi);
+            p.zro = Felt::from(z.ro);
+            p.zreal = Felt::ONE;
+            p.write(row);
         }
         PageAir {
             rows: Some((v, h.trailing_zeros())),
@@ -266,32 +313,19 @@ impl Air for PageAir {
         self.rows.clone()
     }
     fn eval<B: AirBuilder>(&self, b: &mut B) {
-        let real = b.preprocessed(PRE_REAL);
-        let w = b.preprocessed(PRE_W);
-        let ro = b.preprocessed(PRE_RO);
+        let p: PagePreCols<B::Expr> = PagePreCols::from_fn(|i| b.preprocessed(i));
+        let c: PageCols<B::Expr> = PageCols::from_fn(|i| b.main(i));
+        let (real, w, ro) = (p.real, p.w, p.ro);
         let zero = B::Expr::from(Felt::ZERO);
-        let init = token(
-            w.clone(),
-            (0..8).map(|i| b.preprocessed(PRE_INIT + i)),
-            zero,
-            ro.clone(),
-        );
+        let init = token(w.clone(), p.init, zero, ro.clone());
         b.send(BUS_MEM, real.clone(), &init);
-        let fin = token(w, (0..8).map(|i| b.main(FIN + i)), b.main(FIN_TS), ro);
+        let fin = token(w, c.fin, c.fin_ts, ro);
         b.receive(BUS_MEM, real, &fin);
         b.assert_zero(
             "page zmult only on zero-range rows",
-            (B::Expr::from(Felt::ONE) - b.preprocessed(PRE_ZREAL)) * b.main(ZMULT),
+            (B::Expr::from(Felt::ONE) - p.zreal) * c.zmult.clone(),
         );
-        b.send(
-            BUS_ZRANGE,
-            b.main(ZMULT),
-            &[
-                b.preprocessed(PRE_ZLO),
-                b.preprocessed(PRE_ZHI),
-                b.preprocessed(PRE_ZRO),
-            ],
-        );
+        b.send(BUS_ZRANGE, c.zmult, &[p.zlo, p.zhi, p.zro]);
     }
 }
 
@@ -310,28 +344,59 @@ pub fn build_trace(image: &MemoryImage, finals: &[(u64, u64)], zmult: &[u64]) ->
     let mut m = RowMajorMatrix::zeros(page_height(image), WIDTH);
     for (r, &(fin, ts)) in finals.iter().enumerate() {
         let row = m.row_mut(r);
+        let mut c = PageCols::read(row);
         for (i, byte) in fin.to_le_bytes().into_iter().enumerate() {
-            row[FIN + i] = Felt::from(byte as u32);
+            c.fin[i] = Felt::from(byte as u32);
         }
-        row[FIN_TS] = Felt::new(ts);
+        c.fin_ts = Felt::new(ts);
+        c.write(row);
     }
     for (r, &k) in zmult.iter().enumerate() {
-        m.row_mut(r)[ZMULT] = Felt::new(k);
+        let row = m.row_mut(r);
+        let mut c = PageCols::read(row);
+        c.zmult = Felt::new(k);
+        c.write(row);
     }
     m
 }
 
-pub const P0_REAL: usize = 0;
-pub const P0_W: usize = 1;
-pub const P0_D: usize = 2;
-pub const P0_E: usize = 6;
-pub const P0_F: usize = 10;
-pub const P0_LO: usize = 14;
-pub const P0_HI: usize = 15;
-pub const P0_RO: usize = 16;
-pub const P0_FIN: usize = 17;
-pub const P0_FIN_TS: usize = 25;
-pub const P0_WIDTH: usize = 26;
+crate::columns! {
+    /// PAGE0's columns (the layout's source).
+    pub struct Page0Cols {
+        /// 1 on touched-word rows, which come first.
+        real,
+        /// Word index.
+        w,
+        /// Bytes of `D = w − w_prev − 1` (0 on row 0).
+        d[4],
+        /// Bytes of `E = w − lo`.
+        e[4],
+        /// Bytes of `F = hi − 1 − w`.
+        f[4],
+        /// The zero range holding `w`, and its read-only flag.
+        lo,
+        hi,
+        ro,
+        /// Final value bytes.
+        fin[8],
+        /// Final timestamp.
+        fin_ts,
+    }
+}
+
+/// PAGE0's column indices, from [`Page0Cols`].
+pub const P0_REAL: usize = col!(Page0Cols, real);
+pub const P0_W: usize = col!(Page0Cols, w);
+pub const P0_D: usize = col!(Page0Cols, d);
+pub const P0_E: usize = col!(Page0Cols, e);
+pub const P0_F: usize = col!(Page0Cols, f);
+pub const P0_LO: usize = col!(Page0Cols, lo);
+pub const P0_HI: usize = col!(Page0Cols, hi);
+pub const P0_RO: usize = col!(Page0Cols, ro);
+pub const P0_FIN: usize = col!(Page0Cols, fin);
+pub const P0_FIN_TS: usize = col!(Page0Cols, fin_ts);
+/// PAGE0's columns.
+pub const P0_WIDTH: usize = <Page0Cols<u8> as Columns<u8>>::WIDTH;
 
 /// The PAGE0 table.
 pub struct Page0Air;
@@ -346,57 +411,54 @@ impl Air for Page0Air {
     fn eval<B: AirBuilder>(&self, b: &mut B) {
         let zero = B::Expr::from(Felt::ZERO);
         let one = B::Expr::from(Felt::ONE);
-        let real = b.main(P0_REAL);
-        let w = b.main(P0_W);
-        let lin4 = |col: &dyn Fn(usize) -> B::Expr, base: usize| {
+        let c: Page0Cols<B::Expr> = Page0Cols::from_fn(|i| b.main(i));
+        let nx: Page0Cols<B::Expr> = Page0Cols::from_fn(|i| b.main_next(i));
+        let real = c.real.clone();
+        let w = c.w.clone();
+        let lin4 = |x: &[B::Expr; 4]| {
             (0..4).fold(zero.clone(), |a, i| {
-                a + col(base + i) * Felt::new(1 << (8 * i))
+                a + x[i].clone() * Felt::new(1 << (8 * i))
             })
         };
-        let d_next = lin4(&|c| b.main_next(c), P0_D);
-        let real_next = b.main_next(P0_REAL);
+        let d_next = lin4(&nx.d);
+        let real_next = nx.real;
 
         b.assert_bool("page0 real boolean", real.clone());
         b.assert_transition(
             "page0 real rows first",
             (one.clone() - real.clone()) * real_next.clone(),
         );
-        b.assert_first("page0 row 0 has no gap", lin4(&|c| b.main(c), P0_D));
+        b.assert_first("page0 row 0 has no gap", lin4(&c.d));
         b.assert_transition(
             "page0 words strictly increase",
-            real_next * (b.main_next(P0_W) - w.clone() - Felt::ONE - d_next),
+            real_next * (nx.w - w.clone() - Felt::ONE - d_next),
         );
         b.assert_zero(
             "page0 word at or above its range",
-            real.clone() * (w.clone() - b.main(P0_LO) - lin4(&|c| b.main(c), P0_E)),
+            real.clone() * (w.clone() - c.lo.clone() - lin4(&c.e)),
         );
         b.assert_zero(
             "page0 word below its range's end",
-            real.clone() * (b.main(P0_HI) - one - w.clone() - lin4(&|c| b.main(c), P0_F)),
+            real.clone() * (c.hi.clone() - one - w.clone() - lin4(&c.f)),
         );
 
         b.receive(
             BUS_ZRANGE,
             real.clone(),
-            &[b.main(P0_LO), b.main(P0_HI), b.main(P0_RO)],
+            &[c.lo.clone(), c.hi.clone(), c.ro.clone()],
         );
         let range = B::Expr::from(Felt::from(BYTE_RANGE));
-        for base in [P0_D, P0_E, P0_F] {
+        for x in [&c.d, &c.e, &c.f] {
             for j in [0, 2] {
                 b.send(
                     BUS_BYTE,
                     real.clone(),
-                    &[
-                        range.clone(),
-                        b.main(base + j),
-                        b.main(base + j + 1),
-                        zero.clone(),
-                    ],
+                    &[range.clone(), x[j].clone(), x[j + 1].clone(), zero.clone()],
                 );
             }
         }
 
-        let ro = b.main(P0_RO);
+        let ro = c.ro.clone();
         let init = token(
             w.clone(),
             (0..8).map(|_| zero.clone()),
@@ -404,7 +466,7 @@ impl Air for Page0Air {
             ro.clone(),
         );
         b.send(BUS_MEM, real.clone(), &init);
-        let fin = token(w, (0..8).map(|i| b.main(P0_FIN + i)), b.main(P0_FIN_TS), ro);
+        let fin = token(w, c.fin, c.fin_ts, ro);
         b.receive(BUS_MEM, real, &fin);
     }
 }
@@ -424,28 +486,29 @@ pub fn build_trace0(words: &[ZeroWord], bytes: &mut ByteCounts) -> RowMajorMatri
     let mut m = RowMajorMatrix::zeros(padded_height(words.len()), P0_WIDTH);
     let mut prev = None;
     for (r, z) in words.iter().enumerate() {
-        let row = m.row_mut(r);
-        row[P0_REAL] = Felt::ONE;
-        row[P0_W] = Felt::from(z.w);
+        let mut row = Page0Cols::from_fn(|_| Felt::ZERO);
+        row.real = Felt::ONE;
+        row.w = Felt::from(z.w);
         // Wrapping, so that a dishonest word list yields a trace that fails the checks.
         let d = prev.map_or(0, |p: u32| z.w.wrapping_sub(p).wrapping_sub(1));
         let e = z.w.wrapping_sub(z.range.lo);
         let f = z.range.hi.wrapping_sub(1).wrapping_sub(z.w);
-        for (base, v) in [(P0_D, d), (P0_E, e), (P0_F, f)] {
+        for (x, v) in [(&mut row.d, d), (&mut row.e, e), (&mut row.f, f)] {
             let v = v.to_le_bytes();
             for i in 0..4 {
-                row[base + i] = Felt::from(v[i] as u32);
+                x[i] = Felt::from(v[i] as u32);
             }
             bytes.range(v[0], v[1]);
             bytes.range(v[2], v[3]);
         }
-        row[P0_LO] = Felt::from(z.range.lo);
-        row[P0_HI] = Felt::from(z.range.hi);
-        row[P0_RO] = Felt::from(z.range.ro);
+        row.lo = Felt::from(z.range.lo);
+        row.hi = Felt::from(z.range.hi);
+        row.ro = Felt::from(z.range.ro);
         for (i, byte) in z.fin.to_le_bytes().into_iter().enumerate() {
-            row[P0_FIN + i] = Felt::from(byte as u32);
+            row.fin[i] = Felt::from(byte as u32);
         }
-        row[P0_FIN_TS] = Felt::new(z.fin_ts);
+        row.fin_ts = Felt::new(z.fin_ts);
+        row.write(m.row_mut(r));
         prev = Some(z.w);
     }
     m

@@ -4,6 +4,8 @@
 //!
 //! # Columns
 //!
+//! [`StoreCols`] is the layout's source; the index constants are its fields' offsets.
+//!
 //! | column | meaning |
 //! | --- | --- |
 //! | `sz[4]` ([`SZ`]) | width one-hot: 1, 2, 4, 8 bytes (all zero on padding rows) |
@@ -40,35 +42,51 @@
 //! `value` is canonical (the CPU range-checks rs2), `old` comes from memory tokens, so `new`
 //! is canonical. An all-zero row satisfies every constraint and touches no bus.
 
-use alloc::vec::Vec;
-
 use super::bitwise::ByteCounts;
 use super::load::{eval_access, in_width, is_split, width_of, window, AccessNames};
 use super::{StoreOp, BUS_BYTE, BYTE_RANGE, MEMOP_STORE};
+use crate::air::columns::Columns;
 use crate::air::{Air, AirBuilder};
+use crate::col;
 use crate::field::Felt;
 use crate::matrix::RowMajorMatrix;
 
-/// Width one-hot, 4 columns: 1, 2, 4, 8 bytes.
-pub const SZ: usize = 0;
-/// One-hot `addr mod 8`, 8 columns.
-pub const OFF: usize = 4;
-/// `addr₀ / 8`.
-pub const Q: usize = 12;
-/// Address bytes 1, 2, 3.
-pub const ADDR_HI: usize = 13;
-/// `value[8]`: rs2's value.
-pub const VALUE: usize = 16;
-/// `old[16]`: words `w`, `w + 1` before the store.
-pub const OLD: usize = 24;
-/// `new[16]`: words `w`, `w + 1` after the store.
-pub const NEW: usize = 40;
-/// Memory timestamp.
-pub const TS: usize = 56;
-/// The access spans words `w` and `w + 1`.
-pub const SPLIT: usize = 57;
+crate::columns! {
+    /// STORE's columns (the layout's source).
+    pub struct StoreCols {
+        /// Width one-hot: 1, 2, 4, 8 bytes.
+        sz[4],
+        /// One-hot `addr mod 8`.
+        off[8],
+        /// `addr₀ / 8`.
+        q,
+        /// Address bytes 1, 2, 3.
+        addr_hi[3],
+        /// rs2's value.
+        value[8],
+        /// Words `w`, `w + 1` before the store.
+        old[16],
+        /// Words `w`, `w + 1` after the store.
+        new[16],
+        /// Memory timestamp.
+        ts,
+        /// The access spans words `w` and `w + 1`.
+        split,
+    }
+}
+
+/// Column indices (for the CUDA fill and tests), from [`StoreCols`].
+pub const SZ: usize = col!(StoreCols, sz);
+pub const OFF: usize = col!(StoreCols, off);
+pub const Q: usize = col!(StoreCols, q);
+pub const ADDR_HI: usize = col!(StoreCols, addr_hi);
+pub const VALUE: usize = col!(StoreCols, value);
+pub const OLD: usize = col!(StoreCols, old);
+pub const NEW: usize = col!(StoreCols, new);
+pub const TS: usize = col!(StoreCols, ts);
+pub const SPLIT: usize = col!(StoreCols, split);
 /// Main columns.
-pub const WIDTH: usize = 58;
+pub const WIDTH: usize = <StoreCols<u8> as Columns<u8>>::WIDTH;
 
 /// The STORE table.
 pub struct StoreAir;
@@ -82,14 +100,18 @@ impl Air for StoreAir {
     }
     fn eval<B: AirBuilder>(&self, b: &mut B) {
         let k = |v: u64| B::Expr::from(Felt::new(v));
-        let row: Vec<B::Expr> = (0..WIDTH).map(|i| b.main(i)).collect();
-        let m = |i: usize| row[i].clone();
-        let sz: [B::Expr; 4] = core::array::from_fn(|i| m(SZ + i));
-        let off: [B::Expr; 8] = core::array::from_fn(|i| m(OFF + i));
-        let old: [B::Expr; 16] = core::array::from_fn(|i| m(OLD + i));
-        let new: [B::Expr; 16] = core::array::from_fn(|i| m(NEW + i));
-        let value: [B::Expr; 8] = core::array::from_fn(|i| m(VALUE + i));
-        let (q, ts, split) = (m(Q), m(TS), m(SPLIT));
+        let c: StoreCols<B::Expr> = StoreCols::from_fn(|i| b.main(i));
+        let StoreCols {
+            sz,
+            off,
+            q,
+            addr_hi,
+            value,
+            old,
+            new,
+            ts,
+            split,
+        } = c;
         let funct3 = sz[1].clone() + sz[2].clone() * Felt::new(2) + sz[3].clone() * Felt::new(3);
         let names = AccessNames {
             width_bool: "store width selector boolean",
@@ -105,7 +127,7 @@ impl Air for StoreAir {
             &sz,
             &off,
             &q,
-            core::array::from_fn(|i| m(ADDR_HI + i)),
+            addr_hi,
             &split,
             k(MEMOP_STORE as u64) + funct3,
             &value,
@@ -163,19 +185,19 @@ pub fn build_trace(ops: &[StoreOp], bytes: &mut ByteCounts) -> RowMajorMatrix {
     let mut t = RowMajorMatrix::zeros(h, WIDTH);
     let b = |v: u8| Felt::from(v as u32);
     for (r, op) in ops.iter().enumerate() {
-        let row = t.row_mut(r);
+        let mut row = StoreCols::from_fn(|_| Felt::ZERO);
         let a = op.addr.to_le_bytes();
         let q = a[0] >> 3;
         if op.funct3 < 4 {
-            row[SZ + op.funct3 as usize] = Felt::ONE;
+            row.sz[op.funct3 as usize] = Felt::ONE;
         }
-        row[OFF + (op.addr % 8) as usize] = Felt::ONE;
-        row[Q] = b(q);
+        row.off[(op.addr % 8) as usize] = Felt::ONE;
+        row.q = b(q);
         for i in 0..3 {
-            row[ADDR_HI + i] = b(a[i + 1]);
+            row.addr_hi[i] = b(a[i + 1]);
         }
         for (i, &v) in op.value.to_le_bytes().iter().enumerate() {
-            row[VALUE + i] = b(v);
+            row.value[i] = b(v);
         }
         let old = window(op.funct3, op.addr, op.old0, op.old1);
         let (n0, n1) = store_words(op);
@@ -183,11 +205,12 @@ pub fn build_trace(ops: &[StoreOp], bytes: &mut ByteCounts) -> RowMajorMatrix {
         new[..8].copy_from_slice(&n0.to_le_bytes());
         new[8..].copy_from_slice(&n1.to_le_bytes());
         for i in 0..16 {
-            row[OLD + i] = b(old[i]);
-            row[NEW + i] = b(new[i]);
+            row.old[i] = b(old[i]);
+            row.new[i] = b(new[i]);
         }
-        row[TS] = Felt::new(op.ts);
-        row[SPLIT] = Felt::from(is_split(op.funct3, op.addr));
+        row.ts = Felt::new(op.ts);
+        row.split = Felt::from(is_split(op.funct3, op.addr));
+        row.write(t.row_mut(r));
         bytes.range(q, q << 3);
     }
     t
