@@ -9,59 +9,116 @@
 //! before the row (from 0; a write to fd 1 adds `outn`). The W forms of add/sub are folded into this table (a sign-extension of the low
 //! word needs two columns here, far less than a CPU32 table's copy of the dispatch); the
 //! other W forms live in the ALU tables that compute them.
+//!
+//! # Columns
+//!
+//! [`CpuCols`] is the layout's source; the constants are its offsets. Its `dec` cells are
+//! a copy of the DECODE tuple's values ([`DecodeFields`]): the constraints read them by name
+//! (`DecodeFields::read(&row.dec)`), and the constants of the named fields (`BR_NEG`,
+//! `USE_IMM`, `WR`, `IMM`, …) are [`DEC`] plus their [`DecodeFields`] offsets.
 
 use alloc::vec::Vec;
 
-use super::decode::{class, Decoded, FIELDS};
+use super::decode::{class, DecodeFields, Decoded, FIELDS};
 use super::{
     BUS_ALU, BUS_BYTE, BUS_DECODE, BUS_ECALL, BUS_ENTRY, BUS_EXIT, BUS_MEMOP, BUS_REG_ACCESS,
     BYTE_RANGE,
 };
+use crate::air::columns::Columns;
 use crate::air::{Air, AirBuilder};
+use crate::col;
 use crate::field::Felt;
 
-pub const IS_REAL: usize = 0;
-pub const FIRST: usize = 1;
-pub const CLK: usize = 2;
-pub const PC: usize = 3;
-pub const NEXT_PC: usize = 4;
-/// The DECODE fields (see [`super::decode::Decoded::fields`]) start here.
-pub const DEC: usize = 5;
-pub const SEL: usize = DEC;
-pub const BR_NEG: usize = DEC + class::COUNT;
-pub const USE_IMM: usize = BR_NEG + 1;
-pub const WR: usize = BR_NEG + 2;
-pub const ALU_OP: usize = BR_NEG + 3;
-pub const RD: usize = BR_NEG + 4;
-pub const RS1: usize = BR_NEG + 5;
-pub const RS2: usize = BR_NEG + 6;
-pub const IMM_F: usize = BR_NEG + 7;
-pub const IMM: usize = BR_NEG + 8;
-pub const RS1V: usize = DEC + FIELDS;
-pub const RS2V: usize = RS1V + 8;
-pub const OPB: usize = RS2V + 8;
-pub const SUM: usize = OPB + 8;
-pub const CARRY: usize = SUM + 8;
-pub const RES: usize = CARRY + 8;
-pub const RDV: usize = RES + 8;
-pub const TAKEN: usize = RDV + 8;
-/// A quarter byte that keeps the pc a multiple of 4: on JALR `sum_0 = 4·Q + BIT0` (the
-/// target `sum & !1` has its low two bits clear), on JAL and taken branches `imm_0 = 4·Q`
-/// (the offset is a multiple of 4); `Q` is range-checked as a byte, so `4·Q + BIT0` and
-/// `imm_0` are the integers they look like. Zero on other rows.
-pub const Q: usize = TAKEN + 1;
+crate::columns! {
+    /// CPU's columns.
+    pub struct CpuCols {
+        /// `1` on a real row (an executed instruction), `0` on padding.
+        is_real,
+        /// `1` on row 0.
+        first,
+        /// The row's clock (its index).
+        clk,
+        pc,
+        next_pc,
+        /// The DECODE fields ([`DecodeFields`], see [`super::decode::Decoded::fields`]).
+        dec[FIELDS],
+        /// `rs1`'s value bytes.
+        rs1v[8],
+        /// `rs2`'s value bytes.
+        rs2v[8],
+        /// Operand b's bytes (the immediate or `rs2`'s value).
+        opb[8],
+        /// The adder's output bytes.
+        sum[8],
+        /// The adder's byte carries.
+        carry[8],
+        /// The result bytes.
+        res[8],
+        /// The bytes written to `rd` (`wr · res`).
+        rdv[8],
+        /// A taken branch.
+        taken,
+        /// A quarter byte that keeps the pc a multiple of 4: on JALR `sum_0 = 4·q + bit0`
+        /// (the target `sum & !1` has its low two bits clear), on JAL and taken branches
+        /// `imm_0 = 4·q` (the offset is a multiple of 4); `q` is range-checked as a byte, so
+        /// `4·q + bit0` and `imm_0` are the integers they look like. Zero on other rows.
+        q,
+        /// JALR: the bit of `sum` the target clears.
+        bit0,
+        /// W forms: `sum_3 = 128·sgn + l7`.
+        sgn,
+        l7,
+        /// The row is the exit call (set by ECALL's answer).
+        exit,
+        /// Public output bytes written before this row.
+        outpos,
+        /// Public output bytes this row writes (a write to fd 1).
+        outn,
+    }
+}
+
+/// Column indices (for the CUDA fill and tests), from [`CpuCols`].
+pub const IS_REAL: usize = col!(CpuCols, is_real);
+pub const FIRST: usize = col!(CpuCols, first);
+pub const CLK: usize = col!(CpuCols, clk);
+pub const PC: usize = col!(CpuCols, pc);
+pub const NEXT_PC: usize = col!(CpuCols, next_pc);
+/// The DECODE fields (see [`super::decode::Decoded::fields`]) start here; the named ones
+/// below are at their [`DecodeFields`] offsets from it.
+pub const DEC: usize = col!(CpuCols, dec);
+pub const SEL: usize = DEC + col!(DecodeFields, sel);
+pub const BR_NEG: usize = DEC + col!(DecodeFields, br_neg);
+pub const USE_IMM: usize = DEC + col!(DecodeFields, use_imm);
+pub const WR: usize = DEC + col!(DecodeFields, wr);
+pub const ALU_OP: usize = DEC + col!(DecodeFields, alu_op);
+pub const RD: usize = DEC + col!(DecodeFields, rd);
+pub const RS1: usize = DEC + col!(DecodeFields, rs1);
+pub const RS2: usize = DEC + col!(DecodeFields, rs2);
+pub const IMM_F: usize = DEC + col!(DecodeFields, imm_f);
+pub const IMM: usize = DEC + col!(DecodeFields, imm);
+pub const RS1V: usize = col!(CpuCols, rs1v);
+pub const RS2V: usize = col!(CpuCols, rs2v);
+pub const OPB: usize = col!(CpuCols, opb);
+pub const SUM: usize = col!(CpuCols, sum);
+pub const CARRY: usize = col!(CpuCols, carry);
+pub const RES: usize = col!(CpuCols, res);
+pub const RDV: usize = col!(CpuCols, rdv);
+pub const TAKEN: usize = col!(CpuCols, taken);
+/// See [`CpuCols::q`].
+pub const Q: usize = col!(CpuCols, q);
 /// JALR: the bit of `sum` the target clears.
-pub const BIT0: usize = TAKEN + 2;
+pub const BIT0: usize = col!(CpuCols, bit0);
 /// W forms: `sum_3 = 128·SGN + L7`.
-pub const SGN: usize = TAKEN + 3;
-pub const L7: usize = TAKEN + 4;
+pub const SGN: usize = col!(CpuCols, sgn);
+pub const L7: usize = col!(CpuCols, l7);
 /// The row is the exit call (set by ECALL's answer).
-pub const EXIT: usize = TAKEN + 5;
+pub const EXIT: usize = col!(CpuCols, exit);
 /// Public output bytes written before this row.
-pub const OUTPOS: usize = TAKEN + 6;
+pub const OUTPOS: usize = col!(CpuCols, outpos);
 /// Public output bytes this row writes (a write to fd 1).
-pub const OUTN: usize = TAKEN + 7;
-pub const WIDTH: usize = TAKEN + 8;
+pub const OUTN: usize = col!(CpuCols, outn);
+/// Main columns.
+pub const WIDTH: usize = <CpuCols<u8> as Columns<u8>>::WIDTH;
 
 /// The CPU table.
 pub struct CpuAir;
@@ -78,31 +135,30 @@ impl Air for CpuAir {
         WIDTH
     }
     fn eval<B: AirBuilder>(&self, b: &mut B) {
-        let row: Vec<B::Expr> = (0..WIDTH).map(|i| b.main(i)).collect();
-        let next: Vec<B::Expr> = (0..WIDTH).map(|i| b.main_next(i)).collect();
-        let m = |i: usize| row[i].clone();
-        let nx = |i: usize| next[i].clone();
+        let r: CpuCols<B::Expr> = CpuCols::from_fn(|i| b.main(i));
+        let nx: CpuCols<B::Expr> = CpuCols::from_fn(|i| b.main_next(i));
+        let d: DecodeFields<B::Expr> = DecodeFields::read(&r.dec);
         let one = || c::<B::Expr>(1);
-        let is_real = m(IS_REAL);
-        let cls: Vec<B::Expr> = (0..class::COUNT).map(|k| m(SEL + k)).collect();
+        let is_real = r.is_real.clone();
+        let cls = &d.sel;
 
         // Row bookkeeping: the first row, the clock, real rows then padding.
         b.assert_bool("cpu is_real boolean", is_real.clone());
-        b.assert_first("cpu first row flag", m(FIRST) - one());
-        b.assert_transition("cpu first flag only on row 0", nx(FIRST));
-        b.assert_first("cpu clk starts at 0", m(CLK));
-        b.assert_transition("cpu clk increments", nx(CLK) - m(CLK) - one());
+        b.assert_first("cpu first row flag", r.first.clone() - one());
+        b.assert_transition("cpu first flag only on row 0", nx.first.clone());
+        b.assert_first("cpu clk starts at 0", r.clk.clone());
+        b.assert_transition("cpu clk increments", nx.clk.clone() - r.clk.clone() - one());
         b.assert_first("cpu first row is real", is_real.clone() - one());
         b.assert_transition(
             "cpu padding stays padding",
-            (one() - is_real.clone()) * nx(IS_REAL),
+            (one() - is_real.clone()) * nx.is_real.clone(),
         );
         let class_sum = cls.iter().cloned().fold(c::<B::Expr>(0), |a, x| a + x);
         b.assert_zero(
             "cpu exactly one class on real rows",
             class_sum - is_real.clone(),
         );
-        for s in &cls {
+        for s in cls {
             b.assert_zero(
                 "cpu padding has no class",
                 (one() - is_real.clone()) * s.clone(),
@@ -112,35 +168,43 @@ impl Air for CpuAir {
         // Exit: only through the exit call (ECALL proves which call a row is), which ends the
         // real rows.
         let ecall = cls[class::ECALL].clone();
-        let exit = m(EXIT);
+        let exit = r.exit.clone();
         b.assert_bool("cpu exit boolean", exit.clone());
         b.assert_zero(
             "cpu exit only on ecall",
             exit.clone() * (one() - ecall.clone()),
         );
-        b.assert_transition("cpu nothing runs after exit", exit.clone() * nx(IS_REAL));
+        b.assert_transition(
+            "cpu nothing runs after exit",
+            exit.clone() * nx.is_real.clone(),
+        );
         b.assert_transition(
             "cpu real rows end with exit",
-            is_real.clone() * (one() - nx(IS_REAL)) * (one() - exit.clone()),
+            is_real.clone() * (one() - nx.is_real.clone()) * (one() - exit.clone()),
         );
         b.assert_last(
             "cpu last real row exits",
             is_real.clone() * (one() - exit.clone()),
         );
         // Output position: from 0, advanced by each write to fd 1.
-        b.assert_first("cpu output starts at 0", m(OUTPOS));
-        b.assert_transition("cpu output position", nx(OUTPOS) - m(OUTPOS) - m(OUTN));
+        b.assert_first("cpu output starts at 0", r.outpos.clone());
+        b.assert_transition(
+            "cpu output position",
+            nx.outpos.clone() - r.outpos.clone() - r.outn.clone(),
+        );
         b.assert_zero(
             "cpu output only on ecall",
-            m(OUTN) * (one() - ecall.clone()),
+            r.outn.clone() * (one() - ecall.clone()),
         );
 
         // Operand b.
-        let use_imm = m(USE_IMM);
+        let use_imm = d.use_imm.clone();
         for i in 0..8 {
             b.assert_zero(
                 "cpu operand b",
-                m(OPB + i) - use_imm.clone() * m(IMM + i) - (one() - use_imm.clone()) * m(RS2V + i),
+                r.opb[i].clone()
+                    - use_imm.clone() * d.imm[i].clone()
+                    - (one() - use_imm.clone()) * r.rs2v[i].clone(),
             );
         }
 
@@ -155,24 +219,27 @@ impl Air for CpuAir {
             let carry_in = if i == 0 {
                 c::<B::Expr>(0)
             } else {
-                m(CARRY + i - 1)
+                r.carry[i - 1].clone()
             };
-            let carry_out = m(CARRY + i) * Felt::new(256);
-            b.assert_bool("cpu carry boolean", m(CARRY + i));
+            let carry_out = r.carry[i].clone() * Felt::new(256);
+            b.assert_bool("cpu carry boolean", r.carry[i].clone());
             b.assert_zero(
                 "cpu carry only when adding",
-                (one() - act_add.clone() - act_sub.clone()) * m(CARRY + i),
+                (one() - act_add.clone() - act_sub.clone()) * r.carry[i].clone(),
             );
             b.assert_zero(
                 "cpu add limb",
                 act_add.clone()
-                    * (m(RS1V + i) + m(OPB + i) + carry_in.clone()
-                        - m(SUM + i)
+                    * (r.rs1v[i].clone() + r.opb[i].clone() + carry_in.clone()
+                        - r.sum[i].clone()
                         - carry_out.clone()),
             );
             b.assert_zero(
                 "cpu sub limb",
-                act_sub.clone() * (m(SUM + i) + m(OPB + i) + carry_in - m(RS1V + i) - carry_out),
+                act_sub.clone()
+                    * (r.sum[i].clone() + r.opb[i].clone() + carry_in
+                        - r.rs1v[i].clone()
+                        - carry_out),
             );
         }
 
@@ -182,93 +249,123 @@ impl Air for CpuAir {
         let jump = cls[class::JAL].clone() + cls[class::JALR].clone();
         let branch = cls[class::BRANCH].clone();
         let jalr = cls[class::JALR].clone();
-        b.assert_bool("cpu W sign boolean", m(SGN));
-        b.assert_bool("cpu jalr bit0 boolean", m(BIT0));
-        b.assert_zero("cpu W sign only on W rows", (one() - addw.clone()) * m(SGN));
-        b.assert_zero("cpu bit0 only on jalr", (one() - jalr.clone()) * m(BIT0));
+        b.assert_bool("cpu W sign boolean", r.sgn.clone());
+        b.assert_bool("cpu jalr bit0 boolean", r.bit0.clone());
+        b.assert_zero(
+            "cpu W sign only on W rows",
+            (one() - addw.clone()) * r.sgn.clone(),
+        );
+        b.assert_zero(
+            "cpu bit0 only on jalr",
+            (one() - jalr.clone()) * r.bit0.clone(),
+        );
         b.assert_zero(
             "cpu W sign split",
-            addw.clone() * (m(SUM + 3) - m(SGN) * Felt::new(128) - m(L7)),
+            addw.clone() * (r.sum[3].clone() - r.sgn.clone() * Felt::new(128) - r.l7.clone()),
         );
         let mut link = c::<B::Expr>(0);
         for i in 0..8 {
-            b.assert_zero("cpu add result", add64.clone() * (m(RES + i) - m(SUM + i)));
+            b.assert_zero(
+                "cpu add result",
+                add64.clone() * (r.res[i].clone() - r.sum[i].clone()),
+            );
             let w = if i < 4 {
-                m(SUM + i)
+                r.sum[i].clone()
             } else {
-                m(SGN) * Felt::new(255)
+                r.sgn.clone() * Felt::new(255)
             };
-            b.assert_zero("cpu W result", addw.clone() * (m(RES + i) - w));
+            b.assert_zero("cpu W result", addw.clone() * (r.res[i].clone() - w));
             if i < 4 {
-                link = link + m(RES + i) * Felt::new(1 << (8 * i));
+                link = link + r.res[i].clone() * Felt::new(1 << (8 * i));
             } else {
-                b.assert_zero("cpu link high bytes", jump.clone() * m(RES + i));
-                b.assert_zero("cpu jalr target below 2^32", jalr.clone() * m(SUM + i));
-                b.assert_zero("cpu address below 2^32", mem.clone() * m(SUM + i));
+                b.assert_zero("cpu link high bytes", jump.clone() * r.res[i].clone());
+                b.assert_zero(
+                    "cpu jalr target below 2^32",
+                    jalr.clone() * r.sum[i].clone(),
+                );
+                b.assert_zero("cpu address below 2^32", mem.clone() * r.sum[i].clone());
             }
             if i > 0 {
-                b.assert_zero("cpu compare result is a bit", branch.clone() * m(RES + i));
+                b.assert_zero(
+                    "cpu compare result is a bit",
+                    branch.clone() * r.res[i].clone(),
+                );
             }
-            b.assert_zero("cpu rd value", m(RDV + i) - m(WR) * m(RES + i));
+            b.assert_zero(
+                "cpu rd value",
+                r.rdv[i].clone() - d.wr.clone() * r.res[i].clone(),
+            );
         }
-        b.assert_zero("cpu link = pc + 4", jump * (link - m(PC) - Felt::new(4)));
+        b.assert_zero(
+            "cpu link = pc + 4",
+            jump * (link - r.pc.clone() - Felt::new(4)),
+        );
         // Every pc is a multiple of 4: the entry is (DECODE's, a multiple of 4 by the
         // loader), pc + 4 is, and so are the two other targets given the checks below.
         b.assert_zero(
             "cpu jalr target a multiple of 4",
-            jalr.clone() * (m(SUM) - m(Q) * Felt::new(4) - m(BIT0)),
+            jalr.clone() * (r.sum[0].clone() - r.q.clone() * Felt::new(4) - r.bit0.clone()),
         );
         b.assert_zero(
             "cpu jump offset a multiple of 4",
-            (cls[class::JAL].clone() + m(TAKEN)) * (m(IMM) - m(Q) * Felt::new(4)),
+            (cls[class::JAL].clone() + r.taken.clone())
+                * (d.imm[0].clone() - r.q.clone() * Felt::new(4)),
         );
         b.assert_zero(
             "cpu quarter only on jumps",
-            (one() - jalr.clone() - cls[class::JAL].clone() - m(TAKEN)) * m(Q),
+            (one() - jalr.clone() - cls[class::JAL].clone() - r.taken.clone()) * r.q.clone(),
         );
 
         // Control flow.
-        let r0 = m(RES);
-        let br_neg = m(BR_NEG);
+        let r0 = r.res[0].clone();
+        let br_neg = d.br_neg.clone();
         b.assert_zero(
             "cpu taken",
-            m(TAKEN) - branch.clone() * (r0.clone() + br_neg.clone() - br_neg * r0 * Felt::TWO),
+            r.taken.clone()
+                - branch.clone() * (r0.clone() + br_neg.clone() - br_neg * r0 * Felt::TWO),
         );
         let mut target = c::<B::Expr>(0);
         for i in 0..4 {
-            target = target + m(SUM + i) * Felt::new(1 << (8 * i));
+            target = target + r.sum[i].clone() * Felt::new(1 << (8 * i));
         }
-        let target = target - m(BIT0);
+        let target = target - r.bit0.clone();
         b.assert_zero(
             "cpu next pc",
-            m(NEXT_PC)
-                - m(PC)
+            r.next_pc.clone()
+                - r.pc.clone()
                 - Felt::new(4)
-                - (cls[class::JAL].clone() + m(TAKEN)) * (m(IMM_F) - Felt::new(4))
-                - jalr * (target - m(PC) - Felt::new(4)),
+                - (cls[class::JAL].clone() + r.taken.clone()) * (d.imm_f.clone() - Felt::new(4))
+                - jalr * (target - r.pc.clone() - Felt::new(4)),
         );
-        b.assert_transition("cpu pc follows", nx(IS_REAL) * (nx(PC) - m(NEXT_PC)));
+        b.assert_transition(
+            "cpu pc follows",
+            nx.is_real.clone() * (nx.pc.clone() - r.next_pc.clone()),
+        );
 
         // Interactions.
         let mut tuple = Vec::with_capacity(1 + FIELDS);
-        tuple.push(m(PC));
-        tuple.extend((0..FIELDS).map(|i| m(DEC + i)));
+        tuple.push(r.pc.clone());
+        tuple.extend(r.dec.iter().cloned());
         b.send(BUS_DECODE, is_real.clone(), &tuple);
-        b.send(BUS_ENTRY, m(FIRST), &[m(PC)]);
-        let ts = |k: u64| m(CLK) * Felt::new(4) + Felt::new(k);
-        for (reg, val, k, w) in [(RS1, RS1V, 1, 0), (RS2, RS2V, 2, 0), (RD, RDV, 3, 1)] {
+        b.send(BUS_ENTRY, r.first.clone(), core::slice::from_ref(&r.pc));
+        let ts = |k: u64| r.clk.clone() * Felt::new(4) + Felt::new(k);
+        for (reg, val, k, w) in [
+            (&d.rs1, &r.rs1v, 1, 0),
+            (&d.rs2, &r.rs2v, 2, 0),
+            (&d.rd, &r.rdv, 3, 1),
+        ] {
             let mut t = Vec::with_capacity(11);
-            t.push(m(reg));
-            t.extend((0..8).map(|i| m(val + i)));
+            t.push(reg.clone());
+            t.extend(val.iter().cloned());
             t.push(ts(k));
             t.push(c::<B::Expr>(w));
             b.send(BUS_REG_ACCESS, is_real.clone(), &t);
         }
         let mut alu = Vec::with_capacity(25);
-        alu.push(m(ALU_OP));
-        alu.extend((0..8).map(|i| m(RS1V + i)));
-        alu.extend((0..8).map(|i| m(OPB + i)));
-        alu.extend((0..8).map(|i| m(RES + i)));
+        alu.push(d.alu_op.clone());
+        alu.extend(r.rs1v.iter().cloned());
+        alu.extend(r.opb.iter().cloned());
+        alu.extend(r.res.iter().cloned());
         b.send(BUS_ALU, cls[class::ALU].clone() + branch, &alu);
         let logic = cls[class::AND].clone() + cls[class::OR].clone() + cls[class::XOR].clone();
         let lop = cls[class::AND].clone()
@@ -278,39 +375,53 @@ impl Air for CpuAir {
             b.send(
                 BUS_BYTE,
                 logic.clone(),
-                &[lop.clone(), m(RS1V + i), m(OPB + i), m(RES + i)],
+                &[
+                    lop.clone(),
+                    r.rs1v[i].clone(),
+                    r.opb[i].clone(),
+                    r.res[i].clone(),
+                ],
             );
         }
         let range = c::<B::Expr>(BYTE_RANGE as u64);
         for j in 0..4 {
-            for base in [RES, SUM] {
+            for bytes in [&r.res, &r.sum] {
                 b.send(
                     BUS_BYTE,
                     is_real.clone(),
-                    &[range.clone(), m(base + 2 * j), m(base + 2 * j + 1), c(0)],
+                    &[
+                        range.clone(),
+                        bytes[2 * j].clone(),
+                        bytes[2 * j + 1].clone(),
+                        c(0),
+                    ],
                 );
             }
         }
         // `2·L7` is a byte iff `L7 < 128`: `L7 = sum_3 − 128·SGN` is an integer in
         // `[−128, 255]`, so `2·L7` is even and the check pins it. `Q` itself is checked.
-        b.send(BUS_BYTE, is_real, &[range, m(L7) * Felt::TWO, m(Q), c(0)]);
-        let a0: Vec<B::Expr> = (0..8).map(|i| m(RS2V + i)).collect();
+        b.send(
+            BUS_BYTE,
+            is_real,
+            &[range, r.l7.clone() * Felt::TWO, r.q.clone(), c(0)],
+        );
+        let a0: Vec<B::Expr> = r.rs2v.to_vec();
         b.send(BUS_EXIT, exit.clone(), &a0);
         // Loads (value: what rd receives) and stores (value: rs2) at memory time clk + 1.
-        for (sel, val) in [(class::LOAD, RES), (class::STORE, RS2V)] {
+        for (sel, val) in [(class::LOAD, &r.res), (class::STORE, &r.rs2v)] {
             let mut t = Vec::with_capacity(14);
-            t.push(m(ALU_OP));
-            t.extend((0..4).map(|i| m(SUM + i)));
-            t.extend((0..8).map(|i| m(val + i)));
-            t.push(m(CLK) + Felt::ONE);
+            t.push(d.alu_op.clone());
+            t.extend(r.sum[..4].iter().cloned());
+            t.extend(val.iter().cloned());
+            t.push(r.clk.clone() + Felt::ONE);
             b.send(BUS_MEMOP, cls[sel].clone(), &t);
         }
         let mut call = Vec::with_capacity(28);
-        call.push(m(CLK));
-        call.extend((0..8).map(|i| m(RS1V + i)));
+        call.push(r.clk.clone());
+        call.extend(r.rs1v.iter().cloned());
         call.extend(a0);
-        call.extend((0..8).map(|i| m(RES + i)));
-        call.extend([exit, m(OUTPOS), m(OUTN)]);
+        call.extend(r.res.iter().cloned());
+        call.extend([exit, r.outpos.clone(), r.outn.clone()]);
         b.send(BUS_ECALL, ecall, &call);
     }
 }
@@ -343,35 +454,37 @@ pub fn fill_row(
     next_pc: u32,
 ) {
     let f = |v: u64| Felt::new(v);
-    row[IS_REAL] = Felt::ONE;
-    row[FIRST] = Felt::from(clk == 0);
-    row[CLK] = f(clk as u64);
-    row[PC] = Felt::from(pc);
-    row[NEXT_PC] = Felt::from(next_pc);
-    row[DEC..DEC + FIELDS].copy_from_slice(&d.fields());
+    // The cells this fill does not set keep their values.
+    let mut c = CpuCols::read(row);
+    c.is_real = Felt::ONE;
+    c.first = Felt::from(clk == 0);
+    c.clk = f(clk as u64);
+    c.pc = Felt::from(pc);
+    c.next_pc = Felt::from(next_pc);
+    c.dec = d.fields();
     let b = operand_b(d, rs2);
     let a = rs1;
     let (sum, carries) = sum_and_carries(a, b, d);
-    for i in 0..8 {
-        row[RS1V + i] = f(a.to_le_bytes()[i] as u64);
-        row[RS2V + i] = f(rs2.to_le_bytes()[i] as u64);
-        row[OPB + i] = f(b.to_le_bytes()[i] as u64);
-        row[SUM + i] = f(sum.to_le_bytes()[i] as u64);
-        row[CARRY + i] = f(carries[i] as u64);
-        row[RES + i] = f(res.to_le_bytes()[i] as u64);
-        row[RDV + i] = if d.wr { row[RES + i] } else { Felt::ZERO };
-    }
+    let bytes = |v: u64| v.to_le_bytes().map(|x| f(x as u64));
+    c.rs1v = bytes(a);
+    c.rs2v = bytes(rs2);
+    c.opb = bytes(b);
+    c.sum = bytes(sum);
+    c.carry = carries.map(|x| f(x as u64));
+    c.res = bytes(res);
+    c.rdv = if d.wr { c.res } else { [Felt::ZERO; 8] };
     let taken = is_taken(d, res);
-    row[TAKEN] = Felt::from(taken);
-    row[Q] = f(quarter(d, sum, taken) as u64);
+    c.taken = Felt::from(taken);
+    c.q = f(quarter(d, sum, taken) as u64);
     if d.class[class::JALR] {
-        row[BIT0] = f(sum & 1);
+        c.bit0 = f(sum & 1);
     }
     if d.class[class::ADDW] || d.class[class::SUBW] {
         let s3 = (sum >> 24) & 0xff;
-        row[SGN] = f(s3 >> 7);
-        row[L7] = f(s3 & 0x7f);
+        c.sgn = f(s3 >> 7);
+        c.l7 = f(s3 & 0x7f);
     }
+    c.write(row);
 }
 
 /// Operand b of a row: the immediate or `rs2`'s value.

@@ -6,13 +6,21 @@
 //! Instructions this version cannot prove (anything undecodable, EBREAK, CSR instructions)
 //! get a row with no class selector set, so a CPU row executing them cannot satisfy
 //! "exactly one class" and the proof fails cleanly.
+//!
+//! # Columns
+//!
+//! [`DecodePreCols`] (preprocessed: `pc`, the [`DecodeFields`] values, the entry flag) and
+//! [`DecodeCols`] (main: the multiplicity) are the layout's source. The CPU copies the
+//! [`DecodeFields`] into its own row and reads them by name.
 
 use alloc::vec;
 use alloc::vec::Vec;
 
 use super::alu_ops::*;
 use super::{BUS_DECODE, BUS_ENTRY};
+use crate::air::columns::Columns;
 use crate::air::{Air, AirBuilder};
+use crate::col;
 use crate::field::Felt;
 use crate::isa::{decode, Opcode};
 
@@ -190,37 +198,80 @@ fn funct3(word: u32) -> u32 {
     (word >> 12) & 7
 }
 
+crate::columns! {
+    /// The DECODE tuple's values after `pc` (what the CPU copies, see [`Decoded`]).
+    pub struct DecodeFields {
+        /// Class selectors, indexed by [`class`].
+        sel[class::COUNT],
+        /// Branch taken when the compare is false.
+        br_neg,
+        /// Operand b is the immediate.
+        use_imm,
+        /// The instruction writes `rd` and `rd ≠ 0`.
+        wr,
+        /// The ALU (or memory) operation.
+        alu_op,
+        rd,
+        rs1,
+        rs2,
+        /// The immediate as a signed field element.
+        imm_f,
+        /// The 64-bit immediate's bytes.
+        imm[8],
+    }
+}
+
 /// Values of the DECODE tuple after `pc`: selectors, br_neg, use_imm, wr, alu_op, rd, rs1,
-/// rs2, imm_f, imm bytes.
-pub const FIELDS: usize = class::COUNT + 8 + 8;
+/// rs2, imm_f, imm bytes ([`DecodeFields`]).
+pub const FIELDS: usize = <DecodeFields<u8> as Columns<u8>>::WIDTH;
 /// The tuple: `pc` then [`FIELDS`] values.
 pub const TUPLE: usize = 1 + FIELDS;
 
 impl Decoded {
     /// The tuple values after `pc`, as field elements.
     pub fn fields(&self) -> [Felt; FIELDS] {
+        let f = DecodeFields {
+            sel: self.class.map(Felt::from),
+            br_neg: Felt::from(self.br_neg),
+            use_imm: Felt::from(self.use_imm),
+            wr: Felt::from(self.wr),
+            alu_op: Felt::from(self.alu_op),
+            rd: Felt::from(self.rd as u32),
+            rs1: Felt::from(self.rs1 as u32),
+            rs2: Felt::from(self.rs2 as u32),
+            imm_f: self.imm_f,
+            imm: self.imm.to_le_bytes().map(|b| Felt::from(b as u32)),
+        };
         let mut out = [Felt::ZERO; FIELDS];
-        for (o, &c) in out.iter_mut().zip(&self.class) {
-            *o = Felt::from(c);
-        }
-        let k = class::COUNT;
-        out[k] = Felt::from(self.br_neg);
-        out[k + 1] = Felt::from(self.use_imm);
-        out[k + 2] = Felt::from(self.wr);
-        out[k + 3] = Felt::from(self.alu_op);
-        out[k + 4] = Felt::from(self.rd as u32);
-        out[k + 5] = Felt::from(self.rs1 as u32);
-        out[k + 6] = Felt::from(self.rs2 as u32);
-        out[k + 7] = self.imm_f;
-        for (j, b) in self.imm.to_le_bytes().iter().enumerate() {
-            out[k + 8 + j] = Felt::from(*b as u32);
-        }
+        f.write(&mut out);
         out
     }
 }
 
+crate::columns! {
+    /// DECODE's preprocessed columns: the tuple, then the entry flag.
+    pub struct DecodePreCols {
+        /// The instruction's pc.
+        pc,
+        /// The tuple's values after `pc` ([`DecodeFields`]).
+        fields[FIELDS],
+        /// `1` on the entry point's row.
+        entry,
+    }
+}
+
+crate::columns! {
+    /// DECODE's main columns.
+    pub struct DecodeCols {
+        /// How many times the instruction ran.
+        m,
+    }
+}
+
+const _: () = assert!(col!(DecodePreCols, entry) == TUPLE);
+
 /// Preprocessed columns: the tuple, then the entry flag.
-pub const PRE_WIDTH: usize = TUPLE + 1;
+pub const PRE_WIDTH: usize = <DecodePreCols<u8> as Columns<u8>>::WIDTH;
 
 /// The DECODE table of one program (the verifier's instance carries no trace).
 pub struct DecodeAir {
@@ -232,13 +283,13 @@ impl DecodeAir {
     pub fn new(program: &ProgramImage) -> DecodeAir {
         let h = program.code.len().next_power_of_two().max(8);
         let mut v = vec![Felt::ZERO; h * PRE_WIDTH];
-        for (r, &(pc, word)) in program.code.iter().enumerate() {
-            let row = &mut v[r * PRE_WIDTH..(r + 1) * PRE_WIDTH];
-            row[0] = Felt::from(pc);
-            if let Some(d) = decode_for_air(pc, word) {
-                row[1..TUPLE].copy_from_slice(&d.fields());
+        for (row, &(pc, word)) in v.chunks_exact_mut(PRE_WIDTH).zip(&program.code) {
+            DecodePreCols {
+                pc: Felt::from(pc),
+                fields: decode_for_air(pc, word).map_or([Felt::ZERO; FIELDS], |d| d.fields()),
+                entry: Felt::from(pc == program.entry),
             }
-            row[TUPLE] = Felt::from(pc == program.entry);
+            .write(row);
         }
         DecodeAir {
             rows: Some((v, h.trailing_zeros())),
@@ -256,7 +307,7 @@ impl Air for DecodeAir {
         "DECODE"
     }
     fn width(&self) -> usize {
-        1
+        <DecodeCols<u8> as Columns<u8>>::WIDTH
     }
     fn preprocessed_width(&self) -> usize {
         PRE_WIDTH
@@ -265,9 +316,12 @@ impl Air for DecodeAir {
         self.rows.clone()
     }
     fn eval<B: AirBuilder>(&self, b: &mut B) {
-        let tuple: Vec<B::Expr> = (0..TUPLE).map(|i| b.preprocessed(i)).collect();
-        b.receive(BUS_DECODE, b.main(0), &tuple);
-        let entry = b.preprocessed(TUPLE);
-        b.receive(BUS_ENTRY, entry, &tuple[..1]);
+        let p: DecodePreCols<B::Expr> = DecodePreCols::from_fn(|i| b.preprocessed(i));
+        let c: DecodeCols<B::Expr> = DecodeCols::from_fn(|i| b.main(i));
+        let mut tuple = Vec::with_capacity(TUPLE);
+        tuple.push(p.pc);
+        tuple.extend(p.fields);
+        b.receive(BUS_DECODE, c.m, &tuple);
+        b.receive(BUS_ENTRY, p.entry, &tuple[..1]);
     }
 }

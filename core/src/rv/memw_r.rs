@@ -4,24 +4,54 @@
 //! previous token `(reg, old, old_ts)` and emits `(reg, value, ts)`. A read must leave the
 //! value unchanged; `old_ts < ts` is proven by range-checking `ts − old_ts − 1` as four
 //! bytes (timestamps stay below 2^30).
+//!
+//! # Columns
+//!
+//! [`MemwRCols`] is the layout's source (the constants below are its offsets).
 
 use alloc::vec::Vec;
 
 use super::bitwise::ByteCounts;
 use super::{BUS_BYTE, BUS_REG, BUS_REG_ACCESS, BYTE_RANGE, NUM_REGS};
+use crate::air::columns::Columns;
 use crate::air::{Air, AirBuilder};
+use crate::col;
 use crate::field::Felt;
 
-pub const REG: usize = 0;
-pub const OLD: usize = 1;
-pub const OLD_TS: usize = 9;
-pub const NEW: usize = 10;
-pub const TS: usize = 18;
-pub const IS_WRITE: usize = 19;
-pub const IS_REAL: usize = 20;
+crate::columns! {
+    /// MEMW_R's columns.
+    pub struct MemwRCols {
+        /// The register's index.
+        reg,
+        /// The register's value before the access, as bytes.
+        old[8],
+        /// The timestamp of the register's previous access.
+        old_ts,
+        /// The register's value after the access, as bytes.
+        new[8],
+        /// The access's timestamp.
+        ts,
+        /// `1` when the access writes.
+        is_write,
+        /// `1` on a real row (`0` on padding).
+        is_real,
+        /// `ts − old_ts − 1` as bytes.
+        diff[4],
+    }
+}
+
+/// Column indices (for the CUDA fill and tests), from [`MemwRCols`].
+pub const REG: usize = col!(MemwRCols, reg);
+pub const OLD: usize = col!(MemwRCols, old);
+pub const OLD_TS: usize = col!(MemwRCols, old_ts);
+pub const NEW: usize = col!(MemwRCols, new);
+pub const TS: usize = col!(MemwRCols, ts);
+pub const IS_WRITE: usize = col!(MemwRCols, is_write);
+pub const IS_REAL: usize = col!(MemwRCols, is_real);
 /// `ts − old_ts − 1` as bytes.
-pub const DIFF: usize = 21;
-pub const WIDTH: usize = 25;
+pub const DIFF: usize = col!(MemwRCols, diff);
+/// Main columns.
+pub const WIDTH: usize = <MemwRCols<u8> as Columns<u8>>::WIDTH;
 
 /// The MEMW_R table.
 pub struct MemwRAir;
@@ -34,45 +64,53 @@ impl Air for MemwRAir {
         WIDTH
     }
     fn eval<B: AirBuilder>(&self, b: &mut B) {
-        let row: Vec<B::Expr> = (0..WIDTH).map(|i| b.main(i)).collect();
-        let m = |i: usize| row[i].clone();
+        let c: MemwRCols<B::Expr> = MemwRCols::from_fn(|i| b.main(i));
         let one = B::Expr::from(Felt::ONE);
-        let real = m(IS_REAL);
+        let real = c.is_real.clone();
         b.assert_bool("memw_r is_real boolean", real.clone());
-        b.assert_bool("memw_r is_write boolean", m(IS_WRITE));
+        b.assert_bool("memw_r is_write boolean", c.is_write.clone());
         for i in 0..8 {
             b.assert_zero(
                 "memw_r read keeps the value",
-                (one.clone() - m(IS_WRITE)) * (m(NEW + i) - m(OLD + i)),
+                (one.clone() - c.is_write.clone()) * (c.new[i].clone() - c.old[i].clone()),
             );
         }
         let diff = (0..4).fold(B::Expr::from(Felt::ZERO), |a, i| {
-            a + m(DIFF + i) * Felt::new(1 << (8 * i))
+            a + c.diff[i].clone() * Felt::new(1 << (8 * i))
         });
         b.assert_zero(
             "memw_r timestamps increase",
-            real.clone() * (diff - (m(TS) - m(OLD_TS) - one)),
+            real.clone() * (diff - (c.ts.clone() - c.old_ts.clone() - one)),
         );
-        let token = |vals: usize, ts: usize| {
+        let token = |vals: &[B::Expr; 8], ts: &B::Expr| {
             let mut t = Vec::with_capacity(10);
-            t.push(m(REG));
-            t.extend((0..8).map(|i| m(vals + i)));
-            t.push(m(ts));
+            t.push(c.reg.clone());
+            t.extend(vals.iter().cloned());
+            t.push(ts.clone());
             t
         };
-        let mut access = token(NEW, TS);
-        access.push(m(IS_WRITE));
+        let mut access = token(&c.new, &c.ts);
+        access.push(c.is_write.clone());
         b.receive(BUS_REG_ACCESS, real.clone(), &access);
-        b.receive(BUS_REG, real.clone(), &token(OLD, OLD_TS));
-        b.send(BUS_REG, real.clone(), &token(NEW, TS));
+        b.receive(BUS_REG, real.clone(), &token(&c.old, &c.old_ts));
+        b.send(BUS_REG, real.clone(), &token(&c.new, &c.ts));
         let range = B::Expr::from(Felt::from(BYTE_RANGE));
         let zero = B::Expr::from(Felt::ZERO);
         b.send(
             BUS_BYTE,
             real.clone(),
-            &[range.clone(), m(DIFF), m(DIFF + 1), zero.clone()],
+            &[
+                range.clone(),
+                c.diff[0].clone(),
+                c.diff[1].clone(),
+                zero.clone(),
+            ],
         );
-        b.send(BUS_BYTE, real, &[range, m(DIFF + 2), m(DIFF + 3), zero]);
+        b.send(
+            BUS_BYTE,
+            real,
+            &[range, c.diff[2].clone(), c.diff[3].clone(), zero],
+        );
     }
 }
 
@@ -125,20 +163,20 @@ pub struct RegRow {
 /// Fills one real MEMW_R row.
 pub fn fill_row(row: &mut [Felt], r: &RegRow) {
     let a = &r.access;
-    row[REG] = Felt::from(a.reg as u32);
-    row[OLD_TS] = Felt::new(r.old_ts);
-    row[TS] = Felt::new(a.ts);
-    row[IS_WRITE] = Felt::from(a.is_write);
-    row[IS_REAL] = Felt::ONE;
+    // Every cell is set below.
+    let mut c = MemwRCols::from_fn(|_| Felt::ZERO);
+    c.reg = Felt::from(a.reg as u32);
+    c.old_ts = Felt::new(r.old_ts);
+    c.ts = Felt::new(a.ts);
+    c.is_write = Felt::from(a.is_write);
+    c.is_real = Felt::ONE;
     let new = if a.is_write { a.value } else { r.old };
-    for i in 0..8 {
-        row[OLD + i] = Felt::from(r.old.to_le_bytes()[i] as u32);
-        row[NEW + i] = Felt::from(new.to_le_bytes()[i] as u32);
-    }
-    let d = (a.ts - r.old_ts - 1).to_le_bytes();
-    for i in 0..4 {
-        row[DIFF + i] = Felt::from(d[i] as u32);
-    }
+    let bytes = |v: u64| v.to_le_bytes().map(|x| Felt::from(x as u32));
+    c.old = bytes(r.old);
+    c.new = bytes(new);
+    let d = bytes(a.ts - r.old_ts - 1);
+    c.diff = [d[0], d[1], d[2], d[3]];
+    c.write(row);
 }
 
 /// The byte lookups of a row (`ts − old_ts − 1` as two range pairs).

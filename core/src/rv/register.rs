@@ -19,6 +19,12 @@
 //! So [`REG_INPUT`] starts at some `L < 2^32`, four canonical bytes and four zeros, that the
 //! prover chooses (the input is private; `ecall.rs` proves the reads are those of an
 //! `L`-byte stream), and every other register's initial value is the preprocessed one.
+//!
+//! # Columns
+//!
+//! [`RegisterCols`] (main) and [`RegisterPreCols`] (preprocessed) are the layout's source;
+//! the constants are their offsets. Main `in[4]` is the field `input` (`in` is a keyword),
+//! the final value bytes the field `final_value` (`final` is reserved).
 
 use alloc::vec;
 use alloc::vec::Vec;
@@ -29,7 +35,9 @@ use super::memw_r::RegFile;
 use super::{
     BUS_BYTE, BUS_REG, BYTE_RANGE, NUM_REGS, REG_BRK, REG_HEAP_LIMIT, REG_HEAP_START, REG_INPUT,
 };
+use crate::air::columns::Columns;
 use crate::air::{Air, AirBuilder};
+use crate::col;
 use crate::field::Felt;
 use crate::matrix::RowMajorMatrix;
 
@@ -60,24 +68,50 @@ pub fn initial_file(program: &ProgramImage, input_len: u32) -> [u64; NUM_REGS] {
     r
 }
 
+crate::columns! {
+    /// REGISTER's main columns.
+    pub struct RegisterCols {
+        /// The register's final value bytes.
+        final_value[8],
+        /// The register's final timestamp.
+        final_ts,
+        /// `in[4]`: [`REG_INPUT`]'s initial value bytes (zero on every other row).
+        input[4],
+    }
+}
+
+crate::columns! {
+    /// REGISTER's preprocessed columns.
+    pub struct RegisterPreCols {
+        /// The register index.
+        reg,
+        /// The initial value bytes.
+        init[8],
+        /// `1` on a register's row (`0` on padding).
+        real,
+        /// `1` on [`REG_INPUT`]'s row.
+        is_input,
+    }
+}
+
 /// Main: final value bytes.
-pub const FINAL: usize = 0;
+pub const FINAL: usize = col!(RegisterCols, final_value);
 /// Main: final timestamp.
-pub const FINAL_TS: usize = 8;
+pub const FINAL_TS: usize = col!(RegisterCols, final_ts);
 /// Main: `in[4]`, [`REG_INPUT`]'s initial value bytes (zero on every other row).
-pub const IN: usize = 9;
+pub const IN: usize = col!(RegisterCols, input);
 /// Main columns.
-pub const WIDTH: usize = 13;
+pub const WIDTH: usize = <RegisterCols<u8> as Columns<u8>>::WIDTH;
 /// Preprocessed: register index.
-pub const PRE_REG: usize = 0;
+pub const PRE_REG: usize = col!(RegisterPreCols, reg);
 /// Preprocessed: initial value bytes.
-pub const PRE_INIT: usize = 1;
+pub const PRE_INIT: usize = col!(RegisterPreCols, init);
 /// Preprocessed: real (a register's row).
-pub const PRE_REAL: usize = 9;
+pub const PRE_REAL: usize = col!(RegisterPreCols, real);
 /// Preprocessed: `is_input` ([`REG_INPUT`]'s row).
-pub const PRE_IS_INPUT: usize = 10;
+pub const PRE_IS_INPUT: usize = col!(RegisterPreCols, is_input);
 /// Preprocessed columns.
-pub const PRE_WIDTH: usize = 11;
+pub const PRE_WIDTH: usize = <RegisterPreCols<u8> as Columns<u8>>::WIDTH;
 
 /// The REGISTER table of one program (the verifier's instance carries no trace).
 pub struct RegisterAir {
@@ -110,23 +144,28 @@ impl Air for RegisterAir {
     }
     fn preprocessed_trace(&self) -> Option<(Vec<Felt>, u32)> {
         let init = self.init?;
-        let mut v = Vec::with_capacity(HEIGHT * PRE_WIDTH);
-        for r in 0..HEIGHT {
+        let mut v = vec![Felt::ZERO; HEIGHT * PRE_WIDTH];
+        for (r, row) in v.chunks_exact_mut(PRE_WIDTH).enumerate() {
             let val = init.get(r).copied().unwrap_or(0);
-            v.push(Felt::from(r as u32));
-            v.extend(val.to_le_bytes().map(|x| Felt::from(x as u32)));
-            v.push(Felt::from(r < NUM_REGS));
-            v.push(Felt::from(r == REG_INPUT as usize));
+            RegisterPreCols {
+                reg: Felt::from(r as u32),
+                init: val.to_le_bytes().map(|x| Felt::from(x as u32)),
+                real: Felt::from(r < NUM_REGS),
+                is_input: Felt::from(r == REG_INPUT as usize),
+            }
+            .write(row);
         }
         Some((v, LOG_HEIGHT))
     }
     fn eval<B: AirBuilder>(&self, b: &mut B) {
-        let real = b.preprocessed(PRE_REAL);
-        let is_input = b.preprocessed(PRE_IS_INPUT);
+        let p: RegisterPreCols<B::Expr> = RegisterPreCols::from_fn(|i| b.preprocessed(i));
+        let c: RegisterCols<B::Expr> = RegisterCols::from_fn(|i| b.main(i));
+        let real = p.real.clone();
+        let is_input = p.is_input.clone();
         let one = B::Expr::from(Felt::ONE);
         let zero = B::Expr::from(Felt::ZERO);
-        let input: Vec<B::Expr> = (0..4).map(|i| b.main(IN + i)).collect();
-        for x in &input {
+        let input = &c.input;
+        for x in input {
             b.assert_zero(
                 "register input bytes only on REG_INPUT's row",
                 (one.clone() - is_input.clone()) * x.clone(),
@@ -145,9 +184,9 @@ impl Air for RegisterAir {
                 ],
             );
         }
-        let mut init = vec![b.preprocessed(PRE_REG)];
+        let mut init = vec![p.reg.clone()];
         for i in 0..8 {
-            let pre = b.preprocessed(PRE_INIT + i);
+            let pre = p.init[i].clone();
             init.push(match input.get(i) {
                 Some(x) => pre + x.clone(),
                 None => pre,
@@ -156,9 +195,9 @@ impl Air for RegisterAir {
         init.push(zero);
         b.send(BUS_REG, real.clone(), &init);
         let mut fin = Vec::with_capacity(10);
-        fin.push(b.preprocessed(PRE_REG));
-        fin.extend((0..8).map(|i| b.main(FINAL + i)));
-        fin.push(b.main(FINAL_TS));
+        fin.push(p.reg.clone());
+        fin.extend(c.final_value.iter().cloned());
+        fin.push(c.final_ts.clone());
         b.receive(BUS_REG, real, &fin);
     }
 }
@@ -169,17 +208,16 @@ impl Air for RegisterAir {
 pub fn build_trace(file: &RegFile, input_len: u32, bytes: &mut ByteCounts) -> RowMajorMatrix {
     let mut m = RowMajorMatrix::zeros(HEIGHT, WIDTH);
     for r in 0..NUM_REGS {
-        let row = m.row_mut(r);
-        for (cell, byte) in row[FINAL..].iter_mut().zip(file.values[r].to_le_bytes()) {
-            *cell = Felt::from(byte as u32);
-        }
-        row[FINAL_TS] = Felt::new(file.ts[r]);
+        let mut row = RegisterCols::from_fn(|_| Felt::ZERO);
+        row.final_value = file.values[r].to_le_bytes().map(|x| Felt::from(x as u32));
+        row.final_ts = Felt::new(file.ts[r]);
+        row.write(m.row_mut(r));
     }
     let len = input_len.to_le_bytes();
     let row = m.row_mut(REG_INPUT as usize);
-    for (cell, byte) in row[IN..].iter_mut().zip(len) {
-        *cell = Felt::from(byte as u32);
-    }
+    let mut c = RegisterCols::read(row);
+    c.input = len.map(|x| Felt::from(x as u32));
+    c.write(row);
     bytes.range(len[0], len[1]);
     bytes.range(len[2], len[3]);
     m
