@@ -192,7 +192,8 @@ pub fn public_values(exit_code: u64, output: &[u8]) -> Vec<Felt> {
 #[cfg(feature = "trace")]
 mod records {
     use super::*;
-    use crate::rv::decode::{class, decode_for_air, Decoded};
+    use crate::air::columns::Columns;
+    use crate::rv::decode::{decode_for_air, DecodeFields, Decoded};
     use crate::rv::memw_r::{RegAccess, RegRow};
     use crate::rv::{cpu, load, memw, memw_r, store};
     use crate::rv::{Distinct, LoadOp, StoreOp, WordAccess};
@@ -409,18 +410,18 @@ mod records {
 
     /// The [`Decoded`] a DECODE field row holds (the inverse of [`Decoded::fields`]).
     fn decoded_from_fields(f: &[u64]) -> Decoded {
-        let k = class::COUNT;
+        let d = DecodeFields::read(f);
         Decoded {
-            class: core::array::from_fn(|i| f[i] != 0),
-            br_neg: f[k] != 0,
-            use_imm: f[k + 1] != 0,
-            wr: f[k + 2] != 0,
-            alu_op: f[k + 3] as u32,
-            rd: f[k + 4] as u8,
-            rs1: f[k + 5] as u8,
-            rs2: f[k + 6] as u8,
-            imm_f: Felt::new(f[k + 7]),
-            imm: u64::from_le_bytes(core::array::from_fn(|j| f[k + 8 + j] as u8)),
+            class: d.sel.map(|s| s != 0),
+            br_neg: d.br_neg != 0,
+            use_imm: d.use_imm != 0,
+            wr: d.wr != 0,
+            alu_op: d.alu_op as u32,
+            rd: d.rd as u8,
+            rs1: d.rs1 as u8,
+            rs2: d.rs2 as u8,
+            imm_f: Felt::new(d.imm_f),
+            imm: u64::from_le_bytes(d.imm.map(|b| b as u8)),
         }
     }
 
