@@ -52,7 +52,7 @@ use crate::cpu::CpuBackend;
 use crate::error::ProverError;
 use crate::limits::{read_capped, read_elf, ReadError, MAX_ELF_FILE, MAX_PROVABLE_CYCLES};
 use crate::prover::{prove_main_observed, setup, ProvingKey};
-use crate::roofline::{Ceilings, StageRoofline};
+use crate::roofline::{Ceilings, StageRoofline, STAGES};
 use crate::rv::{machine_for, main_traces_timed, program_image, MainTracesError};
 use crate::vm::record::VecRecorder;
 use crate::vm::{ElfError, NoRecorder, Program, Vm};
@@ -289,21 +289,21 @@ pub fn check_cycles(n: u64) -> Result<(), String> {
     Ok(())
 }
 
-/// The phases of a proof, in order, as [`Progress`] and [`Report::phases`] name them.
-pub const PHASES: [&str; 12] = [
-    "execute",
-    "record",
-    "setup",
-    "trace",
-    "commit main",
-    "logup aux",
-    "quotient",
-    "ood",
-    "deep",
-    "fri",
-    "grinding",
-    "queries",
-];
+/// The phases of a proof, in order, as [`Progress`] and [`Report::phases`] name them: the
+/// runs and setup, then the proving stages as the prover and the roofline model name them
+/// ([`crate::roofline::STAGES`]).
+pub const PHASES: [&str; 3 + STAGES.len()] = {
+    let mut out = [""; 3 + STAGES.len()];
+    out[0] = "execute";
+    out[1] = "record";
+    out[2] = "setup";
+    let mut i = 0;
+    while i < STAGES.len() {
+        out[3 + i] = STAGES[i];
+        i += 1;
+    }
+    out
+};
 
 /// Where a proof is, given to [`Guest::prove_with_progress`]'s callback.
 #[derive(Clone, Debug, PartialEq)]

@@ -229,11 +229,6 @@ pub fn output_fields(
     );
 }
 
-/// Peak resident memory of this process (Linux `VmHWM`), in bytes.
-pub fn peak_rss_bytes() -> Option<u64> {
-    api::peak_rss_bytes()
-}
-
 /// A spinner on stderr while long work runs, when stderr is a terminal.
 pub fn spinner(msg: &'static str) -> Option<indicatif::ProgressBar> {
     use std::io::IsTerminal;

@@ -7,7 +7,7 @@ use std::time::Instant;
 use kestrel_core::params::estimate;
 
 use crate::api::{self, ProveOptions};
-use crate::cli_common::{peak_rss_bytes, spinner};
+use crate::cli_common::spinner;
 use crate::select::BackendChoice;
 
 /// Arguments of `kestrel fib`.
@@ -111,7 +111,7 @@ pub fn fib_command(args: &FibArgs) -> i32 {
             "prove_s": f.seconds,
             "verify_ms": verify_time.as_secs_f64() * 1e3,
             "proof_bytes": f.proof.len(),
-            "peak_rss_bytes": peak_rss_bytes(),
+            "peak_rss_bytes": api::peak_rss_bytes(),
             "valid": verdict.is_ok(),
         });
         if let Err(e) = std::fs::write(
