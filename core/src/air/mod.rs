@@ -15,14 +15,17 @@
 
 mod builder;
 pub mod columns;
+#[cfg(feature = "trace")]
 pub mod debug;
 pub mod examples;
+#[cfg(feature = "trace")]
 mod folder;
 pub mod logup;
 pub mod symbolic;
 mod verifier_folder;
 
 pub use builder::{AirBuilder, Direction};
+#[cfg(feature = "trace")]
 pub use folder::ProverFolder;
 pub use symbolic::{ShapeError, SymbolicBuilder, TableShape};
 pub use verifier_folder::VerifierFolder;
@@ -63,14 +66,20 @@ pub trait Air: Sync {
 }
 
 /// Object-safe view of an [`Air`], implemented for every `Air`; a machine is a list of these.
+///
+/// The prover's and the debug checker's evaluators exist only with the `trace` feature: a
+/// trait object's vtable links every method it has, so without `trace` (the verifier's
+/// build) the tables' vtables hold only what the verifier calls.
 pub trait TableAir: Sync {
     fn name(&self) -> &str;
     fn width(&self) -> usize;
     fn preprocessed_width(&self) -> usize;
     fn preprocessed_trace(&self) -> Option<(Vec<Felt>, u32)>;
+    #[cfg(feature = "trace")]
     fn eval_prover(&self, b: &mut ProverFolder<'_>);
     fn eval_verifier(&self, b: &mut VerifierFolder<'_>);
     fn eval_symbolic(&self, b: &mut SymbolicBuilder);
+    #[cfg(feature = "trace")]
     fn eval_debug(&self, b: &mut debug::DebugRow<'_>);
 }
 
@@ -87,6 +96,7 @@ impl<A: Air> TableAir for A {
     fn preprocessed_trace(&self) -> Option<(Vec<Felt>, u32)> {
         Air::preprocessed_trace(self)
     }
+    #[cfg(feature = "trace")]
     fn eval_prover(&self, b: &mut ProverFolder<'_>) {
         self.eval(b)
     }
@@ -96,6 +106,7 @@ impl<A: Air> TableAir for A {
     fn eval_symbolic(&self, b: &mut SymbolicBuilder) {
         self.eval(b)
     }
+    #[cfg(feature = "trace")]
     fn eval_debug(&self, b: &mut debug::DebugRow<'_>) {
         self.eval(b)
     }

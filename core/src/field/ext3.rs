@@ -86,7 +86,8 @@ impl Field for Ext3 {
         Ext3([f, Felt::ZERO, Felt::ZERO])
     }
 
-    #[inline(always)]
+    #[cfg_attr(target_pointer_width = "64", inline(always))]
+    #[cfg_attr(not(target_pointer_width = "64"), inline(never))]
     fn mul_felt(self, f: Felt) -> Ext3 {
         Ext3([self.0[0] * f, self.0[1] * f, self.0[2] * f])
     }
@@ -107,7 +108,8 @@ impl fmt::Debug for Ext3 {
 
 impl Add for Ext3 {
     type Output = Ext3;
-    #[inline(always)]
+    #[cfg_attr(target_pointer_width = "64", inline(always))]
+    #[cfg_attr(not(target_pointer_width = "64"), inline(never))]
     fn add(self, r: Ext3) -> Ext3 {
         Ext3([self.0[0] + r.0[0], self.0[1] + r.0[1], self.0[2] + r.0[2]])
     }
@@ -115,7 +117,8 @@ impl Add for Ext3 {
 
 impl Sub for Ext3 {
     type Output = Ext3;
-    #[inline(always)]
+    #[cfg_attr(target_pointer_width = "64", inline(always))]
+    #[cfg_attr(not(target_pointer_width = "64"), inline(never))]
     fn sub(self, r: Ext3) -> Ext3 {
         Ext3([self.0[0] - r.0[0], self.0[1] - r.0[1], self.0[2] - r.0[2]])
     }
@@ -131,7 +134,10 @@ impl Neg for Ext3 {
 
 impl Mul for Ext3 {
     type Output = Ext3;
-    #[inline(always)]
+    // On 32-bit cores every 64-bit multiplication is a long sequence: kept out of line there,
+    // so each constraint is a call, not a copy (the verifier's code size on a Cortex-M).
+    #[cfg_attr(target_pointer_width = "64", inline(always))]
+    #[cfg_attr(not(target_pointer_width = "64"), inline(never))]
     fn mul(self, r: Ext3) -> Ext3 {
         let [a0, a1, a2] = self.0;
         let [b0, b1, b2] = r.0;

@@ -193,7 +193,10 @@ impl Sub for Felt {
 
 impl Mul for Felt {
     type Output = Felt;
-    #[inline(always)]
+    // On 32-bit cores every 64-bit multiplication is a long sequence: kept out of line there,
+    // so each constraint is a call, not a copy (the verifier's code size on a Cortex-M).
+    #[cfg_attr(target_pointer_width = "64", inline(always))]
+    #[cfg_attr(not(target_pointer_width = "64"), inline(never))]
     fn mul(self, rhs: Felt) -> Felt {
         Felt::reduce128((self.0 as u128) * (rhs.0 as u128))
     }

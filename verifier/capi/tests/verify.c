@@ -1,0 +1,130 @@
+/* The C interface end to end: links libkestrel_verifier_capi.a (gcc, no Rust toolchain).
+ *
+ *   verify GOLDEN.proof GOLDEN.vk [STATEMENT.file STATEMENT.vk]
+ *
+ * Verifies the golden Fibonacci proof (public values recomputed here), rejects a copy with
+ * one byte flipped, and, given a statement file and its RV64IM key, verifies it, rejects a
+ * tampered copy and a file that is not a statement, and checks the argument errors.
+ * Exit status 0 when every check passed. */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "kestrel_verifier.h"
+
+#define GOLDILOCKS_P 0xffffffff00000001ull
+
+static uint8_t arena[8u << 20];
+static int failures;
+
+static uint8_t *read_file(const char *path, size_t *len)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f) {
+        perror(path);
+        exit(2);
+    }
+    fseek(f, 0, SEEK_END);
+    long n = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    uint8_t *buf = malloc(n > 0 ? (size_t)n : 1);
+    if (!buf || fread(buf, 1, (size_t)n, f) != (size_t)n) {
+        fprintf(stderr, "%s: read failed\n", path);
+        exit(2);
+    }
+    fclose(f);
+    *len = (size_t)n;
+    return buf;
+}
+
+static void expect(const char *what, int32_t got, int32_t want, const KestrelReport *r)
+{
+    int ok = got == want;
+    printf("%s %s: %s (%d)%s%s, arena peak %zu B\n", ok ? "ok  " : "FAIL", what,
+           kestrel_error_name(got), got, r && r->message[0] ? ": " : "", r ? r->message : "",
+           r ? r->arena_peak : (size_t)0);
+    if (!ok)
+        failures++;
+}
+
+/* The Fibonacci example's result: the last row's b after 2^log_rows rows from (1, 1). */
+static uint64_t fib_result(unsigned log_rows)
+{
+    uint64_t a = 1, b = 1;
+    for (uint64_t i = 1; i < (1ull << log_rows); i++) {
+        unsigned __int128 s = (unsigned __int128)a + b;
+        uint64_t next = (uint64_t)(s % GOLDILOCKS_P);
+        a = b;
+        b = next;
+    }
+    return b;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc != 3 && argc != 5) {
+        fprintf(stderr, "usage: %s GOLDEN.proof GOLDEN.vk [STATEMENT.file STATEMENT.vk]\n", argv[0]);
+        return 2;
+    }
+    KestrelReport r;
+    size_t n, vk_len;
+    uint8_t *proof = read_file(argv[1], &n);
+    uint8_t *vk = read_file(argv[2], &vk_len);
+    if (vk_len != 32) {
+        fprintf(stderr, "%s: not a 32-byte verifying key\n", argv[2]);
+        return 2;
+    }
+    const uint64_t pub[3] = {1, 1, fib_result(6)};
+
+    expect("golden proof verifies", kestrel_verify_fibonacci(vk, proof, n, pub, 3, arena, sizeof arena, &r),
+           KESTREL_OK, &r);
+    proof[n / 2] ^= 1;
+    expect("golden proof, one byte flipped, is rejected",
+           kestrel_verify_fibonacci(vk, proof, n, pub, 3, arena, sizeof arena, &r), KESTREL_ERR_INVALID, &r);
+    proof[n / 2] ^= 1;
+    const uint64_t wrong[3] = {1, 1, pub[2] + 1};
+    expect("golden proof with a wrong result is rejected",
+           kestrel_verify_fibonacci(vk, proof, n, wrong, 3, arena, sizeof arena, &r), KESTREL_ERR_INVALID, &r);
+    expect("golden proof, truncated, is rejected",
+           kestrel_verify_fibonacci(vk, proof, n - 1, pub, 3, arena, sizeof arena, &r), KESTREL_ERR_MALFORMED,
+           &r);
+    expect("a null arena is an argument error",
+           kestrel_verify_fibonacci(vk, proof, n, pub, 3, NULL, 0, &r), KESTREL_ERR_ARGUMENT, NULL);
+    expect("a null report is an argument error",
+           kestrel_verify_fibonacci(vk, proof, n, pub, 3, arena, sizeof arena, NULL), KESTREL_ERR_ARGUMENT, NULL);
+
+    if (argc == 5) {
+        size_t m, svk_len;
+        uint8_t *file = read_file(argv[3], &m);
+        uint8_t *svk = read_file(argv[4], &svk_len);
+        if (svk_len != 32) {
+            fprintf(stderr, "%s: not a 32-byte verifying key\n", argv[4]);
+            return 2;
+        }
+        int32_t rc = kestrel_verify_statement(svk, file, m, arena, sizeof arena, &r);
+        expect("statement file verifies", rc, KESTREL_OK, &r);
+        if (rc == KESTREL_OK) {
+            printf("     exit code %llu, output (%zu bytes): %.*s\n", (unsigned long long)r.exit_code,
+                   r.output_len, (int)r.output_len, (const char *)r.output);
+            /* The output is the one the file claims (after magic, exit code and length). */
+            if (m < 20 || r.output_len > m - 20 || memcmp(r.output, file + 20, r.output_len) != 0) {
+                printf("FAIL output differs from the file's\n");
+                failures++;
+            }
+        }
+        file[m - m / 3] ^= 0x10;
+        rc = kestrel_verify_statement(svk, file, m, arena, sizeof arena, &r);
+        /* Malformed or invalid, depending on where the flip lands: both reject. */
+        expect("statement file, one byte flipped, is rejected", rc,
+               rc == KESTREL_ERR_MALFORMED ? KESTREL_ERR_MALFORMED : KESTREL_ERR_INVALID, &r);
+        expect("a Fibonacci proof is not a statement file",
+               kestrel_verify_statement(svk, proof, n, arena, sizeof arena, &r), KESTREL_ERR_FORMAT, &r);
+        free(file);
+        free(svk);
+    }
+    free(proof);
+    free(vk);
+    printf("%s\n", failures ? "FAILED" : "all checks passed");
+    return failures ? 1 : 0;
+}

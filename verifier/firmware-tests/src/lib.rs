@@ -1,0 +1,2 @@
+//! Nothing: the embedded tests are `tests/embedded.rs` (a package needs a target to hang them on).
+#![no_std]
