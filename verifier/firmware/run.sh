@@ -27,7 +27,7 @@ echo "== RV64IM statement file: fibonacci(20), CPU backend, blowup 8"
 kestrel="${CARGO_TARGET_DIR:-$root/target}/release/kestrel"
 printf 20 >"$out/fib20.in"
 "$kestrel" prove "$root/tests/guests/bin/fibonacci.elf" --input "$out/fib20.in" --backend cpu \
-    --blowup 8 -o "$out/fib20.stmt" >/dev/null
+    --blowup 8 -o "$out/fib20.stmt" >"$out/prove.log" 2>&1
 "$kestrel" vk "$root/tests/guests/bin/fibonacci.elf" --blowup 8 -o "$out/fib20.vk" >/dev/null
 
 # mkblob KIND PARAM VK DATA OUT [FLIP]: the firmware's blob (src/main.rs); FLIP flips the
