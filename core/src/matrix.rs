@@ -15,10 +15,7 @@ impl<T: Copy + Default> RowMajorMatrix<T> {
     /// # Panics
     /// If `values.len()` is not a multiple of a nonzero `width`.
     pub fn new(values: Vec<T>, width: usize) -> Self {
-        assert!(
-            width > 0 && values.len().is_multiple_of(width),
-            "matrix shape"
-        );
+        assert!(width > 0 && values.len() % width == 0, "matrix shape");
         RowMajorMatrix { values, width }
     }
 

@@ -178,7 +178,7 @@ fn packing_keeps_every_other_trace() {
 mod gpu {
     use super::*;
     use kestrel_core::params::StarkParams;
-    use kestrel_core::rv::machine::decode_fields;
+    use kestrel_core::rv::decode::fields_of as decode_fields;
     use kestrel_prover_gpu::backend::{DeviceTraces, MainTrace};
     use kestrel_prover_gpu::cli_prove::{decode_statement, prove_with, ProveArgs};
     use kestrel_prover_gpu::cpu::CpuBackend;

@@ -26,18 +26,18 @@ use alloc::vec::Vec;
 use core::ops::Range;
 
 use super::bitwise::ByteCounts;
-use super::cpu::{self, Step};
+use super::cpu::{self, CallMark, CpuRecords, Step};
 use super::decode::{class, decode_for_air, Decoded, ProgramImage};
 use super::ecall;
 use super::io;
 use super::load;
 use super::machine::{
-    alu_table, public_values, CallMark, CpuRecords, MemwRRecords, PackedTraces, RecordRefs,
-    Rv64Machine, TraceError, MAX_OUTPUT,
+    alu_build, public_values, PackedTraces, RecordRefs, Rv64Machine, TraceError, MAX_OUTPUT,
 };
 use super::memw;
-use super::memw_r::{self, RegAccess, RegFile, RegRow};
+use super::memw_r::{self, MemwRRecords, RegAccess, RegFile, RegRow};
 use super::page;
+use super::page0;
 use super::register;
 use super::store;
 use super::table::TableId;
@@ -355,7 +355,7 @@ struct Run<'a> {
     output: Vec<u8>,
     exit_code: Option<u64>,
     /// The touched zero-initialised words (PAGE0's rows, PAGE's counts), once replayed.
-    zero: Vec<page::ZeroWord>,
+    zero: Vec<page0::ZeroWord>,
 }
 
 /// Replays `steps` (their DECODE rows `dec_row`) in order, stopping at the first that
@@ -477,7 +477,7 @@ impl CodeSlots {
         let k = self.runs.partition_point(|r| r.0 <= s.pc);
         let &(first, slot0, len) = self.runs.get(k.wrapping_sub(1)).ok_or(not_in.clone())?;
         let off = s.pc - first;
-        if !off.is_multiple_of(4) || (off / 4) as usize >= len {
+        if off % 4 != 0 || (off / 4) as usize >= len {
             return Err(not_in);
         }
         let slot = slot0 + (off / 4) as usize;
@@ -637,12 +637,12 @@ impl MemReplay {
 }
 
 /// The touched zero-initialised words (PAGE0's rows), in order.
-fn zero_words(mem: &MemReplay) -> Vec<page::ZeroWord> {
+fn zero_words(mem: &MemReplay) -> Vec<page0::ZeroWord> {
     mem.words
         .iter()
         .filter_map(|(w, (fin, t))| {
             let range = mem.image.zero_range(w)?;
-            Some(page::ZeroWord {
+            Some(page0::ZeroWord {
                 w,
                 range,
                 fin,
@@ -1229,8 +1229,8 @@ fn build_table(job: Job, r: &Records<'_>, bytes: &mut ByteCounts) -> Built {
                 .flat_map(|c| &c.ops[t.index()])
                 .copied()
                 .collect();
-            match alu_table(t) {
-                Some(alu) => Built::Trace((alu.build)(&ops, bytes)),
+            match alu_build(t) {
+                Some(build) => Built::Trace(build(&ops, bytes)),
                 None => Built::Nothing,
             }
         }
@@ -1288,7 +1288,7 @@ fn build_table(job: Job, r: &Records<'_>, bytes: &mut ByteCounts) -> Built {
             let zmult = page::zero_counts(&mem.image, &run.zero);
             Built::Trace(page::build_trace(&mem.image, &finals, &zmult))
         }
-        Job::Page0 => Built::Trace(page::build_trace0(&run.zero, bytes)),
+        Job::Page0 => Built::Trace(page0::build_trace(&run.zero, bytes)),
         Job::Ecall => Built::Trace(ecall::build_trace(&run.ecalls, bytes)),
         Job::Io => Built::Trace(io::build_trace(&run.io, bytes)),
     }

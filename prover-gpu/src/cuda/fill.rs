@@ -8,10 +8,11 @@
 use std::sync::Arc;
 
 use cudarc::driver::CudaStream;
+use kestrel_core::rv::cpu::CpuRecords;
 use kestrel_core::rv::decode::ProgramImage;
-use kestrel_core::rv::machine::{
-    decode_fields, CpuRecords, MemwRRecords, RecordRefs, TableId, DECODE_WORDS,
-};
+use kestrel_core::rv::decode::{fields_of as decode_fields, DECODE_WORDS};
+use kestrel_core::rv::machine::{RecordRefs, TableId};
+use kestrel_core::rv::memw_r::MemwRRecords;
 use kestrel_core::rv::{cpu, load, lt, memw, memw_r, shift, store};
 
 use super::backend::CudaBackend;

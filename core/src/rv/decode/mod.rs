@@ -325,3 +325,8 @@ impl Air for DecodeAir {
         b.receive(BUS_ENTRY, p.entry, &tuple[..1]);
     }
 }
+
+#[cfg(feature = "trace")]
+mod fill;
+#[cfg(feature = "trace")]
+pub use fill::*;

@@ -11,8 +11,7 @@
 
 use alloc::vec::Vec;
 
-use super::bitwise::ByteCounts;
-use super::{BUS_BYTE, BUS_REG, BUS_REG_ACCESS, BYTE_RANGE, NUM_REGS};
+use super::{BUS_BYTE, BUS_REG, BUS_REG_ACCESS, BYTE_RANGE};
 use crate::air::columns::Columns;
 use crate::air::{Air, AirBuilder};
 use crate::col;
@@ -114,80 +113,7 @@ impl Air for MemwRAir {
     }
 }
 
-/// One register access in execution order.
-#[derive(Copy, Clone, Debug, PartialEq, Eq)]
-pub struct RegAccess {
-    pub reg: u8,
-    pub value: u64,
-    pub ts: u64,
-    pub is_write: bool,
-}
-
-/// The state of the registers of the memory argument ([`NUM_REGS`]): value and timestamp
-/// of the last access.
-#[derive(Clone, Debug)]
-pub struct RegFile {
-    pub values: [u64; NUM_REGS],
-    pub ts: [u64; NUM_REGS],
-}
-
-impl RegFile {
-    /// Registers holding `init`, all at timestamp 0.
-    pub fn new(init: [u64; NUM_REGS]) -> RegFile {
-        RegFile {
-            values: init,
-            ts: [0; NUM_REGS],
-        }
-    }
-
-    /// Performs an access: returns `(old value, old timestamp)` and records the new state.
-    pub fn access(&mut self, a: &RegAccess) -> (u64, u64) {
-        let i = a.reg as usize % NUM_REGS;
-        let old = (self.values[i], self.ts[i]);
-        if a.is_write {
-            self.values[i] = a.value;
-        }
-        self.ts[i] = a.ts;
-        old
-    }
-}
-
-/// One MEMW_R row: the access and the register's state before it.
-#[derive(Copy, Clone, Debug, PartialEq, Eq)]
-pub struct RegRow {
-    pub access: RegAccess,
-    pub old: u64,
-    pub old_ts: u64,
-}
-
-/// Fills one real MEMW_R row.
-pub fn fill_row(row: &mut [Felt], r: &RegRow) {
-    let a = &r.access;
-    // Every cell is set below.
-    let mut c = MemwRCols::from_fn(|_| Felt::ZERO);
-    c.reg = Felt::from(a.reg as u32);
-    c.old_ts = Felt::new(r.old_ts);
-    c.ts = Felt::new(a.ts);
-    c.is_write = Felt::from(a.is_write);
-    c.is_real = Felt::ONE;
-    let new = if a.is_write { a.value } else { r.old };
-    let bytes = |v: u64| v.to_le_bytes().map(|x| Felt::from(x as u32));
-    c.old = bytes(r.old);
-    c.new = bytes(new);
-    let d = bytes(a.ts - r.old_ts - 1);
-    c.diff = [d[0], d[1], d[2], d[3]];
-    c.write(row);
-}
-
-/// The byte lookups of a row (`ts − old_ts − 1` as two range pairs).
-pub fn row_lookups(r: &RegRow, bytes: &mut ByteCounts) {
-    ts_lookups(r.access.ts, r.old_ts, bytes);
-}
-
-/// The byte lookups of a row of an access at `ts` to a register last accessed at `old_ts`.
-#[inline]
-pub fn ts_lookups(ts: u64, old_ts: u64, bytes: &mut ByteCounts) {
-    let d = (ts - old_ts - 1).to_le_bytes();
-    bytes.range(d[0], d[1]);
-    bytes.range(d[2], d[3]);
-}
+#[cfg(feature = "trace")]
+mod fill;
+#[cfg(feature = "trace")]
+pub use fill::*;

@@ -79,14 +79,12 @@
 use alloc::vec;
 use alloc::vec::Vec;
 
-use super::bitwise::ByteCounts;
 use super::decode::ProgramImage;
-use super::{BUS_BYTE, BUS_MEM, BUS_ZRANGE, BYTE_RANGE, STACK_BOTTOM, STACK_TOP};
+use super::{padded_height, BUS_MEM, BUS_ZRANGE, STACK_BOTTOM, STACK_TOP};
 use crate::air::columns::Columns;
 use crate::air::{Air, AirBuilder};
 use crate::col;
 use crate::field::Felt;
-use crate::matrix::RowMajorMatrix;
 
 /// One range of zero-initialised words, `lo .. hi`, read-only or writable.
 #[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
@@ -239,10 +237,6 @@ pub struct PageAir {
     rows: Option<(Vec<Felt>, u32)>,
 }
 
-fn padded_height(n: usize) -> usize {
-    n.next_power_of_two().max(8)
-}
-
 fn page_height(image: &MemoryImage) -> usize {
     padded_height(image.words.len().max(image.zero.len()))
 }
@@ -329,200 +323,7 @@ impl Air for PageAir {
     }
 }
 
-/// PAGE's main trace: `finals[i]` is image word `i`'s final value and timestamp (`(init,
-/// 0)` when untouched); `zmult[k]` the number of PAGE0 rows in zero range `k`.
-///
-/// # Panics
-/// If `finals` and the image's words, or `zmult` and its zero ranges, differ in length.
-pub fn build_trace(image: &MemoryImage, finals: &[(u64, u64)], zmult: &[u64]) -> RowMajorMatrix {
-    assert_eq!(
-        finals.len(),
-        image.words.len(),
-        "one final token per image word"
-    );
-    assert_eq!(zmult.len(), image.zero.len(), "one count per zero range");
-    let mut m = RowMajorMatrix::zeros(page_height(image), WIDTH);
-    for (r, &(fin, ts)) in finals.iter().enumerate() {
-        let row = m.row_mut(r);
-        let mut c = PageCols::read(row);
-        for (i, byte) in fin.to_le_bytes().into_iter().enumerate() {
-            c.fin[i] = Felt::from(byte as u32);
-        }
-        c.fin_ts = Felt::new(ts);
-        c.write(row);
-    }
-    for (r, &k) in zmult.iter().enumerate() {
-        let row = m.row_mut(r);
-        let mut c = PageCols::read(row);
-        c.zmult = Felt::new(k);
-        c.write(row);
-    }
-    m
-}
-
-crate::columns! {
-    /// PAGE0's columns (the layout's source).
-    pub struct Page0Cols {
-        /// 1 on touched-word rows, which come first.
-        real,
-        /// Word index.
-        w,
-        /// Bytes of `D = w − w_prev − 1` (0 on row 0).
-        d[4],
-        /// Bytes of `E = w − lo`.
-        e[4],
-        /// Bytes of `F = hi − 1 − w`.
-        f[4],
-        /// The zero range holding `w`, and its read-only flag.
-        lo,
-        hi,
-        ro,
-        /// Final value bytes.
-        fin[8],
-        /// Final timestamp.
-        fin_ts,
-    }
-}
-
-/// PAGE0's column indices, from [`Page0Cols`].
-pub const P0_REAL: usize = col!(Page0Cols, real);
-pub const P0_W: usize = col!(Page0Cols, w);
-pub const P0_D: usize = col!(Page0Cols, d);
-pub const P0_E: usize = col!(Page0Cols, e);
-pub const P0_F: usize = col!(Page0Cols, f);
-pub const P0_LO: usize = col!(Page0Cols, lo);
-pub const P0_HI: usize = col!(Page0Cols, hi);
-pub const P0_RO: usize = col!(Page0Cols, ro);
-pub const P0_FIN: usize = col!(Page0Cols, fin);
-pub const P0_FIN_TS: usize = col!(Page0Cols, fin_ts);
-/// PAGE0's columns.
-pub const P0_WIDTH: usize = <Page0Cols<u8> as Columns<u8>>::WIDTH;
-
-/// The PAGE0 table.
-pub struct Page0Air;
-
-impl Air for Page0Air {
-    fn name(&self) -> &str {
-        "PAGE0"
-    }
-    fn width(&self) -> usize {
-        P0_WIDTH
-    }
-    fn eval<B: AirBuilder>(&self, b: &mut B) {
-        let zero = B::Expr::from(Felt::ZERO);
-        let one = B::Expr::from(Felt::ONE);
-        let c: Page0Cols<B::Expr> = Page0Cols::from_fn(|i| b.main(i));
-        let nx: Page0Cols<B::Expr> = Page0Cols::from_fn(|i| b.main_next(i));
-        let real = c.real.clone();
-        let w = c.w.clone();
-        let lin4 = |x: &[B::Expr; 4]| {
-            (0..4).fold(zero.clone(), |a, i| {
-                a + x[i].clone() * Felt::new(1 << (8 * i))
-            })
-        };
-        let d_next = lin4(&nx.d);
-        let real_next = nx.real;
-
-        b.assert_bool("page0 real boolean", real.clone());
-        b.assert_transition(
-            "page0 real rows first",
-            (one.clone() - real.clone()) * real_next.clone(),
-        );
-        b.assert_first("page0 row 0 has no gap", lin4(&c.d));
-        b.assert_transition(
-            "page0 words strictly increase",
-            real_next * (nx.w - w.clone() - Felt::ONE - d_next),
-        );
-        b.assert_zero(
-            "page0 word at or above its range",
-            real.clone() * (w.clone() - c.lo.clone() - lin4(&c.e)),
-        );
-        b.assert_zero(
-            "page0 word below its range's end",
-            real.clone() * (c.hi.clone() - one - w.clone() - lin4(&c.f)),
-        );
-
-        b.receive(
-            BUS_ZRANGE,
-            real.clone(),
-            &[c.lo.clone(), c.hi.clone(), c.ro.clone()],
-        );
-        let range = B::Expr::from(Felt::from(BYTE_RANGE));
-        for x in [&c.d, &c.e, &c.f] {
-            for j in [0, 2] {
-                b.send(
-                    BUS_BYTE,
-                    real.clone(),
-                    &[range.clone(), x[j].clone(), x[j + 1].clone(), zero.clone()],
-                );
-            }
-        }
-
-        let ro = c.ro.clone();
-        let init = token(
-            w.clone(),
-            (0..8).map(|_| zero.clone()),
-            zero.clone(),
-            ro.clone(),
-        );
-        b.send(BUS_MEM, real.clone(), &init);
-        let fin = token(w, c.fin, c.fin_ts, ro);
-        b.receive(BUS_MEM, real, &fin);
-    }
-}
-
-/// One touched zero-initialised word: its index, range, final value and timestamp.
-#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
-pub struct ZeroWord {
-    pub w: u32,
-    pub range: ZeroRange,
-    pub fin: u64,
-    pub fin_ts: u64,
-}
-
-/// PAGE0's trace (PAGE's builder is [`build_trace`]): `words` are the touched
-/// zero-initialised words, strictly increasing. Records the range checks in `bytes`.
-pub fn build_trace0(words: &[ZeroWord], bytes: &mut ByteCounts) -> RowMajorMatrix {
-    let mut m = RowMajorMatrix::zeros(padded_height(words.len()), P0_WIDTH);
-    let mut prev = None;
-    for (r, z) in words.iter().enumerate() {
-        let mut row = Page0Cols::from_fn(|_| Felt::ZERO);
-        row.real = Felt::ONE;
-        row.w = Felt::from(z.w);
-        // Wrapping, so that a dishonest word list yields a trace that fails the checks.
-        let d = prev.map_or(0, |p: u32| z.w.wrapping_sub(p).wrapping_sub(1));
-        let e = z.w.wrapping_sub(z.range.lo);
-        let f = z.range.hi.wrapping_sub(1).wrapping_sub(z.w);
-        for (x, v) in [(&mut row.d, d), (&mut row.e, e), (&mut row.f, f)] {
-            let v = v.to_le_bytes();
-            for i in 0..4 {
-                x[i] = Felt::from(v[i] as u32);
-            }
-            bytes.range(v[0], v[1]);
-            bytes.range(v[2], v[3]);
-        }
-        row.lo = Felt::from(z.range.lo);
-        row.hi = Felt::from(z.range.hi);
-        row.ro = Felt::from(z.range.ro);
-        for (i, byte) in z.fin.to_le_bytes().into_iter().enumerate() {
-            row.fin[i] = Felt::from(byte as u32);
-        }
-        row.fin_ts = Felt::new(z.fin_ts);
-        row.write(m.row_mut(r));
-        prev = Some(z.w);
-    }
-    m
-}
-
-/// How many of `words` (PAGE0's) lie in each of `image`'s zero ranges (PAGE's `zmult`).
-pub fn zero_counts(image: &MemoryImage, words: &[ZeroWord]) -> Vec<u64> {
-    let mut counts = vec![0u64; image.zero.len()];
-    for z in words {
-        if let Ok(k) = image.zero.binary_search_by_key(&z.range.lo, |r| r.lo) {
-            if image.zero[k] == z.range {
-                counts[k] += 1;
-            }
-        }
-    }
-    counts
-}
+#[cfg(feature = "trace")]
+mod fill;
+#[cfg(feature = "trace")]
+pub use fill::*;

@@ -29,9 +29,7 @@
 use alloc::vec;
 use alloc::vec::Vec;
 
-use super::bitwise::ByteCounts;
 use super::decode::ProgramImage;
-use super::memw_r::RegFile;
 use super::{
     BUS_BYTE, BUS_REG, BYTE_RANGE, NUM_REGS, REG_BRK, REG_HEAP_LIMIT, REG_HEAP_START, REG_INPUT,
 };
@@ -39,7 +37,6 @@ use crate::air::columns::Columns;
 use crate::air::{Air, AirBuilder};
 use crate::col;
 use crate::field::Felt;
-use crate::matrix::RowMajorMatrix;
 
 /// `sp` at entry: the top of the stack in the executor's memory map.
 pub const INITIAL_SP: u64 = super::STACK_TOP as u64;
@@ -202,23 +199,7 @@ impl Air for RegisterAir {
     }
 }
 
-/// REGISTER's main trace from the final register state and the input length (the initial
-/// value of [`REG_INPUT`]), recording the range checks of its bytes in `bytes` (padding
-/// rows zero).
-pub fn build_trace(file: &RegFile, input_len: u32, bytes: &mut ByteCounts) -> RowMajorMatrix {
-    let mut m = RowMajorMatrix::zeros(HEIGHT, WIDTH);
-    for r in 0..NUM_REGS {
-        let mut row = RegisterCols::from_fn(|_| Felt::ZERO);
-        row.final_value = file.values[r].to_le_bytes().map(|x| Felt::from(x as u32));
-        row.final_ts = Felt::new(file.ts[r]);
-        row.write(m.row_mut(r));
-    }
-    let len = input_len.to_le_bytes();
-    let row = m.row_mut(REG_INPUT as usize);
-    let mut c = RegisterCols::read(row);
-    c.input = len.map(|x| Felt::from(x as u32));
-    c.write(row);
-    bytes.range(len[0], len[1]);
-    bytes.range(len[2], len[3]);
-    m
-}
+#[cfg(feature = "trace")]
+mod fill;
+#[cfg(feature = "trace")]
+pub use fill::*;
