@@ -1,4 +1,4 @@
-//! Device-resident trace fills (kernels/fill.cu): the CPU table first, then MEMW_R, each
+//! Device-resident trace fills (kernels/rv/cpu.cu, kernels/rv/memw_r.cu): the CPU table first, then MEMW_R, each
 //! bit for bit against its Rust builder on real programs and on edge-case records; an
 //! integration test that the fills fire by default and the proof verifies and equals the
 //! CPU backend's byte for byte; fault injection showing an error and no proof file.

@@ -1,14 +1,11 @@
-// Device-resident fills of the ALU tables with one row per distinct operation (mirrors
-// prover-gpu/src/cuda/fill_alu.rs): column-major output (column c at out + c * h), one
-// thread per row, padding rows included. Row r comes from record r, three words each:
-// op | mult << 32, a, b (core::rv::Distinct, sorted on the host). Rows at or past n are
-// all-zero padding. Each kernel matches its Rust fill bit for bit: ks_fill_lt =
-// core::rv::lt::fill_distinct, ks_fill_shift = core::rv::shift::fill_distinct. Every value
-// written is below 2^32, hence a canonical field element.
-#include "field.cuh"
+// The SHIFT fill (mirrors prover-gpu/src/cuda/rv/shift.rs): one row per distinct operation.
+// Row r comes from record r, three words each: op | mult << 32, a, b (core::rv::Distinct,
+// sorted on the host); rows at or past n are all-zero padding. ks_fill_shift =
+// core::rv::shift::fill_distinct. Every value written is below 2^32, hence a canonical field
+// element.
+#include "fill.cuh"
 
 // ALU op codes (core/src/rv/alu_ops.rs).
-#define OP_SLT 1
 #define OP_SLL 4
 #define OP_SRL 5
 #define OP_SRA 6
@@ -16,22 +13,7 @@
 #define OP_SRLW 8
 #define OP_SRAW 9
 
-// LT columns (core/src/rv/lt.rs).
-#define LT_SEL_SLT 0
-#define LT_SEL_SLTU 1
-#define LT_A 2
-#define LT_B 10
-#define LT_D 18
-#define LT_BORROW 26
-#define LT_LT 27
-#define LT_SA 28
-#define LT_RA 29
-#define LT_SB 30
-#define LT_RB 31
-#define LT_M 32
-#define LT_WIDTH 33
-
-// SHIFT columns (core/src/rv/shift.rs).
+// SHIFT columns (core/src/rv/shift/mod.rs).
 #define SH_SEL 0
 #define SH_A 6
 #define SH_B 14
@@ -56,41 +38,6 @@
 #define SH_RC 69
 #define SH_M 70
 #define SH_WIDTH 71
-
-__device__ __forceinline__ uint64_t alu_byte(uint64_t v, int i) { return (v >> (8 * i)) & 0xff; }
-
-// LT (h rows) from n records.
-extern "C" __global__ void ks_fill_lt(uint64_t *out, uint64_t h, const uint64_t *rec, uint64_t n) {
-    for (uint64_t i = ks_tid(); i < h; i += ks_nthreads()) {
-        uint64_t *o = out + i;
-#define PUT(c, v) o[(uint64_t)(c) * h] = (v)
-        if (i >= n) {
-            for (int c = 0; c < LT_WIDTH; c++) PUT(c, 0);
-            continue;
-        }
-        const uint64_t w0 = rec[3 * i], a = rec[3 * i + 1], b = rec[3 * i + 2];
-        const bool sgn = (uint32_t)w0 == OP_SLT;
-        const uint64_t flip = sgn ? 1ull << 63 : 0;
-        const uint64_t a2 = a ^ flip, b2 = b ^ flip;
-        const uint64_t d = a2 - b2;
-        PUT(LT_SEL_SLT, sgn ? 1 : 0);
-        PUT(LT_SEL_SLTU, sgn ? 0 : 1);
-        for (int j = 0; j < 8; j++) {
-            PUT(LT_A + j, alu_byte(a, j));
-            PUT(LT_B + j, alu_byte(b, j));
-            PUT(LT_D + j, alu_byte(d, j));
-        }
-        PUT(LT_BORROW, (uint32_t)a2 < (uint32_t)b2 ? 1 : 0);
-        PUT(LT_LT, a2 < b2 ? 1 : 0);
-        const uint64_t a7 = a >> 56, b7 = b >> 56;
-        PUT(LT_SA, a7 >> 7);
-        PUT(LT_RA, a7 & 0x7f);
-        PUT(LT_SB, b7 >> 7);
-        PUT(LT_RB, b7 & 0x7f);
-        PUT(LT_M, w0 >> 32);
-#undef PUT
-    }
-}
 
 // core::rv::alu_eval for the shift ops (0 for any other op).
 __device__ __forceinline__ uint64_t shift_eval(uint32_t op, uint64_t a, uint64_t b) {
@@ -126,15 +73,15 @@ extern "C" __global__ void ks_fill_shift(uint64_t *out, uint64_t h, const uint64
         const uint64_t amount = word ? b0 & 31 : b0 & 63;
         const uint64_t e = left ? amount : 64 - amount;
         const uint64_t s = e % 8;
-        const uint64_t a3 = alu_byte(a, 3), a7 = alu_byte(a, 7), c3 = alu_byte(c, 3);
+        const uint64_t a3 = byte_of(a, 3), a7 = byte_of(a, 7), c3 = byte_of(c, 3);
         const uint64_t fill_w = op == OP_SRAW ? 255 * (a3 >> 7) : 0;
         for (int k = 0; k < 6; k++) PUT(SH_SEL + k, k == sel ? 1 : 0);
         uint64_t hi7 = 0;
         for (int j = 0; j < 8; j++) {
-            PUT(SH_A + j, alu_byte(a, j));
-            PUT(SH_B + j, alu_byte(b, j));
-            PUT(SH_C + j, alu_byte(c, j));
-            const uint64_t x = (j >= 4 && word) ? fill_w : alu_byte(a, j);
+            PUT(SH_A + j, byte_of(a, j));
+            PUT(SH_B + j, byte_of(b, j));
+            PUT(SH_C + j, byte_of(c, j));
+            const uint64_t x = (j >= 4 && word) ? fill_w : byte_of(a, j);
             const uint64_t v = x << s;
             PUT(SH_LO + j, v & 0xff);
             PUT(SH_HI + j, v >> 8);
