@@ -4,8 +4,10 @@ use super::*;
 use crate::air::columns::Columns;
 use crate::field::Felt;
 use crate::matrix::RowMajorMatrix;
+use crate::rv::bitwise::ByteCounts;
 use crate::rv::decode::{class, Decoded};
 use crate::rv::decode::{DecodeFields, DECODE_WORDS};
+use crate::rv::{AluOp, BYTE_AND, BYTE_OR, BYTE_XOR};
 
 /// One executed instruction, as the trace builder needs it.
 #[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
@@ -297,4 +299,49 @@ fn decoded_from_fields(f: &[u64]) -> Decoded {
         imm_f: Felt::new(d.imm_f),
         imm: u64::from_le_bytes(d.imm.map(|b| b as u8)),
     }
+}
+
+/// A step's operand b, adder sum and result bytes' value ([`result`]).
+pub fn values(d: &Decoded, s: &Step) -> (u64, u64, u64) {
+    let b = operand_b(d, s.rs2_val);
+    let (sum, _) = sum_and_carries(s.rs1_val, b, d);
+    (b, sum, result(s, d, b, sum))
+}
+
+/// What one CPU step asks of other tables besides registers: its ALU operation (ALU
+/// instructions and branch compares; returned), its byte-logic lookups, and the range
+/// checks of its result and adder bytes and of the two split-off values (`2·L7`, `2·H`).
+pub fn step_lookups(
+    d: &Decoded,
+    a: u64,
+    b: u64,
+    res: u64,
+    sum: u64,
+    bytes: &mut ByteCounts,
+) -> Option<AluOp> {
+    let lop = [
+        (class::AND, BYTE_AND),
+        (class::OR, BYTE_OR),
+        (class::XOR, BYTE_XOR),
+    ]
+    .into_iter()
+    .find(|(k, _)| d.class[*k]);
+    if let Some((_, op)) = lop {
+        for (x, y) in a.to_le_bytes().into_iter().zip(b.to_le_bytes()) {
+            bytes.add(op, x, y);
+        }
+    }
+    let (rb, sb) = (res.to_le_bytes(), sum.to_le_bytes());
+    for j in 0..4 {
+        bytes.range(rb[2 * j], rb[2 * j + 1]);
+        bytes.range(sb[2 * j], sb[2 * j + 1]);
+    }
+    let (l7, q) = extra_range_bytes(d, sum, res);
+    bytes.range(l7, q);
+    (d.class[class::ALU] || d.class[class::BRANCH]).then_some(AluOp {
+        op: d.alu_op,
+        a,
+        b,
+        c: res,
+    })
 }
