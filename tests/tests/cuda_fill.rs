@@ -1,4 +1,4 @@
-//! Device-resident trace fills (kernels/fill.cu): the CPU table first, then MEMW_R, each
+//! Device-resident trace fills (kernels/rv/cpu.cu, kernels/rv/memw_r.cu): the CPU table first, then MEMW_R, each
 //! bit for bit against its Rust builder on real programs and on edge-case records; an
 //! integration test that the fills fire by default and the proof verifies and equals the
 //! CPU backend's byte for byte; fault injection showing an error and no proof file.
@@ -178,7 +178,7 @@ fn packing_keeps_every_other_trace() {
 mod gpu {
     use super::*;
     use kestrel_core::params::StarkParams;
-    use kestrel_core::rv::machine::decode_fields;
+    use kestrel_core::rv::decode::fields_of as decode_fields;
     use kestrel_prover_gpu::backend::{DeviceTraces, MainTrace};
     use kestrel_prover_gpu::cli_prove::{decode_statement, prove_with, ProveArgs};
     use kestrel_prover_gpu::cpu::CpuBackend;

@@ -1,4 +1,4 @@
-//! Device-resident fills of LT and SHIFT (kernels/fill_alu.cu) from their distinct ops.
+//! Device-resident fills of LT and SHIFT (kernels/rv/lt.cu, kernels/rv/shift.cu) from their distinct ops.
 //!
 //! Without a GPU: the split builders (`distinct` + `fill_distinct` + `lookups`) give exactly
 //! the traces and byte counts of the former `BTreeMap`-based builders, kept here as the

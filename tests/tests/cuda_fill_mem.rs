@@ -1,4 +1,4 @@
-//! Device-resident fills of the memory tables (kernels/fill_mem.cu): LOAD, STORE and MEMW_A,
+//! Device-resident fills of the memory tables (kernels/rv/load.cu, store.cu, memw.cu): LOAD, STORE and MEMW_A,
 //! each bit for bit against its Rust builder on real programs' records and on edge-case and
 //! random records (every funct3, every offset, split and not, sign bits, timestamps at and
 //! above the field modulus, wrapping freshness differences, empty lists, heights from the

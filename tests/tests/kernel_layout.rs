@@ -1,5 +1,6 @@
 //! The CUDA fill kernels' column layouts are the Rust tables' (issue 14, item 1): every
-//! object-like `#define` in `kernels/*.cu` and `kernels/*.cuh` is evaluated and compared
+//! object-like `#define` in `kernels/**/*.cu` and `kernels/**/*.cuh` (the table fills are
+//! `kernels/rv/<table>.cu`) is evaluated and compared
 //! with the Rust constant it mirrors, so a column moved in Rust and not in the kernels
 //! fails here, on the CPU, in CI (the GPU parity suites, which would also catch it, cannot
 //! run there). A new `#define` must be added to [`rust_values`] (or, if it is not a
@@ -43,7 +44,7 @@ fn rust_values() -> BTreeMap<&'static str, u64> {
     // Field (kernels/field.cuh).
     put("KS_P", P);
     put("KS_EPS", (1 << 32) - 1);
-    // CPU (core/src/rv/cpu.rs) and the DECODE fields it copies.
+    // CPU (core/src/rv/cpu/mod.rs) and the DECODE fields it copies.
     for (k, v) in [
         ("CPU_IS_REAL", cpu::IS_REAL),
         ("CPU_FIRST", cpu::FIRST),
@@ -82,7 +83,7 @@ fn rust_values() -> BTreeMap<&'static str, u64> {
         ("F_WR", cpu::WR - cpu::DEC),
         ("F_IMM", cpu::IMM - cpu::DEC),
         ("DEC_WORDS", decode::TUPLE),
-        // MEMW_R (core/src/rv/memw_r.rs).
+        // MEMW_R (core/src/rv/memw_r/mod.rs).
         ("MW_REG", memw_r::REG),
         ("MW_OLD", memw_r::OLD),
         ("MW_OLD_TS", memw_r::OLD_TS),
@@ -92,7 +93,7 @@ fn rust_values() -> BTreeMap<&'static str, u64> {
         ("MW_IS_REAL", memw_r::IS_REAL),
         ("MW_DIFF", memw_r::DIFF),
         ("MW_WIDTH", memw_r::WIDTH),
-        // LT (core/src/rv/lt.rs).
+        // LT (core/src/rv/lt/mod.rs).
         ("LT_SEL_SLT", lt::SEL_SLT),
         ("LT_SEL_SLTU", lt::SEL_SLTU),
         ("LT_A", lt::A),
@@ -106,7 +107,7 @@ fn rust_values() -> BTreeMap<&'static str, u64> {
         ("LT_RB", lt::RB),
         ("LT_M", lt::M),
         ("LT_WIDTH", lt::WIDTH),
-        // SHIFT (core/src/rv/shift.rs).
+        // SHIFT (core/src/rv/shift/mod.rs).
         ("SH_SEL", shift::SEL),
         ("SH_A", shift::A),
         ("SH_B", shift::B),
@@ -131,7 +132,7 @@ fn rust_values() -> BTreeMap<&'static str, u64> {
         ("SH_RC", shift::RC),
         ("SH_M", shift::M),
         ("SH_WIDTH", shift::WIDTH),
-        // LOAD (core/src/rv/load.rs).
+        // LOAD (core/src/rv/load/mod.rs).
         ("LD_SZ", load::SZ),
         ("LD_U", load::U),
         ("LD_OFF", load::OFF),
@@ -144,7 +145,7 @@ fn rust_values() -> BTreeMap<&'static str, u64> {
         ("LD_SIGN", load::SIGN),
         ("LD_LOW7", load::LOW7),
         ("LD_WIDTH", load::WIDTH),
-        // STORE (core/src/rv/store.rs).
+        // STORE (core/src/rv/store/mod.rs).
         ("ST_SZ", store::SZ),
         ("ST_OFF", store::OFF),
         ("ST_Q", store::Q),
@@ -155,7 +156,7 @@ fn rust_values() -> BTreeMap<&'static str, u64> {
         ("ST_TS", store::TS),
         ("ST_SPLIT", store::SPLIT),
         ("ST_WIDTH", store::WIDTH),
-        // MEMW_A (core/src/rv/memw.rs, one word).
+        // MEMW_A (core/src/rv/memw/mod.rs, one word).
         ("MA_W", memw::W),
         ("MA_OLD", MEMW_A.old(0)),
         ("MA_NEW", MEMW_A.new_value(0)),
@@ -186,7 +187,7 @@ fn rust_values() -> BTreeMap<&'static str, u64> {
 
 /// The value of `const NAME: u32 = <integer>;` in a source file of the repository.
 fn rust_source_const(file: &str, name: &str) -> u64 {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("..").join(file);
+    let path = repo().join(file);
     let text = std::fs::read_to_string(&path).expect("the source file");
     let needle = format!("const {name}: u32 = ");
     let at = text
@@ -199,15 +200,36 @@ fn rust_source_const(file: &str, name: &str) -> u64 {
     digits.parse().expect("an integer constant")
 }
 
+/// The repository's root.
+fn repo() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
+}
+
+/// Every file under `dir` (its subfolders too) whose extension is one of `ext`, sorted.
+fn files_under(dir: &Path, ext: &[&str]) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    let mut dirs = vec![dir.to_path_buf()];
+    while let Some(d) = dirs.pop() {
+        for e in std::fs::read_dir(&d).unwrap_or_else(|e| panic!("{}: {e}", d.display())) {
+            let p = e.expect("entry").path();
+            if p.is_dir() {
+                dirs.push(p);
+            } else if p
+                .extension()
+                .and_then(|e| e.to_str())
+                .is_some_and(|e| ext.contains(&e))
+            {
+                out.push(p);
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
 /// `(file, name, value text)` of every object-like `#define` under `kernels/`.
 fn kernel_defines() -> Vec<(PathBuf, String, String)> {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../kernels");
-    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
-        .expect("kernels/")
-        .map(|e| e.expect("entry").path())
-        .filter(|p| matches!(p.extension().and_then(|e| e.to_str()), Some("cu" | "cuh")))
-        .collect();
-    files.sort();
+    let files = files_under(&repo().join("kernels"), &["cu", "cuh"]);
     assert!(files.len() >= 10, "kernels/ holds {} files", files.len());
     let mut out = Vec::new();
     for f in files {
@@ -321,7 +343,11 @@ fn kernel_layouts_are_the_rust_tables() {
     let mut problems = Vec::new();
     let mut checked = 0;
     for (file, name, value) in kernel_defines() {
-        let file = file.file_name().unwrap().to_string_lossy().into_owned();
+        let file = file
+            .strip_prefix(repo().join("kernels"))
+            .unwrap()
+            .display()
+            .to_string();
         if name.starts_with(PROGRAM_OPS) || NOT_LAYOUT.iter().any(|(n, _)| *n == name) {
             continue;
         }
@@ -383,4 +409,47 @@ fn the_evaluator_reads_c_constants() {
     assert_eq!(eval("0xFFFFFFFF00000001ull", &k), Ok(P));
     assert!(eval("B", &k).is_err());
     assert!(eval("(A", &k).is_err());
+}
+
+/// The table fills mirror the rooms one to one: every `kernels/rv/<table>.cu` has its
+/// room `core/src/rv/<table>/` and its launcher `prover-gpu/src/cuda/rv/<table>.rs`, and
+/// every launcher its kernel (the launchers' shared modules excepted).
+#[test]
+fn fills_mirror_the_rooms() {
+    const SHARED_LAUNCHERS: &[&str] = &["mod", "alu_ops", "records"];
+    let stems = |dir: &str, ext: &str| -> Vec<String> {
+        files_under(&repo().join(dir), &[ext])
+            .iter()
+            .map(|p| p.file_stem().unwrap().to_string_lossy().into_owned())
+            .filter(|s| !SHARED_LAUNCHERS.contains(&s.as_str()))
+            .collect()
+    };
+    let kernels = stems("kernels/rv", "cu");
+    let launchers = stems("prover-gpu/src/cuda/rv", "rs");
+    assert_eq!(
+        kernels, launchers,
+        "kernels/rv/*.cu and prover-gpu/src/cuda/rv/*.rs"
+    );
+    assert_eq!(kernels.len(), 7, "the record tables' fills: {kernels:?}");
+    for t in &kernels {
+        let room = repo().join("core/src/rv").join(t).join("mod.rs");
+        assert!(
+            room.is_file(),
+            "kernels/rv/{t}.cu has no room {}",
+            room.display()
+        );
+        let src = std::fs::read_to_string(repo().join(format!("kernels/rv/{t}.cu"))).unwrap();
+        let device = std::fs::read_to_string(repo().join("prover-gpu/src/cuda/device.rs")).unwrap();
+        for k in src
+            .split("__global__ void ")
+            .skip(1)
+            .map(|r| r.split('(').next().unwrap())
+        {
+            let entry = format!("(\"rv/{t}\", &[\"{k}\"])");
+            assert!(
+                device.contains(&entry),
+                "device.rs does not load {k} from rv/{t}: {entry}"
+            );
+        }
+    }
 }

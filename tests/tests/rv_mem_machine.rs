@@ -8,7 +8,7 @@ use kestrel_core::air::debug::preprocessed_traces;
 use kestrel_core::air::Machine;
 use kestrel_core::field::Felt;
 use kestrel_core::rv::machine::TraceError;
-use kestrel_core::rv::page;
+use kestrel_core::rv::{page, page0};
 use kestrel_prover_gpu::rv::{machine_for, program_image, traces};
 use kestrel_tests::mutation::mutate_cells;
 use kestrel_tests::vm_support::run_recorded;
@@ -49,7 +49,7 @@ fn memory_tables_detect_every_mutation_in_real_runs() {
                         let p = pre[t].as_ref().unwrap().row(r);
                         p[page::PRE_REAL] == Felt::ONE || p[page::PRE_ZREAL] == Felt::ONE
                     } else if tname == "PAGE0" {
-                        row[page::P0_REAL] == Felt::ONE
+                        row[page0::P0_REAL] == Felt::ONE
                     } else {
                         row.iter().any(|&v| v != Felt::ZERO)
                     }

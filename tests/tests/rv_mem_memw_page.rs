@@ -14,7 +14,8 @@ use kestrel_core::matrix::RowMajorMatrix;
 use kestrel_core::params::StarkParams;
 use kestrel_core::rv::bitwise::{BitwiseAir, ByteCounts};
 use kestrel_core::rv::memw::{self, MEMW, MEMW_A};
-use kestrel_core::rv::page::{self, MemoryImage, Page0Air, PageAir, ZeroRange, ZeroWord};
+use kestrel_core::rv::page::{self, MemoryImage, PageAir, ZeroRange};
+use kestrel_core::rv::page0::{self, Page0Air, ZeroWord};
 use kestrel_core::rv::{WordAccess, BUS_MEM, BUS_MEM_A, BUS_MEM_S, BUS_ZRANGE};
 use kestrel_prover_gpu::cpu::CpuBackend;
 use kestrel_prover_gpu::prover::{prove, setup};
@@ -329,8 +330,8 @@ fn traces(image: &MemoryImage, run: &Run, page0: Option<RowMajorMatrix>) -> Vec<
     let t0 = match page0 {
         Some(t) => {
             for r in t.rows() {
-                if r[page::P0_REAL] == Felt::ONE {
-                    for base in [page::P0_D, page::P0_E, page::P0_F] {
+                if r[page0::P0_REAL] == Felt::ONE {
+                    for base in [page0::P0_D, page0::P0_E, page0::P0_F] {
                         let d = |i: usize| r[base + i].as_u64() as u8;
                         bytes.range(d(0), d(1));
                         bytes.range(d(2), d(3));
@@ -339,7 +340,7 @@ fn traces(image: &MemoryImage, run: &Run, page0: Option<RowMajorMatrix>) -> Vec<
             }
             t
         }
-        None => page::build_trace0(&zero, &mut bytes),
+        None => page0::build_trace(&zero, &mut bytes),
     };
     vec![driver_trace(&run.rows), ta, ts, tp, t0, bytes.trace()]
 }
@@ -669,26 +670,29 @@ fn page0_word_twice() {
     let k = dup.iter().position(|e| e.0 == 125).unwrap();
     let second = dup.remove(k + 1);
     let mut sink = ByteCounts::default();
-    let base = page::build_trace0(&zero_words(&img, &dup), &mut sink);
+    let base = page0::build_trace(&zero_words(&img, &dup), &mut sink);
     let n = dup.len();
-    let mut t = RowMajorMatrix::zeros((n + 2).next_power_of_two().max(8), page::P0_WIDTH);
+    let mut t = RowMajorMatrix::zeros((n + 2).next_power_of_two().max(8), page0::P0_WIDTH);
     for r in 0..n {
         t.row_mut(r).copy_from_slice(base.row(r));
     }
     // Row n: padding with w = 124; row n + 1: the second 125, gap 125 − 124 − 1 = 0.
-    t.row_mut(n)[page::P0_W] = Felt::from(124u32);
+    t.row_mut(n)[page0::P0_W] = Felt::from(124u32);
     let row = t.row_mut(n + 1);
-    row[page::P0_REAL] = Felt::ONE;
-    row[page::P0_W] = Felt::from(second.0);
+    row[page0::P0_REAL] = Felt::ONE;
+    row[page0::P0_W] = Felt::from(second.0);
     for (i, byte) in second.1.to_le_bytes().into_iter().enumerate() {
-        row[page::P0_FIN + i] = Felt::from(byte as u32);
+        row[page0::P0_FIN + i] = Felt::from(byte as u32);
     }
-    row[page::P0_FIN_TS] = Felt::new(second.2);
+    row[page0::P0_FIN_TS] = Felt::new(second.2);
     // Its range, and bounds, as an honest row would have them.
     let heap = img.zero_range(125).unwrap();
-    row[page::P0_LO] = Felt::from(heap.lo);
-    row[page::P0_HI] = Felt::from(heap.hi);
-    for (base, v) in [(page::P0_E, 125 - heap.lo), (page::P0_F, heap.hi - 1 - 125)] {
+    row[page0::P0_LO] = Felt::from(heap.lo);
+    row[page0::P0_HI] = Felt::from(heap.hi);
+    for (base, v) in [
+        (page0::P0_E, 125 - heap.lo),
+        (page0::P0_F, heap.hi - 1 - 125),
+    ] {
         for (i, byte) in v.to_le_bytes().into_iter().enumerate() {
             row[base + i] = Felt::from(byte as u32);
         }
@@ -834,7 +838,7 @@ fn words_outside_the_map() {
         let k = zero.iter().position(|z| z.w == w).unwrap();
         zero[k].range = if w < 990 { img.zero[1] } else { img.zero[2] };
         let mut sink = ByteCounts::default();
-        let t0 = page::build_trace0(&zero, &mut sink);
+        let t0 = page0::build_trace(&zero, &mut sink);
         let mut t = traces(&img, &run, Some(t0));
         t[3] = page::build_trace(&img, &run.page_finals, &page::zero_counts(&img, &zero));
         let r = check_traces(&img, &t);
@@ -857,7 +861,7 @@ fn words_outside_the_map() {
         ro: false,
     };
     let mut sink = ByteCounts::default();
-    let t = traces(&img, &run, Some(page::build_trace0(&zero, &mut sink)));
+    let t = traces(&img, &run, Some(page0::build_trace(&zero, &mut sink)));
     let r = check_traces(&img, &t);
     assert!(unbalanced(&r, BUS_ZRANGE), "{r}");
     // PAGE offering a range on a row that holds none.

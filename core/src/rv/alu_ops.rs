@@ -115,7 +115,7 @@ pub fn merge_distinct(parts: &[&[Distinct]]) -> Vec<Distinct> {
 
 /// The height of a table with one row per distinct op: the next power of two ≥ 8.
 pub fn distinct_height(rows: usize) -> usize {
-    rows.next_power_of_two().max(8)
+    super::padded_height(rows)
 }
 
 /// The reference semantics of every ALU operation (what the executor computes).

@@ -4,7 +4,7 @@
 use alloc::vec;
 use alloc::vec::Vec;
 
-use super::bitwise::{BitwiseAir, ByteCounts};
+use super::bitwise::BitwiseAir;
 use super::cpu::CpuAir;
 use super::decode::{DecodeAir, ProgramImage};
 use super::dvrm::DvrmAir;
@@ -16,40 +16,27 @@ use super::lt::LtAir;
 use super::memw::{MEMW, MEMW_A};
 use super::memw_r::MemwRAir;
 use super::mul::MulAir;
-use super::page::{self, Page0Air, PageAir};
+use super::page::{self, PageAir};
+use super::page0::Page0Air;
 use super::register::RegisterAir;
 use super::shift::ShiftAir;
 use super::store::StoreAir;
-use super::{AluOp, BUS_EXIT, BUS_OUTPUT};
+use super::{BUS_EXIT, BUS_OUTPUT};
 use crate::air::{Direction, Machine, PublicInteraction, TableAir};
 use crate::field::Felt;
-use crate::matrix::RowMajorMatrix;
 
 pub use super::table::TableId;
 
-/// An ALU table's operation codes and trace builder.
-#[derive(Copy, Clone, Debug)]
-pub struct AluTable {
-    /// Operation codes the table receives.
-    pub ops: &'static [u32],
-    /// Its trace builder.
-    pub build: AluBuild,
-}
-
-/// An ALU table's trace builder: the trace for operations (all accepted), recording byte
-/// lookups.
-pub type AluBuild = fn(&[AluOp], &mut ByteCounts) -> RowMajorMatrix;
-
-/// ALU table `t`'s operation codes and trace builder (`None` for the tables that are not
+/// The operation codes ALU table `t` receives (`None` for the tables that are not
 /// [`TableId::ALU`] tables).
-pub fn alu_table(t: TableId) -> Option<AluTable> {
+pub fn alu_ops(t: TableId) -> Option<&'static [u32]> {
     use super::alu_ops::*;
-    let (ops, build): (&'static [u32], AluBuild) = match t {
-        TableId::Lt => (&[ALU_SLT, ALU_SLTU], super::lt::build_trace),
-        TableId::Eq => (&[ALU_EQ], super::eq::build_trace),
-        TableId::Shift => (&super::shift::OPS, super::shift::build_trace),
-        TableId::Mul => (&super::mul::OPS, super::mul::build_trace),
-        TableId::Dvrm => (&super::dvrm::OPS, super::dvrm::build_trace),
+    Some(match t {
+        TableId::Lt => &[ALU_SLT, ALU_SLTU],
+        TableId::Eq => &[ALU_EQ],
+        TableId::Shift => &super::shift::OPS,
+        TableId::Mul => &super::mul::OPS,
+        TableId::Dvrm => &super::dvrm::OPS,
         TableId::Cpu
         | TableId::Decode
         | TableId::MemwR
@@ -63,8 +50,7 @@ pub fn alu_table(t: TableId) -> Option<AluTable> {
         | TableId::Page0
         | TableId::Ecall
         | TableId::Io => return None,
-    };
-    Some(AluTable { ops, build })
+    })
 }
 
 impl Rv64Machine {
@@ -98,7 +84,7 @@ impl Rv64Machine {
 
     /// Whether the trace builder routes ALU operation `op` to table `t`.
     pub fn accepts(&self, t: TableId, op: u32) -> bool {
-        self.unrouted != Some(t) && alu_table(t).is_some_and(|a| a.ops.contains(&op))
+        self.unrouted != Some(t) && alu_ops(t).is_some_and(|ops| ops.contains(&op))
     }
 
     /// Table `t`'s AIR.
@@ -192,11 +178,43 @@ pub fn public_values(exit_code: u64, output: &[u8]) -> Vec<Felt> {
 #[cfg(feature = "trace")]
 mod records {
     use super::*;
-    use crate::air::columns::Columns;
-    use crate::rv::decode::{decode_for_air, DecodeFields, Decoded};
-    use crate::rv::memw_r::{RegAccess, RegRow};
-    use crate::rv::{cpu, load, memw, memw_r, store};
+    use crate::matrix::RowMajorMatrix;
+    use crate::rv::bitwise::ByteCounts;
+    use crate::rv::cpu::CpuRecords;
+    use crate::rv::memw_r::MemwRRecords;
+    use crate::rv::AluOp;
+    use crate::rv::{cpu, decode, load, memw, memw_r, store};
     use crate::rv::{Distinct, LoadOp, StoreOp, WordAccess};
+
+    /// An ALU table's trace builder: the trace for operations (all accepted), recording byte
+    /// lookups.
+    pub type AluBuild = fn(&[AluOp], &mut ByteCounts) -> RowMajorMatrix;
+
+    /// ALU table `t`'s trace builder (`None` for the tables that are not [`TableId::ALU`]
+    /// tables).
+    pub fn alu_build(t: TableId) -> Option<AluBuild> {
+        use crate::rv::{dvrm, eq, lt, mul, shift};
+        Some(match t {
+            TableId::Lt => lt::build_trace,
+            TableId::Eq => eq::build_trace,
+            TableId::Shift => shift::build_trace,
+            TableId::Mul => mul::build_trace,
+            TableId::Dvrm => dvrm::build_trace,
+            TableId::Cpu
+            | TableId::Decode
+            | TableId::MemwR
+            | TableId::Register
+            | TableId::Bitwise
+            | TableId::Load
+            | TableId::Store
+            | TableId::MemwA
+            | TableId::Memw
+            | TableId::Page
+            | TableId::Page0
+            | TableId::Ecall
+            | TableId::Io => return None,
+        })
+    }
 
     /// Why an execution cannot be turned into traces.
     #[derive(Clone, Debug, PartialEq, Eq)]
@@ -275,179 +293,6 @@ mod records {
                 }
             }
         }
-    }
-
-    /// A system call as the CPU row sees it: its cycle, the output position before it, the
-    /// output bytes it writes and whether it is the exit.
-    #[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
-    pub struct CallMark {
-        pub clk: u64,
-        pub outpos: u64,
-        pub outn: u64,
-        pub exit: bool,
-    }
-
-    /// The CPU table as packed per-step records for a fill kernel. Row `clk` (the thread index)
-    /// of the trace is [`cpu::fill_row`] of step `clk`; padding rows follow up to `height`.
-    /// Everything else a row holds is derived: `pc` and the DECODE fields from the program's
-    /// DECODE row (see [`decode_fields`]), `next_pc` from the next step's DECODE row, operand b,
-    /// the adder and the flags from the fields and the values here, and the output columns from
-    /// `calls` (sorted by cycle).
-    #[derive(Clone, Debug, Default, PartialEq, Eq)]
-    pub struct CpuRecords {
-        /// The trace height (a power of two, at least 8).
-        pub height: usize,
-        /// Each step's DECODE row (index into the program's code).
-        pub dec_row: Vec<u32>,
-        pub rs1: Vec<u64>,
-        pub rs2: Vec<u64>,
-        /// The result bytes' value (what [`cpu::result`] gives).
-        pub res: Vec<u64>,
-        /// Every system call, in execution order.
-        pub calls: Vec<CallMark>,
-    }
-
-    impl CpuRecords {
-        pub fn len(&self) -> usize {
-            self.dec_row.len()
-        }
-        pub fn is_empty(&self) -> bool {
-            self.dec_row.is_empty()
-        }
-    }
-
-    /// MEMW_R as packed per-access records for a fill kernel. The first `3·steps` rows are the
-    /// CPU's accesses in order: access `r` belongs to step `r / 3`, has timestamp
-    /// `4·(r/3) + r%3 + 1` and writes iff `r % 3 == 2` (rs1 read, rs2 read, rd write), so neither
-    /// is stored. The system calls' own register accesses follow as whole rows (`extra`).
-    #[derive(Clone, Debug, Default, PartialEq, Eq)]
-    pub struct MemwRRecords {
-        /// The trace height (a power of two, at least 8).
-        pub height: usize,
-        /// `reg | old_ts << 8` per CPU access.
-        pub meta: Vec<u64>,
-        /// The register's value before the access, per CPU access.
-        pub old: Vec<u64>,
-        /// The value written, per step (the access `3·step + 2`).
-        pub new: Vec<u64>,
-        /// The system calls' register accesses (rows `3·steps ..`).
-        pub extra: Vec<RegRow>,
-    }
-
-    impl MemwRRecords {
-        /// Number of accesses (real rows).
-        pub fn len(&self) -> usize {
-            self.meta.len() + self.extra.len()
-        }
-        pub fn is_empty(&self) -> bool {
-            self.len() == 0
-        }
-    }
-
-    /// Words per row of [`decode_fields`]: `pc` then the DECODE tuple's fields.
-    pub const DECODE_WORDS: usize = crate::rv::decode::TUPLE;
-
-    /// The program's DECODE rows as the CPU fill reads them: per code slot, `pc` then
-    /// [`crate::rv::decode::Decoded::fields`] as canonical words (zeros for an instruction this
-    /// version cannot prove; no executed step refers to one).
-    pub fn decode_fields(program: &ProgramImage) -> Vec<u64> {
-        let mut out = Vec::with_capacity(program.code.len() * DECODE_WORDS);
-        for &(pc, word) in &program.code {
-            out.push(pc as u64);
-            match decode_for_air(pc, word) {
-                Some(d) => out.extend(d.fields().iter().map(|f| f.as_u64())),
-                None => out.extend([0; DECODE_WORDS - 1]),
-            }
-        }
-        out
-    }
-
-    /// The CPU trace from its records, on the host (what `ks_fill_cpu` builds on a device).
-    pub fn fill_cpu_host(rec: &CpuRecords, decode: &[u64]) -> RowMajorMatrix {
-        let n = rec.len();
-        let mut m = RowMajorMatrix::zeros(rec.height, cpu::WIDTH);
-        // Each DECODE row's pc and fields, decoded once.
-        let slots: Vec<(u32, Decoded)> = decode
-            .chunks_exact(DECODE_WORDS)
-            .map(|d| (d[0] as u32, decoded_from_fields(&d[1..])))
-            .collect();
-        let slot = |i: usize| &slots[rec.dec_row[i] as usize];
-        let mut calls = rec.calls.iter().peekable();
-        let mut outpos = 0u64;
-        for (clk, row) in m.values.chunks_exact_mut(cpu::WIDTH).enumerate() {
-            if clk >= n {
-                // Padding: the clock runs on, nothing else happens (next_pc = pc + 4 = 4).
-                row[cpu::CLK] = Felt::new(clk as u64);
-                row[cpu::NEXT_PC] = Felt::new(4);
-                row[cpu::OUTPOS] = Felt::new(outpos);
-                continue;
-            }
-            let (pc, fields) = slot(clk);
-            let next_pc = if clk + 1 < n {
-                slot(clk + 1).0
-            } else {
-                pc.wrapping_add(4)
-            };
-            cpu::fill_row(
-                row,
-                clk,
-                *pc,
-                fields,
-                rec.rs1[clk],
-                rec.rs2[clk],
-                rec.res[clk],
-                next_pc,
-            );
-            row[cpu::OUTPOS] = Felt::new(outpos);
-            if let Some(c) = calls.next_if(|c| c.clk == clk as u64) {
-                row[cpu::OUTN] = Felt::new(c.outn);
-                row[cpu::EXIT] = Felt::from(c.exit);
-                outpos += c.outn;
-            }
-        }
-        m
-    }
-
-    /// The [`Decoded`] a DECODE field row holds (the inverse of [`Decoded::fields`]).
-    fn decoded_from_fields(f: &[u64]) -> Decoded {
-        let d = DecodeFields::read(f);
-        Decoded {
-            class: d.sel.map(|s| s != 0),
-            br_neg: d.br_neg != 0,
-            use_imm: d.use_imm != 0,
-            wr: d.wr != 0,
-            alu_op: d.alu_op as u32,
-            rd: d.rd as u8,
-            rs1: d.rs1 as u8,
-            rs2: d.rs2 as u8,
-            imm_f: Felt::new(d.imm_f),
-            imm: u64::from_le_bytes(d.imm.map(|b| b as u8)),
-        }
-    }
-
-    /// MEMW_R's trace from its records, on the host (what `ks_fill_memw_r` builds on a device).
-    pub fn fill_memw_r_host(rec: &MemwRRecords) -> RowMajorMatrix {
-        let mut m = RowMajorMatrix::zeros(rec.height, memw_r::WIDTH);
-        for (i, (&meta, &old)) in rec.meta.iter().zip(&rec.old).enumerate() {
-            let (step, k) = (i / 3, i % 3);
-            let is_write = k == 2;
-            let r = RegRow {
-                access: RegAccess {
-                    reg: (meta & 0xff) as u8,
-                    value: if is_write { rec.new[step] } else { old },
-                    ts: 4 * step as u64 + k as u64 + 1,
-                    is_write,
-                },
-                old,
-                old_ts: meta >> 8,
-            };
-            memw_r::fill_row(m.row_mut(i), &r);
-        }
-        let base = rec.meta.len();
-        for (i, r) in rec.extra.iter().enumerate() {
-            memw_r::fill_row(m.row_mut(base + i), r);
-        }
-        m
     }
 
     /// The tables [`PackedTraces`] leaves as records (a backend may fill them in its own
@@ -581,8 +426,8 @@ mod records {
         pub fn fill_host(&self, program: &ProgramImage, t: TableId) -> Option<RowMajorMatrix> {
             let mut scratch = ByteCounts::default();
             Some(match t {
-                TableId::Cpu => fill_cpu_host(&self.cpu, &decode_fields(program)),
-                TableId::MemwR => fill_memw_r_host(&self.memw_r),
+                TableId::Cpu => cpu::fill_host(&self.cpu, &decode::fields_of(program)),
+                TableId::MemwR => memw_r::fill_host(&self.memw_r),
                 TableId::Lt => crate::rv::lt::fill_distinct(&self.lt),
                 TableId::Shift => crate::rv::shift::fill_distinct(&self.shift),
                 TableId::Load => load::build_trace(&self.loads, &mut scratch),

@@ -158,6 +158,7 @@ pub mod mul;
 #[cfg(feature = "trace")]
 pub mod pack;
 pub mod page;
+pub mod page0;
 pub mod register;
 pub mod shift;
 pub mod store;
@@ -320,6 +321,11 @@ pub const BYTE_AND: u32 = 1;
 pub const BYTE_OR: u32 = 2;
 /// `(XOR, x, y, x ^ y)`.
 pub const BYTE_XOR: u32 = 3;
+
+/// The height of a table with `n` real rows: the next power of two, at least 8.
+pub fn padded_height(n: usize) -> usize {
+    n.next_power_of_two().max(8)
+}
 
 /// Bytes of a 64-bit value, least significant first.
 pub fn bytes_of(v: u64) -> [u8; 8] {

@@ -26,25 +26,25 @@ use alloc::vec::Vec;
 use core::ops::Range;
 
 use super::bitwise::ByteCounts;
-use super::cpu::{self, Step};
-use super::decode::{class, decode_for_air, Decoded, ProgramImage};
+use super::cpu::{self, CallMark, CpuRecords, Step};
+use super::decode::{self, class, decode_for_air, Decoded, ProgramImage};
 use super::ecall;
 use super::io;
 use super::load;
 use super::machine::{
-    alu_table, public_values, CallMark, CpuRecords, MemwRRecords, PackedTraces, RecordRefs,
-    Rv64Machine, TraceError, MAX_OUTPUT,
+    alu_build, public_values, PackedTraces, RecordRefs, Rv64Machine, TraceError, MAX_OUTPUT,
 };
 use super::memw;
-use super::memw_r::{self, RegAccess, RegFile, RegRow};
+use super::memw_r::{self, MemwRRecords, RegAccess, RegFile, RegRow};
 use super::page;
+use super::page0;
 use super::register;
 use super::store;
 use super::table::TableId;
 use super::{
     distinct_height, merge_distinct, AluOp, Distinct, EcallOp, IoWord, LoadOp, StoreOp, WordAccess,
-    BYTE_AND, BYTE_OR, BYTE_XOR, IO_IN, IO_OUT, IO_ZERO, MEMOP_LOAD, MEMOP_STORE, REG_BRK,
-    REG_HEAP_LIMIT, REG_HEAP_START, REG_INPUT, SYS_BRK, SYS_EXIT, SYS_READ,
+    IO_IN, IO_OUT, IO_ZERO, MEMOP_LOAD, MEMOP_STORE, REG_BRK, REG_HEAP_LIMIT, REG_HEAP_START,
+    REG_INPUT, SYS_BRK, SYS_EXIT, SYS_READ,
 };
 use crate::field::Felt;
 use crate::matrix::RowMajorMatrix;
@@ -355,7 +355,7 @@ struct Run<'a> {
     output: Vec<u8>,
     exit_code: Option<u64>,
     /// The touched zero-initialised words (PAGE0's rows, PAGE's counts), once replayed.
-    zero: Vec<page::ZeroWord>,
+    zero: Vec<page0::ZeroWord>,
 }
 
 /// Replays `steps` (their DECODE rows `dec_row`) in order, stopping at the first that
@@ -432,13 +432,6 @@ fn replay<'a, S: Copy + Into<Step>>(
     Ok(run)
 }
 
-/// A step's operand b, adder sum and result bytes' value ([`cpu::result`]).
-fn values(d: &Decoded, s: &Step) -> (u64, u64, u64) {
-    let b = cpu::operand_b(d, s.rs2_val);
-    let (sum, _) = cpu::sum_and_carries(s.rs1_val, b, d);
-    (b, sum, cpu::result(s, d, b, sum))
-}
-
 /// The program's code slots, decoded once: a step's DECODE row from its pc, a row's fields.
 struct CodeSlots {
     /// `(first pc, first slot, slots)` per run of consecutive instruction words.
@@ -477,7 +470,7 @@ impl CodeSlots {
         let k = self.runs.partition_point(|r| r.0 <= s.pc);
         let &(first, slot0, len) = self.runs.get(k.wrapping_sub(1)).ok_or(not_in.clone())?;
         let off = s.pc - first;
-        if !off.is_multiple_of(4) || (off / 4) as usize >= len {
+        if off % 4 != 0 || (off / 4) as usize >= len {
             return Err(not_in);
         }
         let slot = slot0 + (off / 4) as usize;
@@ -637,12 +630,12 @@ impl MemReplay {
 }
 
 /// The touched zero-initialised words (PAGE0's rows), in order.
-fn zero_words(mem: &MemReplay) -> Vec<page::ZeroWord> {
+fn zero_words(mem: &MemReplay) -> Vec<page0::ZeroWord> {
     mem.words
         .iter()
         .filter_map(|(w, (fin, t))| {
             let range = mem.image.zero_range(w)?;
-            Some(page::ZeroWord {
+            Some(page0::ZeroWord {
                 w,
                 range,
                 fin,
@@ -1002,7 +995,7 @@ fn step_chunk<S: Copy + Into<Step>>(
         let s: Step = step.into();
         let d = slots.fields(r);
         out.mult[r as usize] += 1;
-        let (b, sum, res) = values(d, &s);
+        let (b, sum, res) = cpu::values(d, &s);
         cols.rs1[k] = s.rs1_val;
         cols.rs2[k] = s.rs2_val;
         cols.res[k] = res;
@@ -1042,7 +1035,7 @@ fn step_chunk<S: Copy + Into<Step>>(
         };
         cols.access(3 * k + 2, &write, &mut file, &mut out.bytes);
         cols.new[k] = written;
-        if let Some(o) = step_lookups(d, s.rs1_val, b, res, sum, &mut out.bytes) {
+        if let Some(o) = cpu::step_lookups(d, s.rs1_val, b, res, sum, &mut out.bytes) {
             out.push_alu(routes, o);
         }
     }
@@ -1052,44 +1045,6 @@ fn step_chunk<S: Copy + Into<Step>>(
         }
     }
     out
-}
-
-/// What one CPU step asks of other tables besides registers: its ALU operation (ALU
-/// instructions and branch compares; returned), its byte-logic lookups, and the range
-/// checks of its result and adder bytes and of the two split-off values (`2·L7`, `2·H`).
-fn step_lookups(
-    d: &Decoded,
-    a: u64,
-    b: u64,
-    res: u64,
-    sum: u64,
-    bytes: &mut ByteCounts,
-) -> Option<AluOp> {
-    let lop = [
-        (class::AND, BYTE_AND),
-        (class::OR, BYTE_OR),
-        (class::XOR, BYTE_XOR),
-    ]
-    .into_iter()
-    .find(|(k, _)| d.class[*k]);
-    if let Some((_, op)) = lop {
-        for (x, y) in a.to_le_bytes().into_iter().zip(b.to_le_bytes()) {
-            bytes.add(op, x, y);
-        }
-    }
-    let (rb, sb) = (res.to_le_bytes(), sum.to_le_bytes());
-    for j in 0..4 {
-        bytes.range(rb[2 * j], rb[2 * j + 1]);
-        bytes.range(sb[2 * j], sb[2 * j + 1]);
-    }
-    let (l7, q) = cpu::extra_range_bytes(d, sum, res);
-    bytes.range(l7, q);
-    (d.class[class::ALU] || d.class[class::BRANCH]).then_some(AluOp {
-        op: d.alu_op,
-        a,
-        b,
-        c: res,
-    })
 }
 
 // ---------------------------------------------------------------------------------------
@@ -1199,18 +1154,10 @@ struct Records<'a> {
 fn build_table(job: Job, r: &Records<'_>, bytes: &mut ByteCounts) -> Built {
     let run = r.run;
     match job {
-        Job::Decode => {
-            let mut mult = vec![0u64; r.program.code.len().next_power_of_two().max(8)];
-            for c in r.chunks {
-                for (m, x) in mult.iter_mut().zip(&c.mult) {
-                    *m += x;
-                }
-            }
-            Built::Trace(RowMajorMatrix::new(
-                mult.into_iter().map(Felt::new).collect(),
-                1,
-            ))
-        }
+        Job::Decode => Built::Trace(decode::build_trace(
+            r.program,
+            r.chunks.iter().map(|c| &c.mult[..]),
+        )),
         Job::MemwR => {
             for row in r.extra {
                 memw_r::row_lookups(row, bytes);
@@ -1229,8 +1176,8 @@ fn build_table(job: Job, r: &Records<'_>, bytes: &mut ByteCounts) -> Built {
                 .flat_map(|c| &c.ops[t.index()])
                 .copied()
                 .collect();
-            match alu_table(t) {
-                Some(alu) => Built::Trace((alu.build)(&ops, bytes)),
+            match alu_build(t) {
+                Some(build) => Built::Trace(build(&ops, bytes)),
                 None => Built::Nothing,
             }
         }
@@ -1275,20 +1222,10 @@ fn build_table(job: Job, r: &Records<'_>, bytes: &mut ByteCounts) -> Built {
         Job::Page => {
             // Final memory of the image words (untouched ones keep their initial token).
             let mem = &run.mem;
-            let finals: Vec<(u64, u64)> = mem
-                .image
-                .words
-                .iter()
-                .map(|&(w, init, _)| {
-                    mem.words
-                        .get(w)
-                        .map_or((init, 0), |(v, t)| (v, t & !RO_BIT))
-                })
-                .collect();
-            let zmult = page::zero_counts(&mem.image, &run.zero);
-            Built::Trace(page::build_trace(&mem.image, &finals, &zmult))
+            let last = |w: u32| mem.words.get(w).map(|(v, t)| (v, t & !RO_BIT));
+            Built::Trace(page::build_final(&mem.image, last, &run.zero))
         }
-        Job::Page0 => Built::Trace(page::build_trace0(&run.zero, bytes)),
+        Job::Page0 => Built::Trace(page0::build_trace(&run.zero, bytes)),
         Job::Ecall => Built::Trace(ecall::build_trace(&run.ecalls, bytes)),
         Job::Io => Built::Trace(io::build_trace(&run.io, bytes)),
     }

@@ -21,19 +21,14 @@ mod embedded {
     include!(concat!(env!("OUT_DIR"), "/kernels.rs"));
 }
 
-/// Every kernel the backend launches, by module (= kernels/<module>.cu).
+/// Every kernel the backend launches, by module (= kernels/<module>.cu; the table fills
+/// are `rv/<table>`).
 const KERNELS: &[(&str, &[&str])] = &[
     ("bench", &["ks_copy"]),
     ("deep", &["ks_deep"]),
     (
         "eval",
         &["ks_eval_weights", "ks_weighted_col_sums", "ks_sum_partials"],
-    ),
-    ("fill", &["ks_fill_cpu", "ks_fill_memw_r"]),
-    ("fill_alu", &["ks_fill_lt", "ks_fill_shift"]),
-    (
-        "fill_mem",
-        &["ks_fill_load", "ks_fill_store", "ks_fill_memw_a"],
     ),
     ("fri", &["ks_fri_fold", "ks_ext_axpy"]),
     ("grind", &["ks_grind"]),
@@ -70,6 +65,14 @@ const KERNELS: &[(&str, &[&str])] = &[
         ],
     ),
     ("quotient", &["ks_quotient_eval", "ks_quotient_split"]),
+    // The table fills, one module per table (kernels/rv/<table>.cu).
+    ("rv/cpu", &["ks_fill_cpu"]),
+    ("rv/load", &["ks_fill_load"]),
+    ("rv/lt", &["ks_fill_lt"]),
+    ("rv/memw", &["ks_fill_memw_a"]),
+    ("rv/memw_r", &["ks_fill_memw_r"]),
+    ("rv/shift", &["ks_fill_shift"]),
+    ("rv/store", &["ks_fill_store"]),
 ];
 
 /// Streams in the pool; each backend operation runs on one and synchronises it.

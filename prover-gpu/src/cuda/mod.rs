@@ -14,9 +14,6 @@ pub mod deep;
 pub mod device;
 pub mod error;
 pub mod eval;
-pub mod fill;
-pub mod fill_alu;
-pub mod fill_mem;
 pub mod fri;
 pub mod grind;
 pub mod logup;
@@ -26,6 +23,7 @@ pub mod plan;
 pub mod program;
 pub mod quotient;
 pub mod resident;
+pub mod rv;
 pub mod stats;
 
 pub use backend::CudaBackend;

@@ -1,0 +1,173 @@
+//! ECALL's records and host fill (the `trace` feature: the verifier compiles without it).
+
+use super::*;
+use crate::air::columns::Columns;
+use crate::field::Felt;
+use crate::matrix::RowMajorMatrix;
+use crate::rv::bitwise::ByteCounts;
+use crate::rv::{AluOp, EcallOp, ALU_SLTU, IO_IN, IO_OUT, SYS_BRK, SYS_EXIT, SYS_READ, SYS_WRITE};
+use alloc::vec;
+use alloc::vec::Vec;
+
+/// The call kinds, by selector column.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+enum Call {
+    Exit,
+    WriteOut,
+    WriteDebug,
+    Read,
+    Brk,
+}
+
+fn call_of(op: &EcallOp) -> Option<Call> {
+    let a7 = op.a7;
+    Some(match (a7, op.a0) {
+        (a, _) if a == SYS_EXIT as u64 => Call::Exit,
+        (a, 1) if a == SYS_WRITE as u64 => Call::WriteOut,
+        (a, 2) if a == SYS_WRITE as u64 => Call::WriteDebug,
+        (a, 0) if a == SYS_READ as u64 => Call::Read,
+        (a, _) if a == SYS_BRK as u64 => Call::Brk,
+        _ => return None,
+    })
+}
+
+/// Whether `op` is the exit call.
+pub fn is_exit(op: &EcallOp) -> bool {
+    call_of(op) == Some(Call::Exit)
+}
+
+/// Public output bytes `op` writes (`len` for `write(1, …)`, else 0).
+pub fn outn(op: &EcallOp) -> u64 {
+    match call_of(op) {
+        Some(Call::WriteOut) => op.a2,
+        _ => 0,
+    }
+}
+
+/// The IO chain `op` runs: `(kind, buf, cnt)` for `write(1, …)` and `read(0, …)`.
+pub fn transfer(op: &EcallOp) -> Option<(u32, u32, u32)> {
+    match call_of(op)? {
+        Call::WriteOut => Some((IO_OUT, op.a1 as u32, op.a2 as u32)),
+        Call::Read => Some((IO_IN, op.a1 as u32, op.res as u32)),
+        _ => None,
+    }
+}
+
+/// The bytes a `brk` that lowers the break zeroes: `(res, old − res)` when `res < old`
+/// (run as an IO chain of kind [`IO_ZERO`] at memory timestamp `clk + 1`, like
+/// [`transfer`]'s), else `None`.
+pub fn zero_range(op: &EcallOp) -> Option<(u32, u32)> {
+    match call_of(op)? {
+        Call::Brk if op.res < op.brk[0] => Some((op.res as u32, (op.brk[0] - op.res) as u32)),
+        _ => None,
+    }
+}
+
+/// The operations `op`'s row sends on [`BUS_ALU`] (for LT's trace builder).
+pub fn alu_lookups(op: &EcallOp) -> Vec<AluOp> {
+    let sltu = |a: u64, b: u64| AluOp {
+        op: ALU_SLTU,
+        a,
+        b,
+        c: (a < b) as u64,
+    };
+    match call_of(op) {
+        Some(Call::Read) => vec![
+            AluOp {
+                op: ALU_SLTU,
+                a: op.a2,
+                b: op.res,
+                c: 0,
+            },
+            sltu(op.res, op.a2),
+        ],
+        Some(Call::Brk) => vec![
+            sltu(op.a0, op.brk[2]),
+            sltu(op.brk[1], op.a0),
+            sltu(op.res, op.brk[0]),
+        ],
+        _ => Vec::new(),
+    }
+}
+
+/// The input bytes left after `op` (a read: `remaining − res`, wrapping if `op` is no
+/// honest read, whose trace then fails; other calls: `remaining`).
+pub fn remaining_after(op: &EcallOp) -> u64 {
+    match call_of(op) {
+        Some(Call::Read) => op.remaining.wrapping_sub(op.res),
+        _ => op.remaining,
+    }
+}
+
+/// ECALL's trace for `ops`, one row each, recording its byte lookups (a read's `rem'`) in
+/// `bytes`. A call that no selector covers (another `a7` or fd) gets an all-zero row, which
+/// receives nothing: the CPU's send stays unbalanced. Height: the next power of two ≥ 8.
+pub fn build_trace(ops: &[EcallOp], bytes: &mut ByteCounts) -> RowMajorMatrix {
+    let h = ops.len().next_power_of_two().max(8);
+    let mut t = RowMajorMatrix::zeros(h, WIDTH);
+    for (r, op) in ops.iter().enumerate() {
+        let Some(call) = call_of(op) else {
+            continue;
+        };
+        let mut row = EcallCols::from_fn(|_| Felt::ZERO);
+        let put = |x: &mut [Felt; 8], v: u64| {
+            for (i, byte) in v.to_le_bytes().into_iter().enumerate() {
+                x[i] = Felt::from(byte as u32);
+            }
+        };
+        match call {
+            Call::Exit => row.sel_exit = Felt::ONE,
+            Call::WriteOut => row.sel_wout = Felt::ONE,
+            Call::WriteDebug => row.sel_wdbg = Felt::ONE,
+            Call::Read => row.sel_read = Felt::ONE,
+            Call::Brk => row.sel_brk = Felt::ONE,
+        }
+        row.clk = Felt::new(op.clk);
+        put(&mut row.a7, op.a7);
+        put(&mut row.a0, op.a0);
+        put(&mut row.res, op.res);
+        row.outpos = Felt::new(op.outpos);
+        row.outn = Felt::new(outn(op));
+        match call {
+            Call::WriteOut | Call::WriteDebug => {
+                put(&mut row.a1, op.a1);
+                put(&mut row.a2, op.a2);
+            }
+            Call::Read => {
+                put(&mut row.a1, op.a1);
+                put(&mut row.a2, op.a2);
+                // REG_INPUT's four low bytes (its high bytes are zero in an honest run).
+                let after = remaining_after(op);
+                for (i, (rb, ab)) in op
+                    .remaining
+                    .to_le_bytes()
+                    .into_iter()
+                    .zip(after.to_le_bytes())
+                    .take(4)
+                    .enumerate()
+                {
+                    row.rem[i] = Felt::from(rb as u32);
+                    row.rem_new[i] = Felt::from(ab as u32);
+                }
+                row.short = Felt::from(op.res < op.a2);
+                let a = after.to_le_bytes();
+                bytes.range(a[0], a[1]);
+                bytes.range(a[2], a[3]);
+            }
+            Call::Brk => {
+                put(&mut row.brk_old, op.brk[0]);
+                put(&mut row.limit, op.brk[1]);
+                put(&mut row.hstart, op.brk[2]);
+                let lt_lo = op.a0 < op.brk[2];
+                let lt_hi = op.brk[1] < op.a0;
+                row.lt_lo = Felt::from(lt_lo);
+                row.lt_hi = Felt::from(lt_hi);
+                row.out = Felt::from(lt_lo || lt_hi);
+                row.shrink = Felt::from(op.res < op.brk[0]);
+            }
+            Call::Exit => {}
+        }
+        row.write(t.row_mut(r));
+    }
+    t
+}

@@ -1,0 +1,62 @@
+//! IO's records and host fill (the `trace` feature: the verifier compiles without it).
+
+use super::*;
+use crate::air::columns::Columns;
+use crate::field::Felt;
+use crate::matrix::RowMajorMatrix;
+use crate::rv::bitwise::ByteCounts;
+use crate::rv::{IoWord, IO_OUT, IO_ZERO};
+use alloc::vec::Vec;
+
+/// Splits the buffer `[buf, buf + cnt)` into `(w, lo, cnt)` per word, in address order.
+pub fn words_of(buf: u32, cnt: u32) -> Vec<(u32, u8, u8)> {
+    let (mut a, end) = (buf as u64, buf as u64 + cnt as u64);
+    let mut out = Vec::with_capacity(cnt as usize / 8 + 2);
+    while a < end {
+        let lo = a % 8;
+        let c = (8 - lo).min(end - a);
+        out.push(((a / 8) as u32, lo as u8, c as u8));
+        a += c;
+    }
+    out
+}
+
+/// IO's trace for `rows` (one per word of every transfer or zeroing chain, any order; `kind`
+/// is [`IO_IN`], [`IO_OUT`] or [`IO_ZERO`]), recording its byte lookups in `bytes`. Height:
+/// the next power of two ≥ 8; padding rows are all zero.
+pub fn build_trace(rows: &[IoWord], bytes: &mut ByteCounts) -> RowMajorMatrix {
+    let h = rows.len().next_power_of_two().max(8);
+    let mut t = RowMajorMatrix::zeros(h, WIDTH);
+    let byte = |v: u8| Felt::from(v as u32);
+    for (r, io) in rows.iter().enumerate() {
+        debug_assert!(io.cnt >= 1 && io.lo as u32 + io.cnt as u32 <= 8);
+        debug_assert!(io.w < 1 << 29);
+        debug_assert!(io.kind <= IO_ZERO);
+        let (out, zero) = (io.kind == IO_OUT, io.kind == IO_ZERO);
+        let mut row = IoCols::from_fn(|_| Felt::ZERO);
+        row.real = Felt::ONE;
+        row.kind = Felt::from(out);
+        row.zero = Felt::from(zero);
+        row.ts = Felt::new(io.ts);
+        row.pos = Felt::new(io.pos);
+        let wb = io.w.to_le_bytes();
+        row.wb = wb.map(byte);
+        row.lo = byte(io.lo);
+        let (old, new) = (io.old.to_le_bytes(), io.new.to_le_bytes());
+        for j in 0..8 {
+            let covered = j >= io.lo as usize && j < io.lo as usize + io.cnt as usize;
+            row.m[j] = Felt::from(covered);
+            row.om[j] = Felt::from(covered && out);
+            row.old[j] = byte(old[j]);
+            row.new[j] = byte(new[j]);
+        }
+        row.write(t.row_mut(r));
+        bytes.range(wb[0], wb[1]);
+        bytes.range(wb[2], wb[3]);
+        bytes.range(wb[3].wrapping_mul(8), 0);
+        for i in (0..8).step_by(2) {
+            bytes.range(new[i], new[i + 1]);
+        }
+    }
+    t
+}

@@ -1,0 +1,120 @@
+//! MEMW's records and host fill (the `trace` feature: the verifier compiles without it).
+
+use super::*;
+use crate::air::columns::Columns;
+use crate::field::Felt;
+use crate::matrix::RowMajorMatrix;
+use crate::rv::bitwise::ByteCounts;
+use crate::rv::padded_height;
+use crate::rv::WordAccess;
+
+/// MEMW_A's trace: one row per access, in input order, padded with zero rows to a power of
+/// two ≥ 8. Records the freshness range checks in `bytes`.
+pub fn build_trace_a(accesses: &[WordAccess], bytes: &mut ByteCounts) -> RowMajorMatrix {
+    let t = MEMW_A;
+    let mut m = RowMajorMatrix::zeros(padded_height(accesses.len()), t.num_columns());
+    for (r, a) in accesses.iter().enumerate() {
+        t.fill_row(m.row_mut(r), core::slice::from_ref(a), bytes);
+    }
+    m
+}
+
+/// MEMW's trace: one row per split access (words `w` and `w + 1`, equal `ts`), in input
+/// order, padded with zero rows to a power of two ≥ 8. Records the range checks in `bytes`.
+pub fn build_trace_s(
+    accesses: &[(WordAccess, WordAccess)],
+    bytes: &mut ByteCounts,
+) -> RowMajorMatrix {
+    let t = MEMW;
+    let mut m = RowMajorMatrix::zeros(padded_height(accesses.len()), t.num_columns());
+    for (r, &(a0, a1)) in accesses.iter().enumerate() {
+        debug_assert_eq!(a1.w, a0.w.wrapping_add(1));
+        debug_assert_eq!(a1.ts, a0.ts);
+        t.fill_row(m.row_mut(r), &[a0, a1], bytes);
+    }
+    m
+}
+
+/// The freshness range checks one access records: the four bytes of `ts − old_ts − 1`
+/// (wrapping, as the trace writes them) in two lookups.
+fn access_lookups(a: &WordAccess, bytes: &mut ByteCounts) {
+    let d = (a.ts.wrapping_sub(a.old_ts).wrapping_sub(1) as u32).to_le_bytes();
+    bytes.range(d[0], d[1]);
+    bytes.range(d[2], d[3]);
+}
+
+/// The byte lookups [`build_trace_a`] records for `accesses`, without building the trace
+/// (for a table filled elsewhere, e.g. on a device); padding rows record nothing (their
+/// multiplicity is `is_real = 0`).
+pub fn lookups_a(accesses: &[WordAccess], bytes: &mut ByteCounts) {
+    for a in accesses {
+        access_lookups(a, bytes);
+    }
+}
+
+/// The byte lookups [`build_trace_s`] records for `accesses`, without building the trace.
+pub fn lookups_s(accesses: &[(WordAccess, WordAccess)], bytes: &mut ByteCounts) {
+    for (a0, a1) in accesses {
+        access_lookups(a0, bytes);
+        access_lookups(a1, bytes);
+    }
+}
+
+impl MemwAir {
+    /// Writes `r` into `row` as this table's struct.
+    fn write_row(&self, r: MemwRow<Felt>, row: &mut [Felt]) {
+        if self.words == 1 {
+            MemwACols {
+                w: r.w,
+                old: core::array::from_fn(|i| r.old[i]),
+                new: core::array::from_fn(|i| r.new[i]),
+                old_ts: r.old_ts[0],
+                ts: r.ts,
+                is_real: r.is_real,
+                diff: core::array::from_fn(|i| r.diff[i]),
+                wr: r.wr,
+                ro: r.ro[0],
+            }
+            .write(row);
+        } else {
+            MemwCols {
+                w: r.w,
+                old: core::array::from_fn(|i| r.old[i]),
+                new: core::array::from_fn(|i| r.new[i]),
+                old_ts: core::array::from_fn(|i| r.old_ts[i]),
+                ts: r.ts,
+                is_real: r.is_real,
+                diff: core::array::from_fn(|i| r.diff[i]),
+                wr: r.wr,
+                ro: core::array::from_fn(|i| r.ro[i]),
+            }
+            .write(row);
+        }
+    }
+
+    /// Fills one real row from the accesses of words `w, w + 1, …` (equal `ts`).
+    fn fill_row(&self, row: &mut [Felt], acc: &[WordAccess], bytes: &mut ByteCounts) {
+        debug_assert_eq!(acc.len(), self.words);
+        let mut c = self.read_row(|i| row[i]);
+        c.w = Felt::from(acc[0].w);
+        c.ts = Felt::new(acc[0].ts);
+        c.is_real = Felt::ONE;
+        c.wr = Felt::from(acc[0].wr);
+        for (j, a) in acc.iter().enumerate() {
+            c.ro[j] = Felt::from(a.ro);
+            for i in 0..8 {
+                c.old[8 * j + i] = Felt::from(a.old.to_le_bytes()[i] as u32);
+                c.new[8 * j + i] = Felt::from(a.new.to_le_bytes()[i] as u32);
+            }
+            c.old_ts[j] = Felt::new(a.old_ts);
+            // Wrapping, so that a dishonest access list yields a trace that fails the check.
+            let d = (a.ts.wrapping_sub(a.old_ts).wrapping_sub(1) as u32).to_le_bytes();
+            for (x, &v) in c.diff[4 * j..4 * j + 4].iter_mut().zip(&d) {
+                *x = Felt::from(v as u32);
+            }
+            bytes.range(d[0], d[1]);
+            bytes.range(d[2], d[3]);
+        }
+        self.write_row(c, row);
+    }
+}

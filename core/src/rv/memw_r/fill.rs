@@ -1,0 +1,139 @@
+//! MEMW_R's records and host fill (the `trace` feature: the verifier compiles without it).
+
+use super::*;
+use crate::air::columns::Columns;
+use crate::field::Felt;
+use crate::matrix::RowMajorMatrix;
+use crate::rv::bitwise::ByteCounts;
+use crate::rv::NUM_REGS;
+
+/// One register access in execution order.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct RegAccess {
+    pub reg: u8,
+    pub value: u64,
+    pub ts: u64,
+    pub is_write: bool,
+}
+
+/// The state of the registers of the memory argument ([`NUM_REGS`]): value and timestamp
+/// of the last access.
+#[derive(Clone, Debug)]
+pub struct RegFile {
+    pub values: [u64; NUM_REGS],
+    pub ts: [u64; NUM_REGS],
+}
+
+impl RegFile {
+    /// Registers holding `init`, all at timestamp 0.
+    pub fn new(init: [u64; NUM_REGS]) -> RegFile {
+        RegFile {
+            values: init,
+            ts: [0; NUM_REGS],
+        }
+    }
+
+    /// Performs an access: returns `(old value, old timestamp)` and records the new state.
+    pub fn access(&mut self, a: &RegAccess) -> (u64, u64) {
+        let i = a.reg as usize % NUM_REGS;
+        let old = (self.values[i], self.ts[i]);
+        if a.is_write {
+            self.values[i] = a.value;
+        }
+        self.ts[i] = a.ts;
+        old
+    }
+}
+
+/// One MEMW_R row: the access and the register's state before it.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct RegRow {
+    pub access: RegAccess,
+    pub old: u64,
+    pub old_ts: u64,
+}
+
+/// Fills one real MEMW_R row.
+pub fn fill_row(row: &mut [Felt], r: &RegRow) {
+    let a = &r.access;
+    // Every cell is set below.
+    let mut c = MemwRCols::from_fn(|_| Felt::ZERO);
+    c.reg = Felt::from(a.reg as u32);
+    c.old_ts = Felt::new(r.old_ts);
+    c.ts = Felt::new(a.ts);
+    c.is_write = Felt::from(a.is_write);
+    c.is_real = Felt::ONE;
+    let new = if a.is_write { a.value } else { r.old };
+    let bytes = |v: u64| v.to_le_bytes().map(|x| Felt::from(x as u32));
+    c.old = bytes(r.old);
+    c.new = bytes(new);
+    let d = bytes(a.ts - r.old_ts - 1);
+    c.diff = [d[0], d[1], d[2], d[3]];
+    c.write(row);
+}
+
+/// The byte lookups of a row (`ts − old_ts − 1` as two range pairs).
+pub fn row_lookups(r: &RegRow, bytes: &mut ByteCounts) {
+    ts_lookups(r.access.ts, r.old_ts, bytes);
+}
+
+/// The byte lookups of a row of an access at `ts` to a register last accessed at `old_ts`.
+#[inline]
+pub fn ts_lookups(ts: u64, old_ts: u64, bytes: &mut ByteCounts) {
+    let d = (ts - old_ts - 1).to_le_bytes();
+    bytes.range(d[0], d[1]);
+    bytes.range(d[2], d[3]);
+}
+
+/// MEMW_R as packed per-access records for a fill kernel. The first `3·steps` rows are the
+/// CPU's accesses in order: access `r` belongs to step `r / 3`, has timestamp
+/// `4·(r/3) + r%3 + 1` and writes iff `r % 3 == 2` (rs1 read, rs2 read, rd write), so neither
+/// is stored. The system calls' own register accesses follow as whole rows (`extra`).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct MemwRRecords {
+    /// The trace height (a power of two, at least 8).
+    pub height: usize,
+    /// `reg | old_ts << 8` per CPU access.
+    pub meta: Vec<u64>,
+    /// The register's value before the access, per CPU access.
+    pub old: Vec<u64>,
+    /// The value written, per step (the access `3·step + 2`).
+    pub new: Vec<u64>,
+    /// The system calls' register accesses (rows `3·steps ..`).
+    pub extra: Vec<RegRow>,
+}
+
+impl MemwRRecords {
+    /// Number of accesses (real rows).
+    pub fn len(&self) -> usize {
+        self.meta.len() + self.extra.len()
+    }
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+}
+
+/// MEMW_R's trace from its records, on the host (what `ks_fill_memw_r` builds on a device).
+pub fn fill_host(rec: &MemwRRecords) -> RowMajorMatrix {
+    let mut m = RowMajorMatrix::zeros(rec.height, WIDTH);
+    for (i, (&meta, &old)) in rec.meta.iter().zip(&rec.old).enumerate() {
+        let (step, k) = (i / 3, i % 3);
+        let is_write = k == 2;
+        let r = RegRow {
+            access: RegAccess {
+                reg: (meta & 0xff) as u8,
+                value: if is_write { rec.new[step] } else { old },
+                ts: 4 * step as u64 + k as u64 + 1,
+                is_write,
+            },
+            old,
+            old_ts: meta >> 8,
+        };
+        fill_row(m.row_mut(i), &r);
+    }
+    let base = rec.meta.len();
+    for (i, r) in rec.extra.iter().enumerate() {
+        fill_row(m.row_mut(base + i), r);
+    }
+    m
+}

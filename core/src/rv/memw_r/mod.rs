@@ -1,0 +1,119 @@
+//! MEMW_R: the register file through the memory argument, one row per register access.
+//!
+//! A row receives the CPU's access `(reg, value, ts, is_write)`, consumes the register's
+//! previous token `(reg, old, old_ts)` and emits `(reg, value, ts)`. A read must leave the
+//! value unchanged; `old_ts < ts` is proven by range-checking `ts − old_ts − 1` as four
+//! bytes (timestamps stay below 2^30).
+//!
+//! # Columns
+//!
+//! [`MemwRCols`] is the layout's source (the constants below are its offsets).
+
+use alloc::vec::Vec;
+
+use super::{BUS_BYTE, BUS_REG, BUS_REG_ACCESS, BYTE_RANGE};
+use crate::air::columns::Columns;
+use crate::air::{Air, AirBuilder};
+use crate::col;
+use crate::field::Felt;
+
+crate::columns! {
+    /// MEMW_R's columns.
+    pub struct MemwRCols {
+        /// The register's index.
+        reg,
+        /// The register's value before the access, as bytes.
+        old[8],
+        /// The timestamp of the register's previous access.
+        old_ts,
+        /// The register's value after the access, as bytes.
+        new[8],
+        /// The access's timestamp.
+        ts,
+        /// `1` when the access writes.
+        is_write,
+        /// `1` on a real row (`0` on padding).
+        is_real,
+        /// `ts − old_ts − 1` as bytes.
+        diff[4],
+    }
+}
+
+/// Column indices (for the CUDA fill and tests), from [`MemwRCols`].
+pub const REG: usize = col!(MemwRCols, reg);
+pub const OLD: usize = col!(MemwRCols, old);
+pub const OLD_TS: usize = col!(MemwRCols, old_ts);
+pub const NEW: usize = col!(MemwRCols, new);
+pub const TS: usize = col!(MemwRCols, ts);
+pub const IS_WRITE: usize = col!(MemwRCols, is_write);
+pub const IS_REAL: usize = col!(MemwRCols, is_real);
+/// `ts − old_ts − 1` as bytes.
+pub const DIFF: usize = col!(MemwRCols, diff);
+/// Main columns.
+pub const WIDTH: usize = <MemwRCols<u8> as Columns<u8>>::WIDTH;
+
+/// The MEMW_R table.
+pub struct MemwRAir;
+
+impl Air for MemwRAir {
+    fn name(&self) -> &str {
+        "MEMW_R"
+    }
+    fn width(&self) -> usize {
+        WIDTH
+    }
+    fn eval<B: AirBuilder>(&self, b: &mut B) {
+        let c: MemwRCols<B::Expr> = MemwRCols::from_fn(|i| b.main(i));
+        let one = B::Expr::from(Felt::ONE);
+        let real = c.is_real.clone();
+        b.assert_bool("memw_r is_real boolean", real.clone());
+        b.assert_bool("memw_r is_write boolean", c.is_write.clone());
+        for i in 0..8 {
+            b.assert_zero(
+                "memw_r read keeps the value",
+                (one.clone() - c.is_write.clone()) * (c.new[i].clone() - c.old[i].clone()),
+            );
+        }
+        let diff = (0..4).fold(B::Expr::from(Felt::ZERO), |a, i| {
+            a + c.diff[i].clone() * Felt::new(1 << (8 * i))
+        });
+        b.assert_zero(
+            "memw_r timestamps increase",
+            real.clone() * (diff - (c.ts.clone() - c.old_ts.clone() - one)),
+        );
+        let token = |vals: &[B::Expr; 8], ts: &B::Expr| {
+            let mut t = Vec::with_capacity(10);
+            t.push(c.reg.clone());
+            t.extend(vals.iter().cloned());
+            t.push(ts.clone());
+            t
+        };
+        let mut access = token(&c.new, &c.ts);
+        access.push(c.is_write.clone());
+        b.receive(BUS_REG_ACCESS, real.clone(), &access);
+        b.receive(BUS_REG, real.clone(), &token(&c.old, &c.old_ts));
+        b.send(BUS_REG, real.clone(), &token(&c.new, &c.ts));
+        let range = B::Expr::from(Felt::from(BYTE_RANGE));
+        let zero = B::Expr::from(Felt::ZERO);
+        b.send(
+            BUS_BYTE,
+            real.clone(),
+            &[
+                range.clone(),
+                c.diff[0].clone(),
+                c.diff[1].clone(),
+                zero.clone(),
+            ],
+        );
+        b.send(
+            BUS_BYTE,
+            real,
+            &[range, c.diff[2].clone(), c.diff[3].clone(), zero],
+        );
+    }
+}
+
+#[cfg(feature = "trace")]
+mod fill;
+#[cfg(feature = "trace")]
+pub use fill::*;

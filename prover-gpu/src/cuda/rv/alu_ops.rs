@@ -1,0 +1,87 @@
+//! What the fills of the tables with one row per distinct operation (LT, SHIFT) share, as
+//! their rooms share `core/src/rv/alu_ops.rs`: the records ([`Distinct`], as the rooms'
+//! `distinct` make them) are the only upload, three words per row (`op | mult << 32`, `a`,
+//! `b`), counted under "packed op records".
+
+use std::sync::Arc;
+
+use cudarc::driver::CudaStream;
+use kestrel_core::rv::{distinct_height, Distinct};
+
+use crate::cuda::buffer::DeviceBuffer;
+use crate::cuda::committed::CudaTrace;
+use crate::cuda::device::CudaDevice;
+use crate::cuda::error::CudaError;
+use crate::cuda::stats::PACKED;
+
+/// Words per uploaded record.
+const RECORD_WORDS: usize = 3;
+
+/// Which table a fill builds.
+pub(super) struct Table {
+    pub(super) op: &'static str,
+    pub(super) name: &'static str,
+    pub(super) what: &'static str,
+    pub(super) width: usize,
+    pub(super) accepts: fn(u32) -> bool,
+}
+
+/// A fill ready to launch: the uploaded records and the trace buffer.
+pub(super) struct Prepared {
+    pub(super) packed: DeviceBuffer<u64>,
+    pub(super) out: DeviceBuffer<u64>,
+    pub(super) h: u64,
+    pub(super) n: u64,
+}
+
+/// Checks `rows`, uploads them and allocates `t`'s trace (height [`distinct_height`]).
+pub(super) fn prepare(
+    dev: &CudaDevice,
+    stream: &Arc<CudaStream>,
+    t: &Table,
+    rows: &[Distinct],
+) -> Result<Prepared, CudaError> {
+    let n = rows.len();
+    if let Some(r) = rows.iter().find(|r| !(t.accepts)(r.op)) {
+        return Err(CudaError::Limit {
+            op: t.op,
+            detail: format!("op {} is not one of the table's", r.op),
+        });
+    }
+    let h = distinct_height(n);
+    let (Some(cells), Some(words)) = (h.checked_mul(t.width), n.checked_mul(RECORD_WORDS)) else {
+        return Err(CudaError::Limit {
+            op: t.op,
+            detail: format!("{n} records"),
+        });
+    };
+    let packed = dev.upload_with(stream, words, PACKED, |off, dst| {
+        for (j, w) in dst.iter_mut().enumerate() {
+            let g = off + j;
+            let r = &rows[g / RECORD_WORDS];
+            *w = match g % RECORD_WORDS {
+                0 => r.op as u64 | (r.mult as u64) << 32,
+                1 => r.a,
+                _ => r.b,
+            };
+        }
+    })?;
+    let out = dev.alloc::<u64>(stream, cells, t.what)?;
+    Ok(Prepared {
+        packed,
+        out,
+        h: h as u64,
+        n: n as u64,
+    })
+}
+
+/// Releases the records (stream-ordered, after the kernel reads them) and counts the fill.
+pub(super) fn finish(dev: &CudaDevice, t: &Table, p: Prepared) -> CudaTrace {
+    drop(p.packed);
+    dev.counters.fill(t.name);
+    CudaTrace {
+        cols: p.out,
+        width: t.width,
+        log_height: p.h.trailing_zeros(),
+    }
+}

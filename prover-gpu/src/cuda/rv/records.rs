@@ -1,0 +1,82 @@
+//! What the fills of the tables with one row per record (LOAD, STORE, MEMW_A) share: the
+//! records are uploaded as a structure of arrays (`n` words per array, `meta = funct3 |
+//! addr << 8`), counted under "packed op records" ([`PACKED`]):
+//!
+//! | table | arrays | bytes per record |
+//! | --- | --- | --- |
+//! | LOAD | `ts, meta, word0, word1` | 32 |
+//! | STORE | `ts, meta, value, old0, old1` | 40 |
+//! | MEMW_A | `w, old, new, old_ts, ts` | 40 |
+
+use std::sync::Arc;
+
+use cudarc::driver::CudaStream;
+
+use crate::cuda::buffer::DeviceBuffer;
+use crate::cuda::device::CudaDevice;
+use crate::cuda::error::CudaError;
+use crate::cuda::stats::PACKED;
+
+/// The most records one fill takes (the trace height stays a `u32` power of two).
+const MAX_RECORDS: usize = 1 << 31;
+
+/// The trace's log height for `n` records: `n.next_power_of_two().max(8)`, as the host
+/// builders pad.
+pub(super) fn log_height(op: &'static str, n: usize) -> Result<u32, CudaError> {
+    if n > MAX_RECORDS {
+        return Err(CudaError::Limit {
+            op,
+            detail: format!("{n} records exceed the most one fill takes ({MAX_RECORDS})"),
+        });
+    }
+    Ok(n.next_power_of_two().max(8).trailing_zeros())
+}
+
+/// The records uploaded (`arrays` words per record, `word(record, array)`, array by array)
+/// and the `width`-column trace allocated for `n` records: `(records, trace, log height)`.
+#[allow(clippy::too_many_arguments)]
+pub(super) fn prepare(
+    dev: &CudaDevice,
+    stream: &Arc<CudaStream>,
+    op: &'static str,
+    what: &'static str,
+    width: usize,
+    n: usize,
+    arrays: usize,
+    word: impl Fn(usize, usize) -> u64 + Sync,
+) -> Result<(DeviceBuffer<u64>, DeviceBuffer<u64>, u32), CudaError> {
+    let log_h = log_height(op, n)?;
+    let packed = dev.upload_with(stream, arrays * n, PACKED, |off, dst| {
+        for (j, w) in dst.iter_mut().enumerate() {
+            let g = off + j;
+            *w = word(g % n, g / n);
+        }
+    })?;
+    let out = dev.alloc::<u64>(stream, width << log_h, what)?;
+    Ok((packed, out, log_h))
+}
+
+/// Launches one memory fill kernel (signature `(out, h, rec, n)`), releases the records
+/// (stream-ordered, after the kernel reads them) and counts the fill.
+macro_rules! fill_mem {
+    ($dev:expr, $stream:expr, $kernel:literal, $table:literal, $width:expr, $n:expr, $prep:expr) => {{
+        let (packed, out, log_h) = $prep;
+        let h = 1u64 << log_h;
+        $dev.injected_fill_launch_failure($kernel)?;
+        launch!(
+            $dev,
+            $stream,
+            $kernel,
+            grid_for(h, 256),
+            [&out.ptr($stream), &h, &packed.ptr($stream), &($n as u64)]
+        );
+        drop(packed);
+        $dev.counters.fill($table);
+        Ok(CudaTrace {
+            cols: out,
+            width: $width,
+            log_height: log_h,
+        })
+    }};
+}
+pub(super) use fill_mem;
