@@ -115,3 +115,46 @@ __device__ __forceinline__ uint64_t ks_tid() {
     return (uint64_t)blockIdx.x * blockDim.x + threadIdx.x;
 }
 __device__ __forceinline__ uint64_t ks_nthreads() { return (uint64_t)gridDim.x * blockDim.x; }
+
+// A sum of up to 2^32 products of canonical values, unreduced: top * 2^128 + hi * 2^64 + lo.
+// Dot products accumulate here and reduce once (`acc_reduce`), equal to summing reduced
+// products (the field's arithmetic is exact).
+struct acc192 {
+    uint64_t lo, hi;
+    uint32_t top;
+};
+
+__device__ __forceinline__ acc192 acc_zero() { return acc192{0, 0, 0}; }
+
+// s += a * b.
+__device__ __forceinline__ void acc_mad(acc192 &s, uint64_t a, uint64_t b) {
+    const uint64_t lo = a * b, hi = __umul64hi(a, b);  // hi <= 2^64 - 2: hi + carry fits
+    asm("add.cc.u64 %0, %0, %3;\n\t"
+        "addc.cc.u64 %1, %1, %4;\n\t"
+        "addc.u32 %2, %2, 0;"
+        : "+l"(s.lo), "+l"(s.hi), "+r"(s.top)
+        : "l"(lo), "l"(hi));
+}
+
+// The canonical value of s: 2^128 = -2^32 (mod p), and top < 2^32 so top * 2^32 < p.
+__device__ __forceinline__ uint64_t acc_reduce(acc192 s) {
+    return gl_sub(gl_reduce128(s.lo, s.hi), (uint64_t)s.top << 32);
+}
+
+// An extension element's three coordinates as unreduced sums.
+struct acc3 {
+    acc192 c0, c1, c2;
+};
+
+__device__ __forceinline__ acc3 acc3_zero() { return acc3{acc_zero(), acc_zero(), acc_zero()}; }
+
+// s += w * v for an extension w and a base v.
+__device__ __forceinline__ void acc3_mad(acc3 &s, ext3 w, uint64_t v) {
+    acc_mad(s.c0, w.c0, v);
+    acc_mad(s.c1, w.c1, v);
+    acc_mad(s.c2, w.c2, v);
+}
+
+__device__ __forceinline__ ext3 acc3_reduce(acc3 s) {
+    return ext3{acc_reduce(s.c0), acc_reduce(s.c1), acc_reduce(s.c2)};
+}

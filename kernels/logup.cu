@@ -24,12 +24,38 @@ extern "C" __global__ void ks_logup_eval(uint64_t *mults, uint64_t *fps, const u
     }
 }
 
-// In-place inverse of `count` Ext3 values; a zero sets the flag.
+// Values each thread of ks_ext_inverse inverts together (Montgomery's trick).
+#define KS_INV_BATCH 8
+
+// In-place inverse of `count` Ext3 values; a zero sets the flag (and stays 0). A block's
+// tile is KS_INV_BATCH * blockDim.x values; thread t takes values t, t + blockDim.x, ... of
+// it (coalesced) and inverts them with one inversion.
 extern "C" __global__ void ks_ext_inverse(uint64_t *v, uint64_t count, uint32_t *zero_flag) {
-    for (uint64_t i = ks_tid(); i < count; i += ks_nthreads()) {
-        ext3 x = e3_load(v + 3 * i);
-        if (e3_is_zero(x)) atomicOr(zero_flag, 1u);
-        e3_store(v + 3 * i, e3_inv(x));
+    const uint64_t tile = (uint64_t)KS_INV_BATCH * blockDim.x;
+    for (uint64_t base = (uint64_t)blockIdx.x * tile; base < count; base += (uint64_t)gridDim.x * tile) {
+        ext3 prefix[KS_INV_BATCH];
+        ext3 acc = e3(1);
+        for (uint32_t j = 0; j < KS_INV_BATCH; j++) {
+            const uint64_t i = base + (uint64_t)j * blockDim.x + threadIdx.x;
+            if (i < count) {
+                const ext3 x = e3_load(v + 3 * i);
+                if (e3_is_zero(x))
+                    atomicOr(zero_flag, 1u);
+                else
+                    acc = e3_mul(acc, x);
+            }
+            prefix[j] = acc;
+        }
+        ext3 inv = e3_inv(acc);  // 1 / the product of every nonzero value
+        for (uint32_t j = KS_INV_BATCH; j-- > 0;) {
+            const uint64_t i = base + (uint64_t)j * blockDim.x + threadIdx.x;
+            if (i >= count) continue;
+            const ext3 x = e3_load(v + 3 * i);
+            if (e3_is_zero(x)) continue;
+            const ext3 below = j > 0 ? prefix[j - 1] : e3(1);
+            e3_store(v + 3 * i, e3_mul(inv, below));
+            inv = e3_mul(inv, x);
+        }
     }
 }
 

@@ -385,7 +385,9 @@ impl CudaBackend {
     pub fn deep(&self, d: &DeepInputs<'_, CudaCommitted>) -> Result<Vec<Ext3>, ProverError> {
         self.dev.counters.op("deep");
         let s = self.dev.stream();
-        deep::deep(&self.dev, &s, d, &|c| self.lde(c, &s))
+        deep::deep(&self.dev, &s, &self.twiddles, d, &|c| {
+            Ok(self.dev.budget.load(&*self.dev, &c.source)?)
+        })
     }
 
     /// Folds a host codeword in half.
@@ -620,7 +622,9 @@ impl Backend for CudaBackend {
     fn deep_codeword(&self, d: &DeepInputs<'_, CudaCommitted>) -> Result<DeviceWords, ProverError> {
         self.dev.counters.op("deep");
         let s = self.dev.stream();
-        let words = deep::deep_device(&self.dev, &s, d, &|c| self.lde(c, &s))?;
+        let words = deep::deep_device(&self.dev, &s, &self.twiddles, d, &|c| {
+            Ok(self.dev.budget.load(&*self.dev, &c.source)?)
+        })?;
         let len = 1usize << d.log_lde;
         Ok(DeviceWords { words, len })
     }

@@ -25,7 +25,7 @@ mod embedded {
 /// are `rv/<table>`).
 const KERNELS: &[(&str, &[&str])] = &[
     ("bench", &["ks_copy"]),
-    ("deep", &["ks_deep"]),
+    ("deep", &["ks_deep_combine", "ks_deep_finish"]),
     (
         "eval",
         &["ks_eval_weights", "ks_weighted_col_sums", "ks_sum_partials"],
@@ -528,6 +528,12 @@ macro_rules! launch {
         // SAFETY: the argument list matches the kernel's signature in kernels/*.cu; device
         // addresses come from live DeviceBuffers whose frees are ordered after the launch on
         // the same stream. One expression, so the argument temporaries outlive the launch.
+        let timed = if $dev.counters.timing() {
+            $dev.sync(&$stream, $name)?;
+            Some(std::time::Instant::now())
+        } else {
+            None
+        };
         unsafe { $stream.launch_builder(f)$(.arg($arg))*.launch(cfg) }.map_err(|source| $crate::cuda::error::CudaError::Launch {
             kernel: $name,
             grid: cfg.grid_dim,
@@ -535,6 +541,10 @@ macro_rules! launch {
             shared: cfg.shared_mem_bytes,
             source,
         })?;
+        if let Some(t0) = timed {
+            $dev.sync(&$stream, $name)?;
+            $dev.counters.kernel_time($name, t0.elapsed());
+        }
         $dev.counters.kernel($name);
     }};
 }

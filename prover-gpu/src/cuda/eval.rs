@@ -16,7 +16,21 @@ use crate::error::ProverError;
 
 const THREADS: u32 = 256;
 
-/// `Σ_r w_r · col_c[r] · scale` for each column of a column-major `n × cols` matrix.
+/// Rows of weights one thread of `ks_eval_weights` computes (`KS_EVAL_CHUNK`).
+const EVAL_CHUNK: u64 = 16;
+
+/// Threads per block and rows per thread of `ks_weighted_col_sums` for `n` rows: a tile
+/// of at most 1024 rows (its weights fit the default 48 KiB of shared memory).
+fn sums_shape(n: u64) -> (u32, u32) {
+    let threads = n.clamp(32, 128) as u32;
+    let per_thread = (n / threads as u64).clamp(1, 8) as u32;
+    (threads, per_thread)
+}
+
+/// `scale · Σ_r w_r · col_c[r]` for each column of a column-major `n × cols` matrix at
+/// `m`, and with `two` also `scale · Σ_r w_{r-1 mod n} · col_c[r]` (the same trace at
+/// `ζω`, see kernels/eval.cu): one pass over the columns.
+#[allow(clippy::too_many_arguments)]
 fn weighted_sums(
     dev: &CudaDevice,
     stream: &Arc<CudaStream>,
@@ -25,7 +39,8 @@ fn weighted_sums(
     cols: usize,
     w: u64,
     scale: Ext3,
-) -> Result<Vec<Ext3>, ProverError> {
+    two: bool,
+) -> Result<Vec<Vec<Ext3>>, ProverError> {
     if cols > 65535 {
         return Err(CudaError::Limit {
             op: "evaluate",
@@ -33,24 +48,35 @@ fn weighted_sums(
         }
         .into());
     }
-    let parts = n.div_ceil(THREADS as u64).min(1024) as u32;
-    let partial = dev.alloc::<u64>(stream, 3 * cols * parts as usize, "eval partial sums")?;
+    let (threads, per_thread) = sums_shape(n);
+    let tile = threads as u64 * per_thread as u64;
+    let parts = n.div_ceil(tile) as u32;
+    let sums = if two { 2 * cols } else { cols };
+    let partial = dev.alloc::<u64>(stream, 3 * sums * parts as usize, "eval partial sums")?;
     let cfg = LaunchConfig {
-        grid_dim: (parts, cols as u32, 1),
-        block_dim: (THREADS, 1, 1),
-        shared_mem_bytes: 0,
+        grid_dim: (parts, 1, 1),
+        block_dim: (threads, 1, 1),
+        shared_mem_bytes: (8 * (3 * (tile + 1) + 6 * (threads as u64 / 32))) as u32,
     };
     launch!(
         dev,
         stream,
         "ks_weighted_col_sums",
         cfg,
-        [&partial.ptr(stream), &m, &n, &w]
+        [
+            &partial.ptr(stream),
+            &m,
+            &n,
+            &(cols as u32),
+            &w,
+            &per_thread,
+            &(two as u32)
+        ]
     );
-    let out = dev.alloc::<u64>(stream, 3 * cols, "evaluations")?;
+    let out = dev.alloc::<u64>(stream, 3 * sums, "evaluations")?;
     let [s0, s1, s2] = scale.coords().map(Felt::as_u64);
     let cfg = LaunchConfig {
-        grid_dim: (cols as u32, 1, 1),
+        grid_dim: (sums as u32, 1, 1),
         block_dim: (THREADS, 1, 1),
         shared_mem_bytes: 0,
     };
@@ -68,7 +94,8 @@ fn weighted_sums(
             &s2
         ]
     );
-    exts(&dev.download(stream, &out, 0, out.len(), "ood evaluations")?)
+    let all = exts(&dev.download(stream, &out, 0, out.len(), "ood evaluations")?)?;
+    Ok(all.chunks(cols).map(<[Ext3]>::to_vec).collect())
 }
 
 /// Each column of a host matrix `m` evaluated at `point`: barycentric on `H_n`
@@ -128,6 +155,9 @@ pub fn evaluate_cols(
     let w = dev.alloc::<u64>(stream, 3 * n, "ood weights")?;
     let flag = dev.alloc_zeros::<u64>(stream, 1, "flags")?;
     let omega: Felt = two_adic(n.max(1));
+    let omega_inv = omega.inverse().ok_or(ProverError::Internal("omega = 0"))?;
+    // A trace at ζ and ζω shares one set of weights (shifted by a row).
+    let fused = !coefficients && points.len() == 2 && points[1] == points[0] * omega;
     let mut out = Vec::with_capacity(points.len());
     for &point in points {
         let [z0, z1, z2] = point.coords().map(Felt::as_u64);
@@ -135,11 +165,12 @@ pub fn evaluate_cols(
             dev,
             stream,
             "ks_eval_weights",
-            grid_for(n as u64, THREADS),
+            grid_for((n as u64).div_ceil(EVAL_CHUNK), THREADS),
             [
                 &w.ptr(stream),
                 &(n as u64),
                 &omega.as_u64(),
+                &omega_inv.as_u64(),
                 &z0,
                 &z1,
                 &z2,
@@ -155,7 +186,7 @@ pub fn evaluate_cols(
                     .inverse()
                     .ok_or(ProverError::Internal("n = 0"))?
         };
-        out.push(weighted_sums(
+        out.extend(weighted_sums(
             dev,
             stream,
             m,
@@ -163,7 +194,11 @@ pub fn evaluate_cols(
             cols,
             w.ptr(stream),
             scale,
+            fused,
         )?);
+        if fused {
+            break;
+        }
     }
     if dev.download(stream, &flag, 0, 1, "flags")?[0] != 0 {
         return Err(ProverError::OodPointInDomain);

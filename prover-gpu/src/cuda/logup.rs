@@ -16,6 +16,10 @@ use super::ntt::{rows_to_cols, upload_matrix};
 use super::program::compile;
 use crate::error::ProverError;
 
+/// Values one thread of `ks_ext_inverse` inverts together (`KS_INV_BATCH`); a grid hint
+/// only (the kernel loops over its tiles).
+const INV_BATCH: usize = 8;
+
 /// Flattens extension elements into their coordinates.
 pub(crate) fn ext_words(v: &[Ext3]) -> Vec<u64> {
     v.iter()
@@ -201,7 +205,7 @@ pub fn logup_aux_device(
         dev,
         stream,
         "ks_ext_inverse",
-        grid_for((n * k) as u64, 256),
+        grid_for((n * k).div_ceil(INV_BATCH) as u64, 256),
         [&fps.ptr(stream), &((n * k) as u64), &flag.ptr(stream)]
     );
     let aux = dev.alloc::<u64>(stream, n * 3 * ext_w, "logup aux")?;

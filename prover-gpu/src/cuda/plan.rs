@@ -4,8 +4,8 @@
 //!
 //! Committed buffers are a cache the budget takes back (LDEs dropped and recomputed,
 //! sources and Merkle trees spilled to the host and uploaded again), so a stage needs only
-//! what it reads and writes: e.g. a table's preprocessed, main, aux and quotient LDEs in
-//! DEEP, with the source and copy that recomputing one needs. What stays across stages is
+//! what it reads and writes: e.g. a table's preprocessed, main, aux and quotient sources in
+//! DEEP, with the combinations it extends. What stays across stages is
 //! the device traces not yet committed, the DEEP codeword sum of each LDE size, the FRI
 //! layers and the twiddles. The plan is the largest of the stage totals, modelled on the
 //! allocations the backend makes; with it under the budget the evictions always find
@@ -112,16 +112,23 @@ pub fn working_set(tables: &[TablePlan], log_blowup: u32) -> u64 {
             2 * t.quotient + t.lde(t.quotient) + t.tree(t.quotient),
         );
     }
-    // Out-of-domain values: one source and its partial sums at a time.
+    // Out-of-domain values: one source, its weights and its partial sums (two per column
+    // and tile of at least 32 rows) at a time.
     for t in &s {
-        at(held, t.main.max(t.aux).max(t.pre) + t.n * EXT);
+        let source = t.main.max(t.aux).max(t.pre);
+        at(
+            held,
+            source + t.n * EXT + 2 * (source / WORD).div_ceil(32) * EXT,
+        );
     }
-    // DEEP: every LDE of the table and its codeword, next to the sums made so far (one per
-    // LDE size).
+    // DEEP: the table's sources, the two combinations on H_n (9 columns) and their LDEs
+    // (with the transform's copy and powers), and the codeword, next to the sums made so
+    // far (one per LDE size).
     let mut sizes: Vec<u64> = Vec::new();
     for t in &s {
-        let lde = t.lde(t.pre) + t.lde(t.main) + t.lde(t.aux) + t.lde(t.quotient);
-        at(held, lde + t.recompute() + t.big * EXT);
+        let sources = t.pre + t.main + t.aux + t.quotient;
+        let combine = 13 * t.n * WORD + 9 * t.big * WORD;
+        at(held, sources + combine + t.big * EXT);
         if !sizes.contains(&t.big) {
             sizes.push(t.big);
             held += t.big * EXT;
@@ -193,8 +200,9 @@ mod tests {
         let one = [table(10, 20, 9, true)];
         let n = 1u64 << 10;
         let (main, aux, q) = (20 * n * 8, 9 * n * 8, 6 * n * 8);
-        // DEEP: the three LDEs, a source and its copy, and the codeword.
-        let deep = 2 * (main + aux + q) + 2 * main + 2 * n * 24;
+        // DEEP: the three sources, the combinations and their LDEs (13 + 9·2 columns of
+        // n), and the codeword.
+        let deep = (main + aux + q) + (13 + 18) * n * 8 + 2 * n * 24;
         assert!(working_set(&one, 1) >= deep + twiddle_bytes(&one, 1));
         // Growing the largest table grows the plan; growing a small one never shrinks it.
         let base = working_set(&[table(12, 20, 9, true), table(8, 4, 6, true)], 1);

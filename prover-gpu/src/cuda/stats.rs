@@ -12,6 +12,11 @@ pub struct CudaStats {
     pub ops: BTreeMap<String, u64>,
     /// Kernel launches by kernel name.
     pub kernels: BTreeMap<String, u64>,
+    /// Microseconds each kernel ran, summed over its launches; only with
+    /// `KESTREL_KERNEL_TIMES=1` (each launch is then synchronised before and after, so the
+    /// proof runs slower and the phases' times are not representative).
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    pub kernel_us: BTreeMap<String, u64>,
     /// Host→device bytes by category.
     pub h2d_bytes: BTreeMap<String, u64>,
     /// Device→host bytes by category.
@@ -52,6 +57,7 @@ impl CudaStats {
 struct Maps {
     ops: BTreeMap<&'static str, u64>,
     kernels: BTreeMap<&'static str, u64>,
+    kernel_us: BTreeMap<&'static str, u64>,
     h2d: BTreeMap<&'static str, u64>,
     d2h: BTreeMap<&'static str, u64>,
     fills: BTreeMap<&'static str, u64>,
@@ -78,6 +84,14 @@ impl Counters {
     }
     pub fn kernel(&self, name: &'static str) {
         self.with(|m| *m.kernels.entry(name).or_default() += 1);
+    }
+    /// Whether launches are timed (`KESTREL_KERNEL_TIMES=1`, read once per process).
+    pub fn timing(&self) -> bool {
+        static ON: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+        *ON.get_or_init(|| std::env::var("KESTREL_KERNEL_TIMES").is_ok_and(|v| v == "1"))
+    }
+    pub fn kernel_time(&self, name: &'static str, took: std::time::Duration) {
+        self.with(|m| *m.kernel_us.entry(name).or_default() += took.as_micros() as u64);
     }
     pub fn h2d(&self, category: &'static str, bytes: u64) {
         self.with(|m| *m.h2d.entry(category).or_default() += bytes);
@@ -115,6 +129,7 @@ impl Counters {
         self.with(|m| CudaStats {
             ops: conv(&m.ops),
             kernels: conv(&m.kernels),
+            kernel_us: conv(&m.kernel_us),
             h2d_bytes: conv(&m.h2d),
             d2h_bytes: conv(&m.d2h),
             fills: conv(&m.fills),
