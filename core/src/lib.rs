@@ -16,9 +16,7 @@ pub mod par;
 pub mod params;
 pub mod proof;
 // MSRV: 1.85 (`rust-version.workspace`), checked by clippy's `incompatible_msrv` and by a CI
-// build with Debian's 1.85. With `trace` (the prover's trace building), `rv::pack` still uses
-// `is_multiple_of` (1.87); the build without `trace` — the verifier's — is held to 1.85.
-#[cfg_attr(feature = "trace", clippy::msrv = "1.87")]
+// build with Debian's 1.85.
 pub mod rv;
 pub mod stark;
 pub mod transcript;

@@ -41,6 +41,20 @@ fn rust_values() -> BTreeMap<&'static str, u64> {
         "KS_NTT_MAX_EL",
         rust_source_const("prover-gpu/src/cuda/ntt.rs", "MAX_EL"),
     );
+    // Work per thread of the batched kernels: the launchers size their grids with these
+    // (a mismatch would leave the grid-stride loops correct but the grids wrong).
+    put(
+        "KS_EVAL_CHUNK",
+        rust_source_const("prover-gpu/src/cuda/eval.rs", "EVAL_CHUNK"),
+    );
+    put(
+        "KS_DEEP_BATCH",
+        rust_source_const("prover-gpu/src/cuda/deep.rs", "DEEP_BATCH"),
+    );
+    put(
+        "KS_INV_BATCH",
+        rust_source_const("prover-gpu/src/cuda/logup.rs", "INV_BATCH"),
+    );
     // Field (kernels/field.cuh).
     put("KS_P", P);
     put("KS_EPS", (1 << 32) - 1);
@@ -189,11 +203,15 @@ fn rust_values() -> BTreeMap<&'static str, u64> {
 fn rust_source_const(file: &str, name: &str) -> u64 {
     let path = repo().join(file);
     let text = std::fs::read_to_string(&path).expect("the source file");
-    let needle = format!("const {name}: u32 = ");
+    let needle = format!("const {name}: ");
     let at = text
         .find(&needle)
         .unwrap_or_else(|| panic!("{file} has no `{needle}…`"));
-    let digits: String = text[at + needle.len()..]
+    let rest = &text[at + needle.len()..];
+    let eq = rest
+        .find(" = ")
+        .unwrap_or_else(|| panic!("{file}: `{name}` has no value"));
+    let digits: String = rest[eq + 3..]
         .chars()
         .take_while(char::is_ascii_digit)
         .collect();
