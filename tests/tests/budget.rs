@@ -1,11 +1,15 @@
 //! The embedded verifier's budget: heap, stack, code size, time and proof size.
 //!
-//! `budget_guard` (CI) proves Fibonacci with 2^16 rows at the default preset (blowup 4) and
-//! fails when verification needs more heap or stack than the budgets below, or when the
-//! verifier's code, linked into a `#![no_std]` binary with firmware settings (opt-level "s",
-//! fat LTO, one codegen unit, panic abort; `tests/nostd-link`), grows past its budget.
+//! `budget_guard` (CI) verifies Fibonacci proofs of 2^10 and 2^16 rows (blowup 4) and
+//! fails when verification needs more heap or stack than the budgets below, when the heap
+//! differs between the two (the streaming verifier's heap must not grow with the proof), or
+//! when the verifier's code, linked into a `#![no_std]` binary with firmware settings
+//! (opt-level "s", fat LTO, one codegen unit, panic abort; `tests/nostd-link`), grows past
+//! its budget. `rv64_budget_guard` does the same for RV64IM proof files (two cycle counts,
+//! blowups 2 and 8); `hostile_proofs_are_rejected_in_bounded_heap` checks truncated proofs,
+//! an extra byte and huge counts.
 //!
-//! `budget_report` (ignored) prints every figure for 2^16 and 2^20 rows at blowups 4 and 8:
+//! `budget_report` (ignored) prints every figure for the README:
 //!
 //! ```text
 //! cargo test --release -p kestrel-tests --test budget -- --ignored --nocapture budget_report
@@ -14,8 +18,7 @@
 //! How each figure is measured:
 //! - heap: a counting global allocator, counting only the verifying thread, reports the peak
 //!   of live bytes during `verify` (the proof bytes are the caller's and not counted), the
-//!   total bytes allocated, and the number of allocations; `parse_proof` alone is measured
-//!   too, and the live bytes of the decoded `ProofBody` it returns;
+//!   total bytes allocated, and the number of allocations;
 //! - stack: the verifying thread's stack below the caller's frame is painted with a pattern,
 //!   `verify` runs, and the lowest overwritten word gives the high-water mark;
 //! - code: `.text` (every executable section) of `size-verify` minus that of
