@@ -2,8 +2,11 @@
 # Seed corpora for the fuzz targets, generated from real artifacts (never committed:
 # fuzz/corpus is ignored). Run from anywhere; needs cargo (builds `kestrel` in release).
 #
-#   proof_parse     the golden proof and Fibonacci proofs of 2^3 and 2^5 rows, every blowup
-#   verify_mutated  short mutation scripts: each statement x each field selector
+#   proof_parse     the golden proof, Fibonacci proofs of 2^3 and 2^5 rows, every blowup, and
+#                   the RV64IM statement file of the seed statement (fibonacci.elf on "10",
+#                   blowup 8: `kestrel prove`'s output, statement header then proof)
+#   verify_mutated  short mutation scripts: each statement (Fibonacci, range check,
+#                   RV64IM) x each field selector
 #   elf_load        the prebuilt guests (tests/guests/bin, tests/guests/bin/isa)
 #   execute         the same guests, plus word-format programs (exit, write, a loop)
 set -euo pipefail
@@ -25,9 +28,15 @@ for rows in 3 5; do
     done
 done
 
+input="$(mktemp)"
+printf 10 >"$input"
+"$kestrel" prove "$root/tests/guests/bin/fibonacci.elf" --input "$input" --backend cpu \
+    --blowup 8 -o "$corpus/proof_parse/rv64-fibonacci-10-8" >/dev/null 2>&1
+rm -f "$input"
+
 # verify_mutated: byte 0 picks the statement, byte 1 the number of mutations, byte 2 the
 # field (see fuzz/src/mutate.rs); the rest steer the mutation.
-for s in 0 1; do
+for s in 0 1 2; do
     for field in $(seq 0 19); do
         for tail in '\x00\x00\x00\x00' '\x03\x01\x02\x07\x05\x11\x00\x01' '\xff\x10\x80\x40\x20\x01\x02\x03'; do
             # shellcheck disable=SC2059

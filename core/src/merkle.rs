@@ -28,12 +28,42 @@ impl core::fmt::Debug for Digest {
 /// Hashes one matrix row.
 #[inline]
 pub fn hash_leaf(row: &[Felt]) -> Digest {
-    let mut h = Keccak256::new();
-    h.update([LEAF_PREFIX]);
-    for f in row {
-        h.update(f.as_u64().to_le_bytes());
+    let mut h = LeafHasher::new();
+    for &f in row {
+        h.felt(f);
     }
-    Digest(h.finalize().into())
+    h.finish()
+}
+
+/// [`hash_leaf`] fed one element at a time (a verifier reading a row from a stream).
+#[derive(Clone)]
+pub struct LeafHasher(Keccak256);
+
+impl LeafHasher {
+    #[inline]
+    pub fn new() -> LeafHasher {
+        let mut h = Keccak256::new();
+        h.update([LEAF_PREFIX]);
+        LeafHasher(h)
+    }
+
+    /// The row's next element.
+    #[inline]
+    pub fn felt(&mut self, f: Felt) {
+        self.0.update(f.as_u64().to_le_bytes());
+    }
+
+    /// The leaf's digest.
+    #[inline]
+    pub fn finish(self) -> Digest {
+        Digest(self.0.finalize().into())
+    }
+}
+
+impl Default for LeafHasher {
+    fn default() -> LeafHasher {
+        LeafHasher::new()
+    }
 }
 
 /// Hashes a row of extension elements as their 3·n base coordinates.

@@ -1,164 +1,248 @@
-//! Proof types and their byte encoding.
+//! Proof types and their byte encoding (proof format version 2).
 //!
-//! Encoding: `MAGIC (4 bytes) ‖ FORMAT_VERSION (u16 LE) ‖ postcard(ProofBody)`. The body
-//! starts with the parameter set. Field elements are fixed 8-byte little-endian words and
-//! must be canonical. Parsing (in `kestrel-verifier`) checks the header, decodes the body,
-//! rejects trailing bytes, then checks every length against the shape the parameters and
-//! the AIR imply before any arithmetic.
+//! The prover builds a [`ProofBody`] and writes it with [`ProofBody::to_bytes`]; the
+//! verifier (`kestrel-verifier`) never builds one: it reads the same bytes as a stream,
+//! record by record, in the order below, and keeps only what later steps need.
+//!
+//! Every integer is little-endian. A list is `count: u32` then `count` elements. A field
+//! element ([`Felt`]) is a u64 that must be canonical (below p); an [`Ext3`] is its three
+//! coordinates `c0 ‖ c1 ‖ c2`; a [`Digest`] is 32 raw bytes.
+//!
+//! ```text
+//! magic               "KSTL"                                   4
+//! version             u16 = FORMAT_VERSION (2)                 2
+//! params              log_blowup u8, num_queries u16,          5
+//!                     pow_bits u8, log_final_poly_len u8
+//! preprocessed_roots  list<Digest>
+//! log_heights         list<u8>
+//! main_roots          list<Digest>
+//! totals              list<Ext3>
+//! aux_roots           list<Digest>
+//! quotient_roots      list<Digest>
+//! ood                 list<TableOod>    TableOod = 7 × list<Ext3>: pre, pre_next, main,
+//!                                                  main_next, aux, aux_next, quotient
+//! fri_roots           list<Digest>
+//! final_poly          list<Ext3>
+//! pow_nonce           u64
+//! queries             list<Query>       Query    = list<list<Opening>> (per table, per
+//!                                                  matrix), list<FriStep>
+//!                                       Opening  = list<Felt> values, list<Digest> path
+//!                                       FriStep  = Ext3 sibling, list<Digest> path
+//! ```
+//!
+//! Nothing follows the last query. Every count is fixed by the parameters, the heights and
+//! the AIR; the verifier compares each one with the count it expects before reading the
+//! elements.
 
 use alloc::vec::Vec;
-use core::marker::PhantomData;
-
-use serde::de::{SeqAccess, Visitor};
-use serde::{Deserialize, Deserializer, Serialize};
 
 use crate::field::{Ext3, Felt};
 use crate::merkle::Digest;
 use crate::params::StarkParams;
 
 pub const MAGIC: [u8; 4] = *b"KSTL";
-pub const FORMAT_VERSION: u16 = 1;
-/// Bytes before the postcard body.
+pub const FORMAT_VERSION: u16 = 2;
+/// Bytes of the header: magic and version.
 pub const HEADER_LEN: usize = 6;
+/// Bytes of the encoded parameter set.
+pub const PARAMS_LEN: usize = 5;
+/// Bytes of a list's count.
+pub const COUNT_LEN: usize = 4;
+/// Bytes of an encoded [`Felt`].
+pub const FELT_LEN: usize = 8;
+/// Bytes of an encoded [`Ext3`].
+pub const EXT_LEN: usize = 24;
+/// Bytes of an encoded [`Digest`].
+pub const DIGEST_LEN: usize = 32;
 
 /// A Merkle opening of one row of a committed matrix.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Opening {
-    #[serde(deserialize_with = "seq")]
     pub values: Vec<Felt>,
-    #[serde(deserialize_with = "seq")]
     pub path: Vec<Digest>,
 }
 
 /// One table's values at the out-of-domain point `ζ` and at `ζ·ω` (the next row).
 /// Auxiliary and quotient columns are given per base coordinate column.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct TableOod {
-    #[serde(deserialize_with = "seq")]
     pub pre: Vec<Ext3>,
-    #[serde(deserialize_with = "seq")]
     pub pre_next: Vec<Ext3>,
-    #[serde(deserialize_with = "seq")]
     pub main: Vec<Ext3>,
-    #[serde(deserialize_with = "seq")]
     pub main_next: Vec<Ext3>,
-    #[serde(deserialize_with = "seq")]
     pub aux: Vec<Ext3>,
-    #[serde(deserialize_with = "seq")]
     pub aux_next: Vec<Ext3>,
-    #[serde(deserialize_with = "seq")]
     pub quotient: Vec<Ext3>,
 }
 
+impl TableOod {
+    /// The seven lists in the order the proof writes them and the transcript absorbs them.
+    pub fn lists(&self) -> [&Vec<Ext3>; 7] {
+        [
+            &self.pre,
+            &self.pre_next,
+            &self.main,
+            &self.main_next,
+            &self.aux,
+            &self.aux_next,
+            &self.quotient,
+        ]
+    }
+}
+
 /// One FRI layer's answer to one query: the sibling of the folded pair, and the path.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct FriStep {
     pub sibling: Ext3,
-    #[serde(deserialize_with = "seq")]
     pub path: Vec<Digest>,
 }
 
 /// Everything opened for one query index.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct QueryProof {
     /// Per table, in round order: preprocessed (if any), main, aux (if any), quotient.
-    #[serde(deserialize_with = "seq_of_seq")]
     pub tables: Vec<Vec<Opening>>,
     /// Per committed FRI layer.
-    #[serde(deserialize_with = "seq")]
     pub fri: Vec<FriStep>,
 }
 
-/// The proof, after the header.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+/// The proof as the prover assembles it, before it is written.
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ProofBody {
     pub params: StarkParams,
     /// Merkle roots of the preprocessed tables' LDEs, in table order; their digest with
     /// the parameters must equal the verifying key.
-    #[serde(deserialize_with = "seq")]
     pub preprocessed_roots: Vec<Digest>,
     /// log2 of each table's height, in the machine's table order.
-    #[serde(deserialize_with = "seq")]
     pub log_heights: Vec<u8>,
-    #[serde(deserialize_with = "seq")]
     pub main_roots: Vec<Digest>,
     /// LogUp total of each table with interactions, in table order.
-    #[serde(deserialize_with = "seq")]
     pub totals: Vec<Ext3>,
     /// Auxiliary commitment of each table with interactions, in table order.
-    #[serde(deserialize_with = "seq")]
     pub aux_roots: Vec<Digest>,
-    #[serde(deserialize_with = "seq")]
     pub quotient_roots: Vec<Digest>,
-    #[serde(deserialize_with = "seq")]
     pub ood: Vec<TableOod>,
-    #[serde(deserialize_with = "seq")]
     pub fri_roots: Vec<Digest>,
     /// Coefficients of FRI's final polynomial.
-    #[serde(deserialize_with = "seq")]
     pub final_poly: Vec<Ext3>,
     pub pow_nonce: u64,
-    #[serde(deserialize_with = "seq")]
     pub queries: Vec<QueryProof>,
 }
 
-impl ProofBody {
-    /// The proof's bytes: header, then the postcard body.
-    pub fn to_bytes(&self) -> Vec<u8> {
-        let mut out = Vec::new();
-        out.extend_from_slice(&MAGIC);
-        out.extend_from_slice(&FORMAT_VERSION.to_le_bytes());
-        // Serialising into a Vec cannot fail: every type here has a total encoding.
-        let body = postcard::to_allocvec(self).unwrap_or_default();
-        out.extend_from_slice(&body);
-        out
+/// Appends the encodings of the format's elements to a byte vector.
+struct Writer(Vec<u8>);
+
+impl Writer {
+    fn count(&mut self, n: usize) {
+        // Every list is bounded far below 2^32 (the prover's shapes); saturate regardless.
+        self.0
+            .extend_from_slice(&u32::try_from(n).unwrap_or(u32::MAX).to_le_bytes());
     }
-}
-
-/// Deserialises a list reserving at most [`MAX_PREALLOC`] bytes for the count its length
-/// prefix claims; beyond that, memory grows only with elements actually decoded, so a
-/// hostile length costs at most 4 KiB per list (serde's default reserves up to 1 MiB).
-fn seq<'de, D: Deserializer<'de>, T: Deserialize<'de>>(d: D) -> Result<Vec<T>, D::Error> {
-    d.deserialize_seq(SeqVisitor(PhantomData))
-}
-
-/// [`seq`] for a list of lists.
-fn seq_of_seq<'de, D: Deserializer<'de>, T: Deserialize<'de>>(
-    d: D,
-) -> Result<Vec<Vec<T>>, D::Error> {
-    let outer: Vec<Seq<T>> = seq(d)?;
-    Ok(outer.into_iter().map(|s| s.0).collect())
-}
-
-/// Bytes a list may reserve before its elements are read.
-const MAX_PREALLOC: usize = 4096;
-
-struct Seq<T>(Vec<T>);
-
-impl<'de, T: Deserialize<'de>> Deserialize<'de> for Seq<T> {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        seq(d).map(Seq)
+    fn felt(&mut self, f: Felt) {
+        self.0.extend_from_slice(&f.as_u64().to_le_bytes());
     }
-}
-
-struct SeqVisitor<T>(PhantomData<T>);
-
-impl<'de, T: Deserialize<'de>> Visitor<'de> for SeqVisitor<T> {
-    type Value = Vec<T>;
-
-    fn expecting(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-        f.write_str("a list")
-    }
-
-    fn visit_seq<A: SeqAccess<'de>>(self, mut a: A) -> Result<Vec<T>, A::Error> {
-        let cap = a
-            .size_hint()
-            .unwrap_or(0)
-            .min(MAX_PREALLOC / core::mem::size_of::<T>().max(1));
-        let mut out = Vec::with_capacity(cap);
-        while let Some(x) = a.next_element()? {
-            out.push(x);
+    fn ext(&mut self, e: Ext3) {
+        for c in e.coords() {
+            self.felt(c);
         }
-        Ok(out)
+    }
+    fn digests(&mut self, ds: &[Digest]) {
+        self.count(ds.len());
+        for d in ds {
+            self.0.extend_from_slice(&d.0);
+        }
+    }
+    fn exts(&mut self, es: &[Ext3]) {
+        self.count(es.len());
+        for &e in es {
+            self.ext(e);
+        }
+    }
+}
+
+impl ProofBody {
+    /// The proof's bytes in format version 2 (the module's layout).
+    pub fn to_bytes(&self) -> Vec<u8> {
+        let mut w = Writer(Vec::with_capacity(self.encoded_len()));
+        w.0.extend_from_slice(&MAGIC);
+        w.0.extend_from_slice(&FORMAT_VERSION.to_le_bytes());
+        let p = &self.params;
+        w.0.push(p.log_blowup);
+        w.0.extend_from_slice(&p.num_queries.to_le_bytes());
+        w.0.push(p.pow_bits);
+        w.0.push(p.log_final_poly_len);
+        w.digests(&self.preprocessed_roots);
+        w.count(self.log_heights.len());
+        w.0.extend_from_slice(&self.log_heights);
+        w.digests(&self.main_roots);
+        w.exts(&self.totals);
+        w.digests(&self.aux_roots);
+        w.digests(&self.quotient_roots);
+        w.count(self.ood.len());
+        for o in &self.ood {
+            for l in o.lists() {
+                w.exts(l);
+            }
+        }
+        w.digests(&self.fri_roots);
+        w.exts(&self.final_poly);
+        w.0.extend_from_slice(&self.pow_nonce.to_le_bytes());
+        w.count(self.queries.len());
+        for q in &self.queries {
+            w.count(q.tables.len());
+            for t in &q.tables {
+                w.count(t.len());
+                for o in t {
+                    w.count(o.values.len());
+                    for &v in &o.values {
+                        w.felt(v);
+                    }
+                    w.digests(&o.path);
+                }
+            }
+            w.count(q.fri.len());
+            for s in &q.fri {
+                w.ext(s.sibling);
+                w.digests(&s.path);
+            }
+        }
+        w.0
+    }
+
+    /// The length of [`Self::to_bytes`].
+    pub fn encoded_len(&self) -> usize {
+        let list = |n: usize, each: usize| COUNT_LEN + n * each;
+        let mut n = HEADER_LEN + PARAMS_LEN;
+        n += list(self.preprocessed_roots.len(), DIGEST_LEN);
+        n += list(self.log_heights.len(), 1);
+        n += list(self.main_roots.len(), DIGEST_LEN);
+        n += list(self.totals.len(), EXT_LEN);
+        n += list(self.aux_roots.len(), DIGEST_LEN);
+        n += list(self.quotient_roots.len(), DIGEST_LEN);
+        n += COUNT_LEN;
+        for o in &self.ood {
+            n += o
+                .lists()
+                .iter()
+                .map(|l| list(l.len(), EXT_LEN))
+                .sum::<usize>();
+        }
+        n += list(self.fri_roots.len(), DIGEST_LEN);
+        n += list(self.final_poly.len(), EXT_LEN);
+        n += 8 + COUNT_LEN;
+        for q in &self.queries {
+            n += COUNT_LEN;
+            for t in &q.tables {
+                n += COUNT_LEN;
+                for o in t {
+                    n += list(o.values.len(), FELT_LEN) + list(o.path.len(), DIGEST_LEN);
+                }
+            }
+            n += COUNT_LEN;
+            for s in &q.fri {
+                n += EXT_LEN + list(s.path.len(), DIGEST_LEN);
+            }
+        }
+        n
     }
 }

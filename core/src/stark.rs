@@ -109,8 +109,15 @@ impl Rounds {
 
     /// Every table's out-of-domain values; λ.
     pub fn ood(&mut self, ood: &[TableOod]) -> Ext3 {
-        for o in ood {
-            observe_ood(&mut self.tr, o);
+        self.ood_values(ood.iter().flat_map(|o| o.lists()).flatten().copied())
+    }
+
+    /// [`Rounds::ood`] given the values in the order the proof lists them (per table: pre,
+    /// pre_next, main, main_next, aux, aux_next, quotient), as a streaming verifier holds
+    /// them; the same observations.
+    pub fn ood_values(&mut self, values: impl IntoIterator<Item = Ext3>) -> Ext3 {
+        for v in values {
+            self.tr.observe_ext(v);
         }
         self.tr.label(b"deep");
         self.tr.sample_ext()
@@ -270,21 +277,6 @@ pub fn deep_columns(shape: &TableShape) -> (usize, usize) {
 pub fn fold_pair(lo: Ext3, hi: Ext3, beta: Ext3, inv_two_x: Felt) -> Ext3 {
     let half = Felt::new(crate::field::P.div_ceil(2));
     (lo + hi) * half + beta * (lo - hi) * inv_two_x
-}
-
-/// Absorbs one table's out-of-domain values, in the order the proof lists them.
-fn observe_ood(tr: &mut Transcript, o: &TableOod) {
-    for v in [
-        &o.pre,
-        &o.pre_next,
-        &o.main,
-        &o.main_next,
-        &o.aux,
-        &o.aux_next,
-        &o.quotient,
-    ] {
-        tr.observe_exts(v);
-    }
 }
 
 /// The quantities the security estimate needs, from the AIR's shapes and the heights.

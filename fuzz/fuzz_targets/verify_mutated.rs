@@ -1,9 +1,10 @@
 //! Structure-aware mutations of real proofs (`kestrel_fuzz::mutate`): the proof is decoded
-//! with `parse_proof`, one to eight fields are changed (parameters, nonce, every list at
+//! with the tests' decoder (`kestrel_tests::codec`, not a verifier), one to eight fields are changed (parameters, nonce, every list at
 //! every depth: lengths, counts, order, values), the body is re-encoded with
 //! `ProofBody::to_bytes`, and optionally a byte patch is XOR-ed in on top (which reaches the
-//! encoding itself: length prefixes, tags, non-canonical elements). Verification must reject
-//! every changed proof and accept an unchanged one, without panicking.
+//! encoding itself: counts, non-canonical elements). The streaming verifier must reject every
+//! changed proof and accept an unchanged one, without panicking. The statements include an
+//! RV64IM proof file, verified with `verify_statement_stream`.
 #![no_main]
 
 use arbitrary::Unstructured;
@@ -17,7 +18,7 @@ fuzz_target!(|data: &[u8]| {
         return;
     };
     let s = &all[i];
-    let mut body = kestrel_verifier::parse_proof(&s.proof).expect("seed proof parses");
+    let mut body = kestrel_tests::codec::decode_proof(&s.proof).expect("seed proof decodes");
     if mutate(&mut body, &mut u).is_err() {
         return;
     }
@@ -29,7 +30,7 @@ fuzz_target!(|data: &[u8]| {
             *b ^= x;
         }
     }
-    let verdict = kestrel_verifier::verify(s.machine, &s.vk, &s.public, &bytes);
+    let verdict = s.verify(&bytes);
     if bytes == s.proof {
         assert!(
             verdict.is_ok(),

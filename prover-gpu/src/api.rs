@@ -926,11 +926,10 @@ pub fn verify_file(vk: &VerifyingKey, file: &[u8]) -> Result<Statement, Error> {
 /// [`Error::Invalid`] for a malformed file.
 pub fn inspect_file(file: &[u8]) -> Result<(Statement, StarkParams), Error> {
     use kestrel_verifier::statement::FileError;
-    let (statement, proof) =
+    let (statement, mut proof) =
         decode_statement(file).map_err(|e| Error::Invalid(FileError::Format(e)))?;
-    let params = kestrel_verifier::parse_proof(proof)
-        .map_err(|e| Error::Invalid(FileError::Proof(e)))?
-        .params;
+    let params = kestrel_verifier::read_params(&mut proof)
+        .map_err(|e| Error::Invalid(FileError::Proof(e)))?;
     Ok((statement, params))
 }
 

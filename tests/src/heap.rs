@@ -94,3 +94,60 @@ pub fn count_heap<R>(f: impl FnOnce() -> R) -> (R, Heap) {
     };
     (r, heap)
 }
+
+// ---- stack painting ----
+
+use std::hint::black_box;
+
+const PATTERN: u64 = 0x5A5A_A5A5_C3C3_3C3C;
+/// How far below the caller's frame the stack is painted.
+const PAINT: usize = 1 << 20;
+/// Left unpainted just below the caller's frame: the painting functions' own frames.
+const GAP: usize = 4096;
+
+#[inline(never)]
+fn stack_address() -> usize {
+    let marker = 0u8;
+    black_box(&marker) as *const u8 as usize
+}
+
+#[inline(never)]
+fn paint(lo: usize, hi: usize) {
+    let mut a = lo;
+    while a < hi {
+        // SAFETY: [lo, hi) lies inside this thread's stack (a 4 MiB stack, PAINT = 1 MiB
+        // below a frame near its top) and below every live frame.
+        unsafe { std::ptr::write_volatile(a as *mut u64, PATTERN) };
+        a += 8;
+    }
+}
+
+#[inline(never)]
+fn lowest_touched(lo: usize, hi: usize) -> usize {
+    let mut a = lo;
+    // SAFETY: as in `paint`; the words are initialised (painted) or written by callees.
+    while a < hi && unsafe { std::ptr::read_volatile(a as *const u64) } == PATTERN {
+        a += 8;
+    }
+    a
+}
+
+/// Stack bytes `f` uses below the caller's frame, measured on a fresh 4 MiB thread.
+pub fn stack_high_water<R: Send>(f: impl FnOnce() -> R + Send) -> (R, usize) {
+    std::thread::scope(|s| {
+        std::thread::Builder::new()
+            .stack_size(4 << 20)
+            .spawn_scoped(s, move || {
+                let top = stack_address() & !7;
+                let (lo, hi) = (top - PAINT, top - GAP);
+                paint(lo, hi);
+                let r = black_box(f)();
+                let low = lowest_touched(lo, hi);
+                assert!(low > lo, "the painted stack region was exhausted");
+                (r, top - low)
+            })
+            .expect("spawn the measuring thread")
+            .join()
+            .expect("the measuring thread panicked")
+    })
+}

@@ -1,5 +1,6 @@
 //! Shared helpers for Kestrel's integration tests.
 pub mod cli_bin;
+pub mod codec;
 pub mod forge;
 pub mod heap;
 pub mod mutation;

@@ -114,7 +114,9 @@ fn run_prove_vk_verify_succeed() {
     assert_eq!(prove["blowup"], 2);
     assert_eq!(prove["proof"], proof.as_str());
     assert_eq!(
-        prove["proof_bytes"].as_u64().unwrap() + 20 + 7,
+        prove["proof_bytes"].as_u64().unwrap()
+            + kestrel_verifier::statement::STATEMENT_HEADER_LEN as u64
+            + 7,
         std::fs::metadata(&proof).unwrap().len()
     );
     let key = s(&d.join("vk"));
@@ -226,7 +228,7 @@ fn failures_name_their_kind() {
     ]);
     assert_eq!(v["ok"], true);
     let mut bytes = std::fs::read(&proof).unwrap();
-    bytes[8] ^= 1; // the exit code
+    bytes[10] ^= 1; // the exit code (after the magic and the version)
     let forged = d.join("forged");
     std::fs::write(&forged, &bytes).unwrap();
     let v = case(

@@ -5,11 +5,14 @@
 //! | finding | target | test |
 //! | --- | --- | --- |
 //! | a 128-byte ELF declaring a 256 MiB code segment makes `Vm::new` allocate ~1.3 GiB (the executor pre-decodes the zero-filled tail of executable segments, 24 bytes per word) | `execute` (OOM) | `vm_new_memory_is_bounded_by_the_image` |
-//! | a 24 KiB proof makes `parse_proof` allocate ~1.6 MB (serde preallocates `size_of::<T>()` bytes per claimed element, up to 1 MiB per list, at each nesting level; postcard only bounds the claim by the remaining input) — fatal on a small embedded heap | found while measuring the heap | `hostile_length_prefixes_do_not_preallocate` |
+//! | a 24 KiB proof makes `parse_proof` allocate ~1.6 MB (serde preallocates `size_of::<T>()` bytes per claimed element, up to 1 MiB per list, at each nesting level; postcard only bounds the claim by the remaining input) — fatal on a small embedded heap; fixed by proof format 2 and the streaming verifier (every count checked against the AIR's before allocating) | found while measuring the heap | `hostile_length_prefixes_do_not_preallocate` |
 
-use kestrel_core::proof::{FORMAT_VERSION, MAGIC};
+use kestrel_core::field::Felt;
+use kestrel_core::keys::VerifyingKey;
+use kestrel_core::proof::{COUNT_LEN, HEADER_LEN, PARAMS_LEN};
 use kestrel_prover_gpu::vm::{Program, Vm};
 use kestrel_tests::heap::{count_heap, CountingAlloc};
+use kestrel_verifier::VerifyError;
 
 #[global_allocator]
 static GLOBAL: CountingAlloc = CountingAlloc;
@@ -79,70 +82,78 @@ fn vm_new_memory_is_bounded_by_the_image() {
     );
 }
 
-// ---- parse_proof: length prefixes larger than the input ----
+// ---- proofs: length prefixes larger than the input ----
 
-/// A header, valid parameters, empty lists up to `queries`, then a chain of huge length
-/// prefixes: queries, the first query's tables, its first table's openings, the first
-/// opening's values; then the input ends.
-fn nested_huge_lengths() -> Vec<u8> {
-    let mut b = Vec::new();
-    b.extend_from_slice(&MAGIC);
-    b.extend_from_slice(&FORMAT_VERSION.to_le_bytes());
-    b.extend_from_slice(&[2, 110, 16, 3]); // log_blowup, num_queries (varint), pow, final
-    b.extend_from_slice(&[0; 9]); // preprocessed_roots … final_poly: empty
-    b.push(0); // pow_nonce
-    let huge = [0xff, 0xff, 0xff, 0xff, 0x0f]; // varint 2^32 - 1
-    for _ in 0..4 {
-        b.extend_from_slice(&huge);
-    }
+/// The golden Fibonacci statement (one table of 2^6 rows, blowup 8).
+const GOLDEN_PROOF: &[u8] = include_bytes!("../fixtures/fib-golden.proof");
+const GOLDEN_VK: &[u8; 32] = include_bytes!("../fixtures/fib-golden.vk");
+
+fn verify_golden_statement(proof: &[u8]) -> Result<(), VerifyError> {
+    use kestrel_core::air::examples::{fibonacci_trace_result, FibonacciMachine};
+    let public = [
+        Felt::ONE,
+        Felt::ONE,
+        fibonacci_trace_result(6, Felt::ONE, Felt::ONE),
+    ];
+    kestrel_verifier::verify(&FibonacciMachine, &VerifyingKey(*GOLDEN_VK), &public, proof)
+}
+
+/// A header, the golden proof's parameters, then `count` as the first list's length
+/// (preprocessed roots), followed by `pad` zero bytes.
+fn huge_first_count(count: u32, pad: usize) -> Vec<u8> {
+    let mut b = GOLDEN_PROOF[..HEADER_LEN + PARAMS_LEN].to_vec();
+    b.extend_from_slice(&count.to_le_bytes());
+    b.resize(b.len() + pad, 0);
     b
 }
 
-/// Like [`nested_huge_lengths`], but each length is half the input that follows (postcard
-/// gives serde no size hint for a length larger than the remaining input), and the input
-/// goes on with `pad` zero bytes.
-fn nested_lengths_within_input(pad: usize) -> Vec<u8> {
-    let mut b = nested_huge_lengths();
-    b.truncate(b.len() - 20);
-    let mut len = (pad / 2) as u64;
-    let mut varint = Vec::new();
-    loop {
-        let byte = (len & 0x7f) as u8;
-        len >>= 7;
-        if len == 0 {
-            varint.push(byte);
-            break;
-        }
-        varint.push(byte | 0x80);
-    }
-    for _ in 0..4 {
-        b.extend_from_slice(&varint);
-    }
-    b.resize(b.len() + pad, 0);
+/// The golden proof with the count at byte `at` (a list's length) replaced by `count`.
+fn golden_with_count(at: usize, count: u32) -> Vec<u8> {
+    let mut b = GOLDEN_PROOF.to_vec();
+    b[at..at + 4].copy_from_slice(&count.to_le_bytes());
     b
 }
 
 #[test]
 fn hostile_length_prefixes_do_not_preallocate() {
-    // 24 KiB of input; lists of 12 Ki elements claimed at four nesting levels: serde
-    // preallocates 48 + 24 + 48 + 8 bytes per claimed element, ~1.6 MB in all.
-    let input = nested_lengths_within_input(24 << 10);
-    let (r, peak) = peak_heap(|| kestrel_verifier::parse_proof(&input));
-    assert!(r.is_err());
-    // A valid proof decodes into ~1.1x its size; allow 2x.
-    assert!(
-        peak <= 2 * input.len(),
-        "parse_proof allocated {peak} bytes for a {}-byte input",
-        input.len()
-    );
+    // Postcard-era finding: a 24 KiB proof with nested lengths made `parse_proof`
+    // allocate ~1.6 MB. Now every count is compared with the AIR's before anything is
+    // allocated, and the verifier's heap is bounded by the AIR's shape.
+    let heights_count = HEADER_LEN + PARAMS_LEN + COUNT_LEN; // after 0 preprocessed roots
+    for input in [
+        huge_first_count(u32::MAX, 0),
+        huge_first_count(u32::MAX, 24 << 10),
+        huge_first_count(12 << 10, 24 << 10),
+        golden_with_count(heights_count, u32::MAX),
+    ] {
+        let (r, peak) = peak_heap(|| verify_golden_statement(&input));
+        assert!(
+            matches!(r, Err(VerifyError::Length { .. })),
+            "a huge count is a length error: {r:?}"
+        );
+        assert!(
+            peak <= 16 << 10,
+            "the verifier allocated {peak} bytes for a {}-byte hostile input",
+            input.len()
+        );
+    }
 }
 
 #[test]
 fn hostile_length_prefixes_are_rejected() {
-    for input in [nested_huge_lengths(), nested_lengths_within_input(24 << 10)] {
+    assert!(verify_golden_statement(GOLDEN_PROOF).is_ok());
+    for input in [huge_first_count(u32::MAX, 0), huge_first_count(1, 0)] {
         assert_eq!(
-            kestrel_verifier::parse_proof(&input),
-            Err(kestrel_verifier::VerifyError::Decode)
+            verify_golden_statement(&input),
+            Err(VerifyError::Length {
+                what: "preprocessed roots",
+                expected: 0,
+                got: if input == huge_first_count(1, 0) {
+                    1
+                } else {
+                    u32::MAX as usize
+                },
+            })
         );
     }
 }

@@ -36,7 +36,8 @@ use kestrel_prover_gpu::backend::{
 use kestrel_prover_gpu::cpu::CpuBackend;
 use kestrel_prover_gpu::prover::{prove, setup, ProverError};
 use kestrel_prover_gpu::roofline::Ceilings;
-use kestrel_verifier::{parse_proof, verify, Round, VerifyError};
+use kestrel_tests::codec::decode_proof;
+use kestrel_verifier::{verify, Round, VerifyError};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
@@ -125,7 +126,7 @@ impl Fixture {
 
     /// Decodes the fixture's bytes, applies `f`, and verifies the result.
     fn tamper(&self, case: &str, f: impl FnOnce(&mut ProofBody)) -> VerifyError {
-        let mut body = parse_proof(&self.bytes).expect("the fixture parses");
+        let mut body = decode_proof(&self.bytes).expect("the fixture decodes");
         assert_eq!(body, self.body, "decoding round-trips");
         f(&mut body);
         self.reject(&body, case)
@@ -691,14 +692,14 @@ fn query_opening_shape_changed_is_length() {
 // ---------------------------------------------------------------------------------------
 
 #[test]
-fn truncated_proof_is_too_short_or_decode() {
+fn truncated_proof_is_truncated() {
     let f = range_check();
     let len = f.bytes.len();
     for cut in 0..HEADER_LEN {
         let e = f.reject_bytes(&f.bytes[..cut], "truncated");
         assert_err!(
             e,
-            VerifyError::TooShort { got } if got == cut,
+            VerifyError::Truncated,
             "cut at {cut} (inside the header)"
         );
     }
@@ -711,7 +712,7 @@ fn truncated_proof_is_too_short_or_decode() {
         len - 1,
     ] {
         let e = f.reject_bytes(&f.bytes[..cut], "truncated");
-        assert_err!(e, VerifyError::Decode, "cut at {cut} of {len}");
+        assert_err!(e, VerifyError::Truncated, "cut at {cut} of {len}");
     }
 }
 
@@ -783,10 +784,13 @@ fn non_canonical_field_element_is_decode() {
             .collect();
         assert_eq!(at.len(), 1, "{name}: sentinel found at {at:?}");
         let at = at[0];
-        assert!(parse_proof(&bytes).is_ok(), "{name}: planted body parses");
+        assert!(
+            decode_proof(&bytes).is_some(),
+            "{name}: planted body decodes"
+        );
         // P − 1 is the largest canonical value: still parses.
         bytes[at..at + 8].copy_from_slice(&(P - 1).to_le_bytes());
-        assert!(parse_proof(&bytes).is_ok(), "{name}: P − 1 parses");
+        assert!(decode_proof(&bytes).is_some(), "{name}: P − 1 decodes");
         for bad in [P, P + 1, u64::MAX] {
             bytes[at..at + 8].copy_from_slice(&bad.to_le_bytes());
             let e = f.reject_bytes(&bytes, name);
@@ -903,14 +907,15 @@ impl Machine for OutOfRangeMachine {
 fn different_air_shape() {
     let fib = fibonacci();
     let rc = range_check();
-    // Two tables expected, one height in the proof (and the other way round).
+    // The range-check machine has a preprocessed table, the Fibonacci machine none: the
+    // first record after the parameters tells them apart.
     let e = verify(&RangeCheckMachine, &rc.vk, &rc.public, &fib.bytes).unwrap_err();
     assert_err!(
         e,
         VerifyError::Length {
-            what: "table heights",
-            expected: 2,
-            got: 1
+            what: "preprocessed roots",
+            expected: 1,
+            got: 0
         },
         "fibonacci proof against the range-check machine"
     );
@@ -918,31 +923,34 @@ fn different_air_shape() {
     assert_err!(
         e,
         VerifyError::Length {
-            what: "table heights",
-            expected: 1,
-            got: 2
+            what: "preprocessed roots",
+            expected: 0,
+            got: 1
         },
         "range-check proof against the fibonacci machine"
     );
-    // Same name, same public count, same table count, one more column; with the
-    // Fibonacci key or the wide AIR's own key (today the two are equal: the key binds the
-    // name, parameters and preprocessed roots, not the AIR, so only the shape check tells
-    // the statements apart).
+    // Same name, same public count, same table count, one more column. The verifying key
+    // binds the AIR's shape, so the Fibonacci key rejects it; under the wide AIR's own key
+    // the proof's shape does not fit the AIR.
     let wide_vk = setup(&CpuBackend, &WideFibMachine, fib.body.params)
         .expect("setup")
         .vk;
-    for vk in [fib.vk, wide_vk] {
-        let e = verify(&WideFibMachine, &vk, &fib.public, &fib.bytes).unwrap_err();
-        assert_err!(
-            e,
-            VerifyError::Length {
-                what: "OOD main",
-                expected: 3,
-                got: 2
-            },
-            "fibonacci proof against a three-column AIR named fibonacci"
-        );
-    }
+    let e = verify(&WideFibMachine, &fib.vk, &fib.public, &fib.bytes).unwrap_err();
+    assert_err!(
+        e,
+        VerifyError::VkMismatch,
+        "three-column AIR, the Fibonacci key"
+    );
+    let e = verify(&WideFibMachine, &wide_vk, &fib.public, &fib.bytes).unwrap_err();
+    assert_err!(
+        e,
+        VerifyError::Length {
+            what: "OOD main",
+            expected: 3,
+            got: 2
+        },
+        "fibonacci proof against a three-column AIR named fibonacci"
+    );
     // A malformed AIR is reported as such.
     let e = verify(&OutOfRangeMachine, &fib.vk, &fib.public, &fib.bytes).unwrap_err();
     assert_err!(e, VerifyError::Air(_), "AIR reading past its width");
@@ -972,18 +980,11 @@ fn parameters_below_floor_or_out_of_range() {
         let e = f.tamper(name, |b| set(&mut b.params));
         assert_err!(e, VerifyError::BadParams, "{name}");
     }
-    // Well-formed, above the floor, but not the proof's shape: lengths first.
+    // Well-formed, above the floor, but not the proof's shape: the verifying key binds
+    // the parameters and is checked before the queries are read.
     let n = f.body.params.num_queries;
     let e = f.tamper("one more query", |b| b.params.num_queries = n + 1);
-    assert_err!(
-        e,
-        VerifyError::Length {
-            what: "queries",
-            ..
-        },
-        "num_queries {}",
-        n + 1
-    );
+    assert_err!(e, VerifyError::VkMismatch, "num_queries {}", n + 1);
     // Well-formed, same shape, different parameters: the verifying key binds them.
     let e = f.tamper("grinding", |b| b.params.pow_bits = 1);
     assert_err!(e, VerifyError::VkMismatch, "pow_bits 1");
@@ -1002,15 +1003,15 @@ fn table_log_height_out_of_range() {
             );
         }
     }
-    // In range but not what was proved: the Merkle paths have the wrong depth.
+    // In range but not what was proved: the verifying key binds the preprocessed
+    // table's height; another height of the sender moves every challenge.
     let e = f.tamper("log height", |b| b.log_heights[BYTE_RANGE] = 9);
+    assert_err!(e, VerifyError::VkMismatch, "byte table log height 9");
+    let e = f.tamper("log height", |b| b.log_heights[SENDER] = 9);
     assert_err!(
         e,
-        VerifyError::Length {
-            what: "Merkle path",
-            ..
-        },
-        "byte table log height 9"
+        VerifyError::LogUpSum | VerifyError::OodMismatch { .. },
+        "sender log height 9"
     );
     // A table count that differs from the machine's.
     let e = f.tamper("heights", |b| b.log_heights.push(8));

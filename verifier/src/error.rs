@@ -13,15 +13,18 @@ pub use kestrel_core::stark::Matrix as Round;
 #[derive(Clone, Debug, PartialEq)]
 pub enum VerifyError {
     // ---- shape ----
-    /// Fewer bytes than the header.
-    TooShort { got: usize },
+    /// The input ended before the proof did.
+    Truncated,
+    /// The [`ProofSource`](crate::ProofSource) failed (not the proof's fault).
+    Source,
     /// The first four bytes are not `KSTL`.
     BadMagic,
     /// A format version this verifier does not read.
     UnsupportedVersion { got: u16 },
-    /// The body is not a valid encoding (truncated, non-canonical field element, bad tag).
+    /// A value is not a valid encoding (a non-canonical field element).
     Decode,
-    /// Bytes after the body.
+    /// Bytes after the proof (at least `count`: a source that does not know its length
+    /// reports 1).
     TrailingBytes { count: usize },
     /// Parameters outside the supported ranges.
     BadParams,
@@ -69,10 +72,11 @@ impl fmt::Display for VerifyError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         use VerifyError::*;
         match self {
-            TooShort { got } => write!(f, "proof too short ({got} bytes)"),
+            Truncated => write!(f, "proof truncated"),
+            Source => write!(f, "the proof's source failed"),
             BadMagic => write!(f, "not a Kestrel proof (bad magic)"),
             UnsupportedVersion { got } => write!(f, "unsupported proof format version {got}"),
-            Decode => write!(f, "malformed proof body"),
+            Decode => write!(f, "malformed proof (non-canonical field element)"),
             TrailingBytes { count } => write!(f, "{count} trailing bytes after the proof"),
             BadParams => write!(f, "parameters out of range"),
             BelowSecurityFloor {

@@ -1,4 +1,8 @@
-//! Verification, step by step in protocol order.
+//! Verification, streamed: the proof is read record by record in protocol order (format
+//! version 2, [`kestrel_core::proof`]), each record's shape checked before it is read, and
+//! only what later steps need is kept (roots, challenges, the DEEP sums, FRI's roots and
+//! challenges, the final polynomial). Queries are checked one at a time and nothing of
+//! them is kept.
 
 use alloc::vec::Vec;
 
@@ -8,29 +12,23 @@ use kestrel_core::air::{
 };
 use kestrel_core::field::{bit_reverse, powers, Ext3, Felt, Field};
 use kestrel_core::keys::{PreprocessedCommitment, VerifyingKey};
-use kestrel_core::merkle::{hash_leaf, hash_leaf_ext, verify_path};
-use kestrel_core::params::{estimate_with, MAX_LOG_HEIGHT, MIN_LOG_HEIGHT, SECURITY_FLOOR_BITS};
-use kestrel_core::proof::{Opening, ProofBody};
+use kestrel_core::merkle::{hash_leaf_ext, hash_node, Digest, LeafHasher};
+use kestrel_core::params::{
+    estimate_with, StarkParams, MAX_LOG_HEIGHT, MIN_LOG_HEIGHT, SECURITY_FLOOR_BITS,
+};
+use kestrel_core::proof::{COUNT_LEN, DIGEST_LEN, EXT_LEN, FELT_LEN, FORMAT_VERSION, MAGIC};
 use kestrel_core::stark::{
-    deep_weights, fold_pair, lde_point, protocol_shape, DeepWeights, FriShape, Matrix, Rounds,
+    deep_columns, fold_pair, lde_point, protocol_shape, FriShape, Matrix, Rounds,
 };
 use kestrel_core::transcript::check_pow;
 
-use crate::{parse_proof, VerifyError};
+use crate::read::Reader;
+use crate::source::ProofSource;
+use crate::VerifyError;
 
-fn expect_len(what: &'static str, expected: usize, got: usize) -> Result<(), VerifyError> {
-    if expected == got {
-        Ok(())
-    } else {
-        Err(VerifyError::Length {
-            what,
-            expected,
-            got,
-        })
-    }
-}
-
-/// Verifies `proof` for `machine` with `public` values under the verifying key `vk`.
+/// Verifies `proof` for `machine` with `public` values under the verifying key `vk`: the
+/// proof held in memory (or memory-mapped flash). The same as [`verify_stream`] over the
+/// slice.
 ///
 /// # Errors
 /// A [`VerifyError`] naming the first check that failed.
@@ -40,19 +38,69 @@ pub fn verify(
     public: &[Felt],
     proof: &[u8],
 ) -> Result<(), VerifyError> {
-    // 1. Parse the containers.
-    let p = parse_proof(proof)?;
+    let mut src = proof;
+    verify_stream(machine, vk, public, &mut src)
+}
 
-    // 2. Parameters: well-formed, above the security floor.
-    if !p.params.is_well_formed() {
-        return Err(VerifyError::BadParams);
+/// Reads the header and the parameter set of a proof, and nothing else: what a proof says
+/// it is, before any check.
+///
+/// # Errors
+/// [`VerifyError::Truncated`], [`VerifyError::BadMagic`] or
+/// [`VerifyError::UnsupportedVersion`].
+pub fn read_params(source: &mut dyn ProofSource) -> Result<StarkParams, VerifyError> {
+    let mut r = Reader::new(source);
+    header(&mut r)
+}
+
+fn header(r: &mut Reader<'_>) -> Result<StarkParams, VerifyError> {
+    if r.bytes::<4>()? != MAGIC {
+        return Err(VerifyError::BadMagic);
     }
-    let tables = machine.tables();
-    expect_len("table heights", tables.len(), p.log_heights.len())?;
-    for (t, &h) in p.log_heights.iter().enumerate() {
-        if (h as u32) < MIN_LOG_HEIGHT || h as u32 > MAX_LOG_HEIGHT {
-            return Err(VerifyError::LogHeight { table: t, got: h });
-        }
+    let version = r.u16()?;
+    if version != FORMAT_VERSION {
+        return Err(VerifyError::UnsupportedVersion { got: version });
+    }
+    Ok(StarkParams {
+        log_blowup: r.u8()?,
+        num_queries: r.u16()?,
+        pow_bits: r.u8()?,
+        log_final_poly_len: r.u8()?,
+    })
+}
+
+/// Reads a list of `n` digests (count first).
+fn digests(r: &mut Reader<'_>, what: &'static str, n: usize) -> Result<Vec<Digest>, VerifyError> {
+    r.count(what, n, DIGEST_LEN)?;
+    (0..n).map(|_| r.digest()).collect()
+}
+
+/// Reads a list of `n` extension elements (count first).
+fn exts(r: &mut Reader<'_>, what: &'static str, n: usize) -> Result<Vec<Ext3>, VerifyError> {
+    r.count(what, n, EXT_LEN)?;
+    (0..n).map(|_| r.ext()).collect()
+}
+
+/// Verifies the proof `source` yields for `machine` with `public` values under the
+/// verifying key `vk`, reading it once, in order, and holding none of it beyond what
+/// later steps need: the heap it uses depends on the AIR's shape (tables, columns), not
+/// on the proof's size or its number of queries. Reads exactly the proof: the source must
+/// end where the proof does.
+///
+/// # Errors
+/// A [`VerifyError`] naming the first check that failed.
+pub fn verify_stream(
+    machine: &dyn Machine,
+    vk: &VerifyingKey,
+    public: &[Felt],
+    source: &mut dyn ProofSource,
+) -> Result<(), VerifyError> {
+    let mut r = Reader::new(source);
+
+    // 1. Header and parameters: well-formed, the statement's public values.
+    let params = header(&mut r)?;
+    if !params.is_well_formed() {
+        return Err(VerifyError::BadParams);
     }
     if !machine.public_len_ok(public.len()) {
         return Err(VerifyError::PublicCount {
@@ -60,20 +108,31 @@ pub fn verify(
             got: public.len(),
         });
     }
-
-    // 3. The AIR's shape, and the proof's shape against it.
+    let tables = machine.tables();
     let shapes: Vec<TableShape> = tables
         .iter()
         .map(|t| TableShape::of(*t, public.len()))
         .collect::<Result<_, _>>()
         .map_err(VerifyError::Air)?;
-    // The floor depends only on the parameters, the heights and the AIR: check it before
-    // reading the rest of the proof.
-    let max_log_height = p.log_heights.iter().copied().max().unwrap_or(0) as u32;
+    let nt = shapes.len();
+    let n_pre = shapes.iter().filter(|s| s.preprocessed_width > 0).count();
+    let n_aux = shapes.iter().filter(|s| s.num_interactions > 0).count();
+
+    // 2. Preprocessed roots and heights; the security floor (it depends only on the
+    //    parameters, the heights and the AIR) before anything else is read.
+    let pre_roots = digests(&mut r, "preprocessed roots", n_pre)?;
+    r.count("table heights", nt, 1)?;
+    let log_heights = (0..nt).map(|_| r.u8()).collect::<Result<Vec<u8>, _>>()?;
+    for (t, &h) in log_heights.iter().enumerate() {
+        if (h as u32) < MIN_LOG_HEIGHT || h as u32 > MAX_LOG_HEIGHT {
+            return Err(VerifyError::LogHeight { table: t, got: h });
+        }
+    }
+    let max_log_height = log_heights.iter().copied().max().unwrap_or(0) as u32;
     let security = estimate_with(
-        &p.params,
+        &params,
         max_log_height,
-        &protocol_shape(&shapes, &p.log_heights),
+        &protocol_shape(&shapes, &log_heights),
     );
     if security.provable_bits < SECURITY_FLOOR_BITS as f64 {
         return Err(VerifyError::BelowSecurityFloor {
@@ -81,49 +140,46 @@ pub fn verify(
             floor: SECURITY_FLOOR_BITS,
         });
     }
-    check_shape(&p, &shapes)?;
 
-    // 4. The verifying key binds the statement, parameters and preprocessed roots.
-    let mut pre_roots = p.preprocessed_roots.iter();
-    let mut pre = Vec::new();
-    for (t, s) in shapes.iter().enumerate() {
-        if s.preprocessed_width > 0 {
-            if let Some(r) = pre_roots.next() {
-                pre.push((
+    // 3. The verifying key binds the statement, parameters and preprocessed roots.
+    {
+        let mut roots = pre_roots.iter();
+        let pre: Vec<(usize, PreprocessedCommitment)> = shapes
+            .iter()
+            .enumerate()
+            .filter(|(_, s)| s.preprocessed_width > 0)
+            .map(|(t, _)| {
+                (
                     t,
                     PreprocessedCommitment {
-                        root: *r,
-                        log_height: p.log_heights[t],
+                        root: roots.next().copied().unwrap_or_default(),
+                        log_height: log_heights[t],
                     },
-                ));
-            }
+                )
+            })
+            .collect();
+        if VerifyingKey::compute(
+            machine.name(),
+            &params,
+            &shapes,
+            pre.iter().map(|(t, c)| (*t, c)),
+        ) != *vk
+        {
+            return Err(VerifyError::VkMismatch);
         }
     }
-    if VerifyingKey::compute(
-        machine.name(),
-        &p.params,
-        &shapes,
-        pre.iter().map(|(t, c)| (*t, c)),
-    ) != *vk
-    {
-        return Err(VerifyError::VkMismatch);
-    }
 
-    // 5. Replay the transcript up to the query phase.
-    let lb = p.params.log_blowup as u32;
-    let mut rounds = Rounds::start(
-        machine.name(),
-        &p.params,
-        &p.preprocessed_roots,
-        &p.log_heights,
-        public,
-    );
-    let ch = rounds.main(&p.main_roots);
-    let gamma = rounds.aux(&p.totals, &p.aux_roots);
-    let zeta = rounds.quotient(&p.quotient_roots);
-    let lambda = rounds.ood(&p.ood);
+    // 4. The commitments before the out-of-domain point, and their challenges.
+    let mut rounds = Rounds::start(machine.name(), &params, &pre_roots, &log_heights, public);
+    let main_roots = digests(&mut r, "main roots", nt)?;
+    let ch = rounds.main(&main_roots);
+    let totals = exts(&mut r, "LogUp totals", n_aux)?;
+    let aux_roots = digests(&mut r, "aux roots", n_aux)?;
+    let gamma = rounds.aux(&totals, &aux_roots);
+    let quotient_roots = digests(&mut r, "quotient roots", nt)?;
+    let zeta = rounds.quotient(&quotient_roots);
 
-    // 6. LogUp: every table's total plus the public interactions' sum to zero.
+    // 5. LogUp: every table's total plus the public interactions' sum to zero.
     let max_values = shapes
         .iter()
         .map(|s| s.max_interaction_values)
@@ -131,32 +187,51 @@ pub fn verify(
         .unwrap_or(0);
     let pub_inters = machine.public_interactions(public);
     let max_pub_values = pub_inters.iter().map(|i| i.values.len()).max().unwrap_or(0);
-    let alpha_powers: Vec<Ext3> =
-        powers(ch.alpha, max_values.max(max_pub_values) + 1)[1..].to_vec();
-    let mut sum: Ext3 = p.totals.iter().copied().sum();
+    let mut alpha_powers = powers(ch.alpha, max_values.max(max_pub_values) + 1);
+    alpha_powers.remove(0);
+    let mut sum: Ext3 = totals.iter().copied().sum();
     for it in &pub_inters {
         let f = logup::fingerprint(it.bus, &it.values, &alpha_powers, ch.beta);
         let inv = f.inverse().ok_or(VerifyError::LogUpFingerprintZero)?;
         sum += inv * signed(it.direction, it.multiplicity);
     }
+    drop(pub_inters);
     if sum != Ext3::ZERO {
         return Err(VerifyError::LogUpSum);
     }
 
-    // 7. Out-of-domain check: constraints at ζ equal the committed quotient.
-    let mut totals = p.totals.iter();
-    let mut table_totals = Vec::with_capacity(tables.len());
+    // 6. Out-of-domain values: held (flat) until λ is drawn, each table's constraints
+    //    checked against its quotient at ζ, then reduced to the two DEEP sums per table
+    //    and dropped.
+    r.count("OOD tables", nt, 0)?;
+    let ood_len: usize = shapes.iter().map(|s| OodLayout::of(s).len).sum();
+    r.fits(ood_len * EXT_LEN + nt * 7 * COUNT_LEN)?;
+    let mut ood = Vec::with_capacity(ood_len);
+    for s in &shapes {
+        let l = OodLayout::of(s);
+        for (what, n) in OOD_LISTS.iter().zip(l.lens) {
+            r.count(what, n, EXT_LEN)?;
+            for _ in 0..n {
+                ood.push(r.ext()?);
+            }
+        }
+    }
+    let lambda = rounds.ood_values(ood.iter().copied());
+
+    let mut totals_iter = totals.iter();
+    let mut at = 0;
     for (t, table) in tables.iter().enumerate() {
         let s = &shapes[t];
-        let o = &p.ood[t];
+        let l = OodLayout::of(s);
+        let o = l.view(&ood[at..at + l.len]);
+        at += l.len;
         let total = if s.num_interactions > 0 {
-            totals.next().copied().unwrap_or_default()
+            totals_iter.next().copied().unwrap_or_default()
         } else {
             Ext3::ZERO
         };
-        table_totals.push(total);
-        let n = 1u64 << p.log_heights[t];
-        let omega = two_adic(p.log_heights[t] as u32);
+        let n = 1u64 << log_heights[t];
+        let omega = two_adic(log_heights[t] as u32);
         let omega_last = omega.inverse().ok_or(VerifyError::OodPointInDomain)?;
         let zn = zeta.exp_u64(n);
         let z = ZerofierInverses {
@@ -171,14 +246,14 @@ pub fn verify(
                 .inverse()
                 .ok_or(VerifyError::OodPointInDomain)?,
         };
-        let aux = recombine(&o.aux);
-        let aux_next = recombine(&o.aux_next);
+        let aux = recombine(o[4]);
+        let aux_next = recombine(o[5]);
         let gamma_powers = powers(gamma, s.num_constraints);
         let mut f = VerifierFolder::new(
-            &o.main,
-            &o.main_next,
-            &o.pre,
-            &o.pre_next,
+            o[2],
+            o[3],
+            o[0],
+            o[1],
             &aux,
             &aux_next,
             public,
@@ -192,7 +267,7 @@ pub fn verify(
         let c = combine_quotient(&acc, &z);
         let mut q = Ext3::ZERO;
         let mut zpow = Ext3::ONE;
-        for chunk in o.quotient.chunks_exact(3) {
+        for chunk in o[6].chunks_exact(3) {
             q += zpow * Ext3::from_coord_evals([chunk[0], chunk[1], chunk[2]]);
             zpow *= zn;
         }
@@ -201,57 +276,121 @@ pub fn verify(
         }
     }
 
-    // 8. DEEP weights and the values they combine at ζ and ζω.
-    let mut deep = Vec::with_capacity(tables.len());
-    for (t, w) in deep_weights(lambda, &shapes).into_iter().enumerate() {
-        let (sum_z, sum_zw) = w.sums(&p.ood[t]);
-        let zeta_next = zeta * two_adic(p.log_heights[t] as u32);
+    // DEEP: the weights are λ^0, λ^1, … over every table's columns in table order, each
+    // table's at ζ then at ζω ([`kestrel_core::stark::deep_weights`]). Table t's weights
+    // are λ^off_t·λ^k, so one list of powers λ^k (as long as the widest table's opened
+    // row, made once the values are dropped) serves every table and every query.
+    let mut deep = Vec::with_capacity(nt);
+    let mut scale = Ext3::ONE;
+    let mut at = 0;
+    for (t, s) in shapes.iter().enumerate() {
+        let l = OodLayout::of(s);
+        let o = l.view(&ood[at..at + l.len]);
+        at += l.len;
+        let (nz, nzw) = deep_columns(s);
+        let scale_next = scale * lambda.exp_u64(nz as u64);
+        // Σ λ^k·v_k by a running power: no list of powers while the values are held.
+        let dot = |vals: &mut dyn Iterator<Item = &Ext3>| -> Ext3 {
+            let (mut acc, mut w) = (Ext3::ZERO, Ext3::ONE);
+            for v in vals {
+                acc += w * *v;
+                w *= lambda;
+            }
+            acc
+        };
+        let sum_z = scale * dot(&mut o[0].iter().chain(o[2]).chain(o[4]).chain(o[6]));
+        let sum_zw = scale_next * dot(&mut o[1].iter().chain(o[3]).chain(o[5]));
         deep.push(DeepTable {
-            w,
+            scale,
+            scale_next,
+            nzw,
             sum_z,
             sum_zw,
-            zeta_next,
+            zeta_next: zeta * two_adic(log_heights[t] as u32),
         });
+        scale = scale_next * lambda.exp_u64(nzw as u64);
     }
+    drop(ood);
+    let max_nz = shapes.iter().map(|s| deep_columns(s).0).max().unwrap_or(0);
+    let lambda_powers = powers(lambda, max_nz);
 
-    // 9. FRI commitments, final polynomial, grinding.
-    let fri = FriShape::new(&p.params, &p.log_heights);
-    let betas: Vec<Ext3> = p.fri_roots.iter().map(|r| rounds.fri_layer(r)).collect();
-    let challenge = rounds.final_poly(&p.final_poly);
-    if !check_pow(&challenge, p.pow_nonce, p.params.pow_bits as u32) {
+    // 7. FRI commitments, final polynomial, grinding.
+    let fri = FriShape::new(&params, &log_heights);
+    // Room for the most layers any proof has, so the heap does not depend on the heights.
+    let mut fri_roots = Vec::with_capacity(MAX_LOG_HEIGHT as usize);
+    let mut betas = Vec::with_capacity(MAX_LOG_HEIGHT as usize);
+    r.count("FRI layers", fri.num_layers as usize, DIGEST_LEN)?;
+    for _ in 0..fri.num_layers {
+        let root = r.digest()?;
+        betas.push(rounds.fri_layer(&root));
+        fri_roots.push(root);
+    }
+    let final_poly = exts(&mut r, "final polynomial", 1 << fri.log_final_len)?;
+    let challenge = rounds.final_poly(&final_poly);
+    let nonce = r.u64()?;
+    if !check_pow(&challenge, nonce, params.pow_bits as u32) {
         return Err(VerifyError::PowInvalid);
     }
-    rounds.nonce(p.pow_nonce);
+    rounds.nonce(nonce);
 
-    // 10. Queries: openings against commitments, DEEP values, FRI folding to the final
-    //     polynomial.
-    for (qi, query) in p.queries.iter().enumerate() {
+    // 8. Queries, one at a time: openings against commitments (leaves hashed and DEEP
+    //    combined as the values are read), FRI folding to the final polynomial.
+    let lb = params.log_blowup as u32;
+    let mut reduced: Vec<(u32, Ext3)> = Vec::with_capacity(nt);
+    r.count("queries", params.num_queries as usize, 0)?;
+    for qi in 0..params.num_queries as usize {
         let q = rounds.query(fri.log_max_lde);
-        let mut reduced = Vec::with_capacity(tables.len());
+        reduced.clear();
+        r.count("query tables", nt, 0)?;
+        let (mut pre_i, mut aux_i) = (0, 0);
         for (t, s) in shapes.iter().enumerate() {
-            let log_lde = p.log_heights[t] as u32 + lb;
+            let log_lde = log_heights[t] as u32 + lb;
             let row = q >> (fri.log_max_lde - log_lde);
-            let openings = &query.tables[t];
-            let roots = Matrix::of(s).map(|m| {
-                let root = match m {
-                    Matrix::Preprocessed => &p.preprocessed_roots[pre_index(&shapes, t)],
-                    Matrix::Main => &p.main_roots[t],
-                    Matrix::Aux => &p.aux_roots[aux_index(&shapes, t)],
-                    Matrix::Quotient => &p.quotient_roots[t],
+            let d = &deep[t];
+            r.count("table openings", Matrix::of(s).count(), 0)?;
+            let (mut a, mut b) = (Ext3::ZERO, Ext3::ZERO);
+            let mut k = 0;
+            for m in Matrix::of(s) {
+                let (root, width) = match m {
+                    Matrix::Preprocessed => {
+                        pre_i += 1;
+                        (&pre_roots[pre_i - 1], s.preprocessed_width)
+                    }
+                    Matrix::Main => (&main_roots[t], s.width),
+                    Matrix::Aux => {
+                        aux_i += 1;
+                        (&aux_roots[aux_i - 1], s.aux_width)
+                    }
+                    Matrix::Quotient => (&quotient_roots[t], 3 * s.quotient_chunks),
                 };
-                (m, root)
-            });
-            for ((round, root), o) in roots.zip(openings) {
-                if !verify_path(root, row, hash_leaf(&o.values), &o.path) {
+                r.count("opened row", width, FELT_LEN)?;
+                let mut leaf = LeafHasher::new();
+                for _ in 0..width {
+                    let v = r.felt()?;
+                    leaf.felt(v);
+                    let term = lambda_powers[k] * v;
+                    a += term;
+                    if k < d.nzw {
+                        b += term;
+                    }
+                    k += 1;
+                }
+                let depth = log_lde as usize;
+                if !path(&mut r, "Merkle path", depth, root, row, leaf.finish())? {
                     return Err(VerifyError::MerklePath {
                         query: qi,
                         table: t,
-                        round,
+                        round: m,
                     });
                 }
             }
-            let x = lde_point(log_lde, row);
-            reduced.push((log_lde, deep_value(&deep[t], openings, x, zeta)?));
+            let x = Ext3::from(lde_point(log_lde, row));
+            let inv_z = (x - zeta).inverse().ok_or(VerifyError::OodPointInDomain)?;
+            let inv_zw = (x - d.zeta_next)
+                .inverse()
+                .ok_or(VerifyError::OodPointInDomain)?;
+            let v = (d.scale * a - d.sum_z) * inv_z + (d.scale_next * b - d.sum_zw) * inv_zw;
+            reduced.push((log_lde, v));
         }
         // Layer 0 is the sum of the tables with the largest LDE; others join later.
         let mut f: Ext3 = reduced
@@ -259,20 +398,19 @@ pub fn verify(
             .filter(|(l, _)| *l == fri.log_max_lde)
             .map(|(_, v)| *v)
             .sum();
-        for (l, step) in query.fri.iter().enumerate() {
+        r.count("FRI steps", fri.num_layers as usize, 0)?;
+        for (l, beta) in betas.iter().enumerate() {
             let l32 = l as u32;
             let pos = q >> l;
+            let sibling = r.ext()?;
             let (lo, hi) = if pos & 1 == 0 {
-                (f, step.sibling)
+                (f, sibling)
             } else {
-                (step.sibling, f)
+                (sibling, f)
             };
-            if !verify_path(
-                &p.fri_roots[l],
-                pos >> 1,
-                hash_leaf_ext(&[lo, hi]),
-                &step.path,
-            ) {
+            let depth = (fri.log_max_lde - l32 - 1) as usize;
+            let leaf = hash_leaf_ext(&[lo, hi]);
+            if !path(&mut r, "FRI path", depth, &fri_roots[l], pos >> 1, leaf)? {
                 return Err(VerifyError::FriMerklePath {
                     query: qi,
                     layer: l,
@@ -282,8 +420,7 @@ pub fn verify(
             let x = fri.layer_shift(l32)
                 * two_adic(log_layer).exp_u64(bit_reverse(pos >> 1, log_layer - 1) as u64);
             let inv_two_x = (x + x).inverse().ok_or(VerifyError::OodPointInDomain)?;
-            let beta = betas[l];
-            f = fold_pair(lo, hi, beta, inv_two_x);
+            f = fold_pair(lo, hi, *beta, inv_two_x);
             let joining: Ext3 = reduced
                 .iter()
                 .filter(|(lg, _)| *lg == log_layer - 1)
@@ -295,8 +432,7 @@ pub fn verify(
         let pos = q >> fri.num_layers;
         let x = fri.layer_shift(fri.num_layers)
             * two_adic(log_final).exp_u64(bit_reverse(pos, log_final) as u64);
-        let expected = p
-            .final_poly
+        let expected = final_poly
             .iter()
             .rev()
             .fold(Ext3::ZERO, |acc, &c| acc * x + c);
@@ -304,54 +440,82 @@ pub fn verify(
             return Err(VerifyError::FriFinalPoly { query: qi });
         }
     }
-    Ok(())
+
+    // 9. Nothing after the last query.
+    r.end()
 }
 
+/// Reads a Merkle path of `depth` siblings (count first) and checks that `leaf` sits at
+/// `index` under `root`.
+fn path(
+    r: &mut Reader<'_>,
+    what: &'static str,
+    depth: usize,
+    root: &Digest,
+    mut index: usize,
+    leaf: Digest,
+) -> Result<bool, VerifyError> {
+    r.count(what, depth, DIGEST_LEN)?;
+    let mut cur = leaf;
+    for _ in 0..depth {
+        let sib = r.digest()?;
+        cur = if index & 1 == 0 {
+            hash_node(&cur, &sib)
+        } else {
+            hash_node(&sib, &cur)
+        };
+        index >>= 1;
+    }
+    Ok(index == 0 && cur == *root)
+}
+
+/// What the query phase needs of a table's DEEP weights and out-of-domain values: table
+/// `t`'s weight of its `k`-th opened column is `scale·λ^k` at ζ and `scale_next·λ^k` at ζω
+/// (for `k < nzw`, the columns opened at ζω).
 struct DeepTable {
-    w: DeepWeights,
+    scale: Ext3,
+    scale_next: Ext3,
+    nzw: usize,
     sum_z: Ext3,
     sum_zw: Ext3,
     zeta_next: Ext3,
 }
 
-fn deep_value(
-    d: &DeepTable,
-    openings: &[Opening],
-    x: Felt,
-    zeta: Ext3,
-) -> Result<Ext3, VerifyError> {
-    let mut a = Ext3::ZERO;
-    let mut b = Ext3::ZERO;
-    let values = openings.iter().flat_map(|o| o.values.iter());
-    for (k, &v) in values.enumerate() {
-        if let Some(w) = d.w.z.get(k) {
-            a += *w * v;
-        }
-        if let Some(w) = d.w.zw.get(k) {
-            b += *w * v;
+/// The names of a table's seven OOD lists, in proof order.
+const OOD_LISTS: [&str; 7] = [
+    "OOD preprocessed",
+    "OOD preprocessed next",
+    "OOD main",
+    "OOD main next",
+    "OOD aux",
+    "OOD aux next",
+    "OOD quotient",
+];
+
+/// The lengths of a table's seven OOD lists.
+struct OodLayout {
+    lens: [usize; 7],
+    len: usize,
+}
+
+impl OodLayout {
+    fn of(s: &TableShape) -> OodLayout {
+        let (p, w, a) = (s.preprocessed_width, s.width, s.aux_width);
+        let lens = [p, p, w, w, a, a, 3 * s.quotient_chunks];
+        OodLayout {
+            lens,
+            len: lens.iter().sum(),
         }
     }
-    let inv_z = (Ext3::from(x) - zeta)
-        .inverse()
-        .ok_or(VerifyError::OodPointInDomain)?;
-    let inv_zw = (Ext3::from(x) - d.zeta_next)
-        .inverse()
-        .ok_or(VerifyError::OodPointInDomain)?;
-    Ok((a - d.sum_z) * inv_z + (b - d.sum_zw) * inv_zw)
-}
 
-fn pre_index(shapes: &[TableShape], t: usize) -> usize {
-    shapes[..t]
-        .iter()
-        .filter(|s| s.preprocessed_width > 0)
-        .count()
-}
-
-fn aux_index(shapes: &[TableShape], t: usize) -> usize {
-    shapes[..t]
-        .iter()
-        .filter(|s| s.num_interactions > 0)
-        .count()
+    /// The seven lists within one table's flat values.
+    fn view<'a>(&self, mut flat: &'a [Ext3]) -> [&'a [Ext3]; 7] {
+        self.lens.map(|n| {
+            let (head, rest) = flat.split_at(n.min(flat.len()));
+            flat = rest;
+            head
+        })
+    }
 }
 
 fn two_adic(bits: u32) -> Felt {
@@ -363,67 +527,4 @@ fn recombine(coords: &[Ext3]) -> Vec<Ext3> {
         .chunks_exact(3)
         .map(|c| Ext3::from_coord_evals([c[0], c[1], c[2]]))
         .collect()
-}
-
-/// Checks every length in the proof against what the parameters and the AIR imply.
-fn check_shape(p: &ProofBody, shapes: &[TableShape]) -> Result<(), VerifyError> {
-    let t = shapes.len();
-    let n_pre = shapes.iter().filter(|s| s.preprocessed_width > 0).count();
-    let n_aux = shapes.iter().filter(|s| s.num_interactions > 0).count();
-    expect_len("preprocessed roots", n_pre, p.preprocessed_roots.len())?;
-    expect_len("main roots", t, p.main_roots.len())?;
-    expect_len("LogUp totals", n_aux, p.totals.len())?;
-    expect_len("aux roots", n_aux, p.aux_roots.len())?;
-    expect_len("quotient roots", t, p.quotient_roots.len())?;
-    expect_len("OOD tables", t, p.ood.len())?;
-    for (s, o) in shapes.iter().zip(&p.ood) {
-        expect_len("OOD preprocessed", s.preprocessed_width, o.pre.len())?;
-        expect_len(
-            "OOD preprocessed next",
-            s.preprocessed_width,
-            o.pre_next.len(),
-        )?;
-        expect_len("OOD main", s.width, o.main.len())?;
-        expect_len("OOD main next", s.width, o.main_next.len())?;
-        expect_len("OOD aux", s.aux_width, o.aux.len())?;
-        expect_len("OOD aux next", s.aux_width, o.aux_next.len())?;
-        expect_len("OOD quotient", 3 * s.quotient_chunks, o.quotient.len())?;
-    }
-    let fri = FriShape::new(&p.params, &p.log_heights);
-    expect_len("FRI layers", fri.num_layers as usize, p.fri_roots.len())?;
-    expect_len(
-        "final polynomial",
-        1 << fri.log_final_len,
-        p.final_poly.len(),
-    )?;
-    expect_len("queries", p.params.num_queries as usize, p.queries.len())?;
-    let lb = p.params.log_blowup as usize;
-    for q in &p.queries {
-        expect_len("query tables", t, q.tables.len())?;
-        for ((s, openings), &lh) in shapes.iter().zip(&q.tables).zip(&p.log_heights) {
-            let mut widths = Vec::with_capacity(4);
-            if s.preprocessed_width > 0 {
-                widths.push(s.preprocessed_width);
-            }
-            widths.push(s.width);
-            if s.num_interactions > 0 {
-                widths.push(s.aux_width);
-            }
-            widths.push(3 * s.quotient_chunks);
-            expect_len("table openings", widths.len(), openings.len())?;
-            for (w, o) in widths.iter().zip(openings) {
-                expect_len("opened row", *w, o.values.len())?;
-                expect_len("Merkle path", lh as usize + lb, o.path.len())?;
-            }
-        }
-        expect_len("FRI steps", fri.num_layers as usize, q.fri.len())?;
-        for (l, step) in q.fri.iter().enumerate() {
-            expect_len(
-                "FRI path",
-                fri.log_max_lde as usize - l - 1,
-                step.path.len(),
-            )?;
-        }
-    }
-    Ok(())
 }
