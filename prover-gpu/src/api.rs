@@ -665,9 +665,7 @@ impl Guest {
     ) -> Result<Proved, Error> {
         clock.start(1);
         let mut vm = Vm::new(&self.program, input.to_vec()).with_max_cycles(first.cycles);
-        let mut rec = VecRecorder {
-            records: Vec::with_capacity(usize::try_from(first.cycles).unwrap_or(0)),
-        };
+        let mut rec = VecRecorder::with_capacity_mapped(usize::try_from(first.cycles).unwrap_or(0));
         let exit = vm.run(&mut rec).map_err(|source| Error::Run {
             source,
             hint: String::new(),

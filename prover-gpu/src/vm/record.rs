@@ -79,3 +79,29 @@ impl Recorder for VecRecorder {
         self.records.push(r);
     }
 }
+
+impl VecRecorder {
+    /// A recorder with room for `n` records whose memory is already mapped: the buffer is
+    /// filled in parallel and cleared before the run, so the (sequential) recorded run
+    /// writes to pages that no longer fault. A fresh buffer of 48 B per cycle otherwise
+    /// takes one page fault per 4 KiB on the interpreter's thread.
+    pub fn with_capacity_mapped(n: usize) -> VecRecorder {
+        use rayon::prelude::*;
+        let mut records = Vec::with_capacity(n);
+        records.par_extend((0..n).into_par_iter().map(|_| Record::default()));
+        records.clear();
+        VecRecorder { records }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_mapped_recorder_is_empty_with_its_room() {
+        let r = VecRecorder::with_capacity_mapped(10_000);
+        assert!(r.records.is_empty());
+        assert!(r.records.capacity() >= 10_000);
+    }
+}
