@@ -48,8 +48,27 @@ __device__ __forceinline__ uint64_t gl_pow(uint64_t base, uint64_t e) {
     return acc;
 }
 
-// Inverse by Fermat; 0 maps to 0 (callers flag it).
-__device__ __forceinline__ uint64_t gl_inv(uint64_t a) { return gl_pow(a, KS_P - 2); }
+// x^(2^k) by k squarings.
+__device__ __forceinline__ uint64_t gl_sqn(uint64_t x, uint32_t k) {
+    for (uint32_t i = 0; i < k; i++) x = gl_mul(x, x);
+    return x;
+}
+
+// Inverse by Fermat, a^(p-2) with p - 2 = 2^64 - 2^32 - 1, by an addition chain of 64
+// squarings and 9 multiplications (t_k = a^(2^k - 1)): a^(p-2) = t_31^(2^33) * t_32.
+// 0 maps to 0 (callers flag it).
+__device__ __forceinline__ uint64_t gl_inv(uint64_t a) {
+    const uint64_t t1 = a;
+    const uint64_t t2 = gl_mul(gl_sqn(t1, 1), t1);
+    const uint64_t t3 = gl_mul(gl_sqn(t2, 1), t1);
+    const uint64_t t6 = gl_mul(gl_sqn(t3, 3), t3);
+    const uint64_t t12 = gl_mul(gl_sqn(t6, 6), t6);
+    const uint64_t t24 = gl_mul(gl_sqn(t12, 12), t12);
+    const uint64_t t30 = gl_mul(gl_sqn(t24, 6), t6);
+    const uint64_t t31 = gl_mul(gl_sqn(t30, 1), t1);
+    const uint64_t t32 = gl_mul(gl_sqn(t31, 1), t1);
+    return gl_mul(gl_sqn(t31, 33), t32);
+}
 
 __device__ __forceinline__ uint32_t ks_bitrev(uint32_t i, uint32_t bits) {
     return bits == 0 ? 0 : (__brev(i) >> (32 - bits));

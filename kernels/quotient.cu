@@ -31,6 +31,15 @@ __device__ __forceinline__ ext3 aux_at(const QuotientParams &q, uint64_t big, ui
 
 // out: 3 column-major coordinate columns of length 2^log_lde, natural order.
 extern "C" __global__ void ks_quotient_eval(uint64_t *out, QuotientParams q, uint32_t *zero_flag) {
+    __shared__ uint64_t opow[32];  // omega^(2^k): x = 7 * omega^bitrev(i) by its set bits
+    if (threadIdx.x == 0) {
+        uint64_t o = q.omega;
+        for (uint32_t k = 0; k < q.log_lde; k++) {
+            opow[k] = o;
+            o = gl_mul(o, o);
+        }
+    }
+    __syncthreads();
     const uint64_t big = 1ull << q.log_lde;
     const uint64_t blowup = 1ull << q.log_blowup;
     const ext3 beta{q.beta[0], q.beta[1], q.beta[2]};
@@ -78,13 +87,17 @@ extern "C" __global__ void ks_quotient_eval(uint64_t *out, QuotientParams q, uin
             acc[3] = e3_add(acc[3], e3_mul(e3_load(q.gamma + 3 * gk), e3_sub(s, total)));
             gk++;
         }
-        uint64_t x = gl_mul(7, gl_pow(q.omega, bi));
+        uint64_t x = 7;
+        for (uint32_t k = 0; k < q.log_lde; k++)
+            if ((bi >> k) & 1) x = gl_mul(x, opow[k]);
         uint64_t x_minus_one = gl_sub(x, 1), x_minus_last = gl_sub(x, q.omega_last);
         if (x_minus_one == 0 || x_minus_last == 0) atomicOr(zero_flag, 1u);
+        // One inversion for both: 1/(x-1) = (x-last)/((x-1)(x-last)) and the other way.
+        const uint64_t inv_both = gl_inv(gl_mul(x_minus_one, x_minus_last));
         uint64_t inv_zh = q.inv_zh[bi & (blowup - 1)];
         ext3 r = e3_mul_base(e3_add(acc[0], e3_mul_base(acc[1], x_minus_last)), inv_zh);
-        r = e3_add(r, e3_mul_base(acc[2], gl_inv(x_minus_one)));
-        r = e3_add(r, e3_mul_base(acc[3], gl_inv(x_minus_last)));
+        r = e3_add(r, e3_mul_base(acc[2], gl_mul(x_minus_last, inv_both)));
+        r = e3_add(r, e3_mul_base(acc[3], gl_mul(x_minus_one, inv_both)));
         out[bi] = r.c0;
         out[big + bi] = r.c1;
         out[2 * big + bi] = r.c2;
