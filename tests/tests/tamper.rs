@@ -27,7 +27,6 @@ use kestrel_core::keys::VerifyingKey;
 use kestrel_core::matrix::RowMajorMatrix;
 use kestrel_core::merkle::Digest;
 use kestrel_core::params::{estimate, StarkParams, SECURITY_FLOOR_BITS};
-use kestrel_core::proof::Opening;
 use kestrel_core::proof::{FriStep, ProofBody, FORMAT_VERSION, HEADER_LEN};
 use kestrel_core::stark::FriShape;
 use kestrel_prover_gpu::backend::{
@@ -1112,6 +1111,7 @@ struct Cheating(Cheat);
 /// Every operation is the CPU backend's; the cheats change what three of them return.
 impl Backend for Cheating {
     type Committed = <CpuBackend as Backend>::Committed;
+    type RoundTree = <CpuBackend as Backend>::RoundTree;
     type Codeword = <CpuBackend as Backend>::Codeword;
     type FriLayer = <CpuBackend as Backend>::FriLayer;
 
@@ -1134,8 +1134,11 @@ impl Backend for Cheating {
     ) -> Result<Self::Committed, ProverError> {
         CpuBackend.commit_trace(trace, log_blowup)
     }
-    fn root(&self, c: &Self::Committed) -> Digest {
-        CpuBackend.root(c)
+    fn commit_round(&self, m: &[&Self::Committed]) -> Result<Self::RoundTree, ProverError> {
+        CpuBackend.commit_round(m)
+    }
+    fn round_cap(&self, t: &Self::RoundTree) -> Vec<Digest> {
+        CpuBackend.round_cap(t)
     }
     fn commit_logup_aux(
         &self,
@@ -1215,8 +1218,8 @@ impl Backend for Cheating {
     fn commit_codeword(&self, codeword: Self::Codeword) -> Result<Self::FriLayer, ProverError> {
         CpuBackend.commit_codeword(codeword)
     }
-    fn fri_root(&self, layer: &Self::FriLayer) -> Digest {
-        CpuBackend.fri_root(layer)
+    fn fri_cap(&self, layer: &Self::FriLayer) -> Vec<Digest> {
+        CpuBackend.fri_cap(layer)
     }
     fn fold_layer(
         &self,
@@ -1238,8 +1241,13 @@ impl Backend for Cheating {
     fn grind(&self, challenge: &[u8; 32], bits: u32) -> Result<u64, ProverError> {
         CpuBackend.grind(challenge, bits)
     }
-    fn open_batch(&self, c: &Self::Committed, rows: &[usize]) -> Result<Vec<Opening>, ProverError> {
-        CpuBackend.open_batch(c, rows)
+    fn open_round(
+        &self,
+        t: &Self::RoundTree,
+        m: &[&Self::Committed],
+        i: &[usize],
+    ) -> Result<Vec<(Vec<Vec<Felt>>, Vec<Digest>)>, ProverError> {
+        CpuBackend.open_round(t, m, i)
     }
     fn open_fri_batch(
         &self,

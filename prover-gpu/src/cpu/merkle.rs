@@ -1,6 +1,8 @@
-//! Keccak-256 Merkle trees over matrix rows, built in parallel.
+//! Keccak-256 Merkle trees over matrix rows, built in parallel: plain trees (FRI layers)
+//! and the mixed-matrix trees of rounds (`kestrel_core::merkle` has the definition;
+//! mirrors `cuda/merkle.rs`).
 
-use kestrel_core::merkle::{hash_node, Digest};
+use kestrel_core::merkle::{hash_inject, hash_node, Digest};
 use rayon::prelude::*;
 
 /// All levels of a tree: `levels[0]` are the leaf digests, the last level is the root.
@@ -33,6 +35,55 @@ impl MerkleTree {
     ) -> MerkleTree {
         let leaves = rows.par_chunks_exact(width).map(hash).collect();
         MerkleTree::from_leaves(leaves)
+    }
+
+    /// The mixed-matrix tree over matrices given by their row digests (table order; each
+    /// a power of two of them, at least one matrix).
+    pub fn mixed(matrices: &[&[Digest]]) -> MerkleTree {
+        let log = |m: &[Digest]| m.len().trailing_zeros();
+        let top = matrices.iter().map(|m| log(m)).max().unwrap_or(0);
+        let at = |l: u32| matrices.iter().filter(move |m| log(m) == l);
+        let inject = |level: &mut [Digest], l: u32| {
+            for m in at(l) {
+                level
+                    .par_iter_mut()
+                    .zip(m.par_iter())
+                    .for_each(|(n, d)| *n = hash_inject(n, d));
+            }
+        };
+        let mut tallest = at(top);
+        let mut leaves = tallest
+            .next()
+            .map_or_else(|| vec![Digest::default()], |m| m.to_vec());
+        for m in tallest {
+            leaves
+                .par_iter_mut()
+                .zip(m.par_iter())
+                .for_each(|(n, d)| *n = hash_inject(n, d));
+        }
+        let mut levels = vec![leaves];
+        for l in (0..top).rev() {
+            let prev = levels.last().expect("nonempty");
+            let mut next: Vec<Digest> = prev
+                .par_chunks_exact(2)
+                .map(|p| hash_node(&p[0], &p[1]))
+                .collect();
+            inject(&mut next, l);
+            levels.push(next);
+        }
+        MerkleTree { levels }
+    }
+
+    /// The `2^cap_bits` nodes of the level that many above the root.
+    pub fn cap(&self, cap_bits: u32) -> Vec<Digest> {
+        self.levels[self.depth() - cap_bits as usize].clone()
+    }
+
+    /// Siblings from the leaf up to below the cap of `2^cap_bits` nodes.
+    pub fn path_to_cap(&self, index: usize, cap_bits: u32) -> Vec<Digest> {
+        let mut p = self.path(index);
+        p.truncate(self.depth() - cap_bits as usize);
+        p
     }
 
     pub fn root(&self) -> Digest {
