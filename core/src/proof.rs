@@ -245,8 +245,10 @@ impl ProofBody {
     /// The encoded size by part.
     pub fn size_parts(&self) -> SizeParts {
         let list = |n: usize, each: usize| COUNT_LEN + n * each;
-        let mut p = SizeParts::default();
-        p.other = HEADER_LEN + PARAMS_LEN;
+        let mut p = SizeParts {
+            other: HEADER_LEN + PARAMS_LEN,
+            ..SizeParts::default()
+        };
         p.other += list(self.preprocessed_cap.len(), DIGEST_LEN);
         p.other += list(self.log_heights.len(), 1);
         p.other += list(self.main_cap.len(), DIGEST_LEN);

@@ -223,6 +223,8 @@ pub const ROUND_CAP_BITS: u32 = 0;
 pub const FRI_CAP_BITS: u32 = 0;
 
 /// The cap height of a FRI layer tree of `2^log_leaves` leaves.
+// Clippy sees the constant 0 as `min`'s result; the bound matters once caps are on.
+#[allow(clippy::unnecessary_min_or_max)]
 pub fn fri_cap_bits(log_leaves: u32) -> u32 {
     FRI_CAP_BITS.min(log_leaves)
 }
@@ -255,6 +257,8 @@ impl RoundTreeShape {
     }
 
     /// The tree over matrices of the given log LDE heights; `None` if there are none.
+    // Clippy sees the constant 0 as `min`'s result; the bound matters once caps are on.
+    #[allow(clippy::unnecessary_min_or_max)]
     pub fn over(logs: impl IntoIterator<Item = u32>) -> Option<Self> {
         let (mut max, mut min) = (None::<u32>, u32::MAX);
         for l in logs {

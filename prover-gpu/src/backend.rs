@@ -79,6 +79,10 @@ pub struct QuotientCommitted<C> {
 /// the protocol (what a round needs, not how a backend computes it). A backend's storage
 /// is its associated types, so a value of one backend can never reach another; how a
 /// backend computes (its NTTs, Merkle trees, constraint evaluation) is its own code.
+/// One query's opening of a round: each matrix's row (in the order given), and the path
+/// up to below the round's cap.
+pub type RoundOpening = (Vec<Vec<Felt>>, Vec<Digest>);
+
 pub trait Backend: Sync {
     /// A committed matrix: its coset LDE (bit-reversed rows) and its rows' digests (its
     /// part of its round's tree).
@@ -260,7 +264,7 @@ pub trait Backend: Sync {
         tree: &Self::RoundTree,
         matrices: &[&Self::Committed],
         indices: &[usize],
-    ) -> Result<Vec<(Vec<Vec<Felt>>, Vec<Digest>)>, ProverError>;
+    ) -> Result<Vec<RoundOpening>, ProverError>;
 
     /// For each position, its sibling in a committed FRI layer and the path of their pair
     /// up to below the layer's cap.

@@ -13,7 +13,7 @@ use super::ntt::coset_lde;
 use kestrel_core::air::{LogUpChallenges, TableAir, TableShape};
 
 use crate::backend::{
-    AuxCommitted, Backend, DeepInputs, QuotientCommitted, QuotientInputs, TablePlan,
+    AuxCommitted, Backend, DeepInputs, QuotientCommitted, QuotientInputs, RoundOpening, TablePlan,
 };
 use crate::error::ProverError;
 
@@ -193,7 +193,7 @@ impl Backend for CpuBackend {
         tree: &CpuRoundTree,
         matrices: &[&CpuCommitted],
         indices: &[usize],
-    ) -> Result<Vec<(Vec<Vec<Felt>>, Vec<Digest>)>, ProverError> {
+    ) -> Result<Vec<RoundOpening>, ProverError> {
         indices
             .iter()
             .map(|&i| self.open_round_at(tree, matrices, i))

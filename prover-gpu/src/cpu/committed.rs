@@ -1,7 +1,7 @@
 //! What the CPU backend commits (a matrix's LDE and tree, a FRI layer), and opening a
 //! committed matrix (mirrors `cuda/committed.rs`).
 
-use kestrel_core::field::{Ext3, Felt};
+use kestrel_core::field::Ext3;
 use kestrel_core::matrix::RowMajorMatrix;
 use kestrel_core::merkle::{hash_leaf, Digest};
 use kestrel_core::stark::{RoundTreeShape, COSET_SHIFT};
@@ -41,8 +41,7 @@ pub(super) fn commit(lde: RowMajorMatrix) -> CpuCommitted {
     CpuCommitted { lde, leaves }
 }
 
-/// One query's opening of a round: each matrix's row (in the order given), and the path.
-pub type RoundOpening = (Vec<Vec<Felt>>, Vec<Digest>);
+use crate::backend::RoundOpening;
 
 impl CpuBackend {
     /// Coset LDE of a coefficient matrix and its Merkle commitment.

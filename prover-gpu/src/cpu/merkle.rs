@@ -128,4 +128,65 @@ mod tests {
             }
         }
     }
+
+    fn digests(n: usize, seed: u64) -> Vec<Digest> {
+        (0..n as u64)
+            .map(|i| hash_leaf(&[Felt::new(seed), Felt::new(i)]))
+            .collect()
+    }
+
+    /// The module doc's definition, level by level, from the leaves up.
+    fn reference(matrices: &[&[Digest]]) -> Vec<Vec<Digest>> {
+        let log = |m: &[Digest]| m.len().trailing_zeros();
+        let top = matrices.iter().map(|m| log(m)).max().unwrap();
+        let mut levels: Vec<Vec<Digest>> = Vec::new();
+        for l in (0..=top).rev() {
+            let mut level: Vec<Option<Digest>> = match levels.last() {
+                None => vec![None; 1 << top],
+                Some(prev) => prev
+                    .chunks(2)
+                    .map(|p| Some(hash_node(&p[0], &p[1])))
+                    .collect(),
+            };
+            for m in matrices.iter().filter(|m| log(m) == l) {
+                for (n, d) in level.iter_mut().zip(m.iter()) {
+                    *n = Some(n.map_or(*d, |acc| hash_inject(&acc, d)));
+                }
+            }
+            levels.push(level.into_iter().map(Option::unwrap).collect());
+        }
+        levels
+    }
+
+    #[test]
+    fn mixed_tree_matches_its_definition_and_binds_the_order() {
+        let (a, b, c, d) = (digests(16, 1), digests(4, 2), digests(16, 3), digests(2, 4));
+        let m: [&[Digest]; 4] = [&a, &b, &c, &d];
+        let t = MerkleTree::mixed(&m);
+        let r = reference(&m);
+        assert_eq!(t.depth(), 4);
+        for (k, level) in r.iter().enumerate() {
+            assert_eq!(t.cap(4 - k as u32), *level, "level {k} from the leaves");
+        }
+        for cap_bits in 0..=1 {
+            for i in 0..16 {
+                let p = t.path_to_cap(i, cap_bits);
+                assert_eq!(p.len(), 4 - cap_bits as usize);
+                assert_eq!(p, t.path(i)[..p.len()].to_vec());
+            }
+        }
+        // One matrix: a plain tree over its row digests.
+        assert_eq!(
+            MerkleTree::mixed(&[&a]).root(),
+            MerkleTree::from_leaves(a.clone()).root()
+        );
+        // Two matrices of one height injected in the other order, or a shorter one
+        // injected at another level: another root.
+        assert_ne!(t.root(), MerkleTree::mixed(&[&c, &b, &a, &d]).root());
+        assert_ne!(t.root(), MerkleTree::mixed(&[&a, &d, &c, &b]).root());
+        assert_ne!(
+            t.root(),
+            MerkleTree::mixed(&[&a, &b, &c, &digests(4, 4)]).root()
+        );
+    }
 }

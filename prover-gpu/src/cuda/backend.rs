@@ -25,7 +25,8 @@ use super::resident::Kind;
 use super::stats::CudaStats;
 use super::{deep, eval, fri, grind, logup, plan, quotient};
 use crate::backend::{
-    AuxCommitted, Backend, DeepInputs, DeviceTraces, QuotientCommitted, QuotientInputs, TablePlan,
+    AuxCommitted, Backend, DeepInputs, DeviceTraces, QuotientCommitted, QuotientInputs,
+    RoundOpening, TablePlan,
 };
 use crate::error::ProverError;
 
@@ -684,14 +685,14 @@ impl Backend for CudaBackend {
         tree: &CudaRoundTree,
         matrices: &[&CudaCommitted],
         indices: &[usize],
-    ) -> Result<Vec<(Vec<Vec<Felt>>, Vec<Digest>)>, ProverError> {
+    ) -> Result<Vec<RoundOpening>, ProverError> {
         let top = tree.log_leaves;
         if indices.iter().any(|&i| i >> top != 0) || matrices.iter().any(|c| c.log_rows > top) {
             return Err(ProverError::Internal("opening row out of range"));
         }
         self.dev.counters.op("open");
         let s = self.dev.stream();
-        let mut out: Vec<(Vec<Vec<Felt>>, Vec<Digest>)> = indices
+        let mut out: Vec<RoundOpening> = indices
             .iter()
             .map(|_| (Vec::with_capacity(matrices.len()), Vec::new()))
             .collect();
