@@ -1,6 +1,6 @@
 // Keccak-256 Merkle trees (core/src/merkle.rs): leaf = Keccak256(0x00 || row), node =
-// Keccak256(0x01 || left || right); digests are 4 little-endian u64 lanes. Mirrors
-// prover-gpu/src/cuda/merkle.rs.
+// Keccak256(0x01 || left || right), injection = Keccak256(0x02 || acc || d); digests are 4
+// little-endian u64 lanes. Mirrors prover-gpu/src/cuda/merkle.rs.
 #include "field.cuh"
 #include "keccak.cuh"
 
@@ -47,39 +47,46 @@ extern "C" __global__ void ks_merkle_level(uint64_t *out, const uint64_t *in, ui
     }
 }
 
-// An opening: `count` values data[row*row_stride + k*col_stride], then the Merkle path of
-// leaf `leaf` in `tree` (levels of 2^log_leaves, 2^(log_leaves-1), ... digests, back to back).
-extern "C" __global__ void ks_open_gather(uint64_t *out, const uint64_t *data, uint64_t row,
-                                          uint64_t row_stride, uint64_t col_stride, uint32_t count,
-                                          const uint64_t *tree, uint32_t log_leaves, uint64_t leaf) {
-    for (uint32_t k = threadIdx.x; k < count; k += blockDim.x)
-        out[k] = data[row * row_stride + (uint64_t)k * col_stride];
-    uint64_t *path = out + count;
-    for (uint32_t l = threadIdx.x; l < log_leaves; l += blockDim.x) {
-        // level l starts after sum_{i<l} 2^(log_leaves-i) digests
-        uint64_t offset = ((1ull << (log_leaves + 1)) - (1ull << (log_leaves + 1 - l)));
-        uint64_t sib = (leaf >> l) ^ 1;
-        const uint64_t *d = tree + 4 * (offset + sib);
-        path[4 * l + 0] = d[0];
-        path[4 * l + 1] = d[1];
-        path[4 * l + 2] = d[2];
-        path[4 * l + 3] = d[3];
+// A round tree's injection of a matrix's row digests into one level (core/src/merkle.rs,
+// the mixed-matrix tree): nodes[i] = inject(nodes[i], digests[i]) for i < count, or, with
+// `assign`, nodes[i] = digests[i] (the first matrix of the leaf level).
+extern "C" __global__ void ks_merkle_inject(uint64_t *nodes, const uint64_t *digests, uint64_t count,
+                                            uint32_t assign) {
+    for (uint64_t i = ks_tid(); i < count; i += ks_nthreads()) {
+        uint64_t *n = nodes + 4 * i;
+        const uint64_t *e = digests + 4 * i;
+        if (assign) {
+            n[0] = e[0];
+            n[1] = e[1];
+            n[2] = e[2];
+            n[3] = e[3];
+            continue;
+        }
+        uint64_t in[8] = {n[0], n[1], n[2], n[3], e[0], e[1], e[2], e[3]};
+        uint64_t d[4];
+        keccak_prefixed_words(0x02, 8, [&](uint32_t c) { return in[c]; }, d);
+        n[0] = d[0];
+        n[1] = d[1];
+        n[2] = d[2];
+        n[3] = d[3];
     }
 }
 
 // A batch of openings, one block each: for opening b, `count` values
-// data[rows[b]*row_stride + k*col_stride], then the Merkle path of leaf leaves[b]; opening b
-// is written at out + b * (count + 4 * log_leaves). `idx` = rows (q words) then leaves (q words).
+// data[rows[b]*row_stride + k*col_stride], then the first `depth` siblings of the Merkle path
+// of leaf leaves[b] (depth <= log_leaves: a path stops below the tree's cap); opening b is
+// written at out + b * (count + 4 * depth). `idx` = rows (q words) then leaves (q words).
 extern "C" __global__ void ks_open_gather_batch(uint64_t *out, const uint64_t *data, const uint64_t *idx,
                                                 uint32_t q, uint64_t row_stride, uint64_t col_stride,
-                                                uint32_t count, const uint64_t *tree, uint32_t log_leaves) {
+                                                uint32_t count, const uint64_t *tree, uint32_t log_leaves,
+                                                uint32_t depth) {
     for (uint32_t b = blockIdx.x; b < q; b += gridDim.x) {
         const uint64_t row = idx[b], leaf = idx[q + b];
-        uint64_t *o = out + (uint64_t)b * (count + 4ull * log_leaves);
+        uint64_t *o = out + (uint64_t)b * (count + 4ull * depth);
         for (uint32_t k = threadIdx.x; k < count; k += blockDim.x)
             o[k] = data[row * row_stride + (uint64_t)k * col_stride];
         uint64_t *path = o + count;
-        for (uint32_t l = threadIdx.x; l < log_leaves; l += blockDim.x) {
+        for (uint32_t l = threadIdx.x; l < depth; l += blockDim.x) {
             uint64_t offset = ((1ull << (log_leaves + 1)) - (1ull << (log_leaves + 1 - l)));
             const uint64_t *d = tree + 4 * (offset + ((leaf >> l) ^ 1));
             path[4 * l + 0] = d[0];

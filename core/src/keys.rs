@@ -1,6 +1,7 @@
 //! The verifying key: a 32-byte digest binding the statement (machine name), the parameter
-//! set and the preprocessed commitments. The proof carries the preprocessed roots; the
-//! verifier recomputes the digest and compares it with the key it was given.
+//! set and the preprocessed commitment (the preprocessed round's cap, and which tables it
+//! covers at which heights). The proof carries the cap; the verifier recomputes the digest
+//! and compares it with the key it was given.
 
 use sha3::{Digest as _, Keccak256};
 
@@ -12,26 +13,21 @@ use crate::params::StarkParams;
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
 pub struct VerifyingKey(pub [u8; 32]);
 
-/// Preprocessed commitment of one table: its Merkle root and log height.
-#[derive(Copy, Clone, Debug, PartialEq, Eq)]
-pub struct PreprocessedCommitment {
-    pub root: Digest,
-    pub log_height: u8,
-}
-
 impl VerifyingKey {
-    /// Digest of `(machine, params, table shapes, [(table index, root, log height)])`.
+    /// Digest of `(machine, params, table shapes, [(table index, log height)] of the
+    /// preprocessed tables, the preprocessed round's cap)`.
     ///
     /// The shapes (widths, constraint and interaction counts, degrees) bind the AIR's form;
     /// its constraints themselves are checked at the out-of-domain point.
-    pub fn compute<'a>(
+    pub fn compute(
         machine: &str,
         params: &StarkParams,
         shapes: &[TableShape],
-        preprocessed: impl IntoIterator<Item = (usize, &'a PreprocessedCommitment)>,
+        preprocessed: impl IntoIterator<Item = (usize, u8)>,
+        preprocessed_cap: &[Digest],
     ) -> VerifyingKey {
         let mut h = Keccak256::new();
-        h.update(b"kestrel-vk-v1");
+        h.update(b"kestrel-vk-v2");
         h.update((machine.len() as u64).to_le_bytes());
         h.update(machine.as_bytes());
         h.update([
@@ -56,10 +52,13 @@ impl VerifyingKey {
                 h.update((v as u64).to_le_bytes());
             }
         }
-        for (t, c) in preprocessed {
+        for (t, log_height) in preprocessed {
             h.update((t as u64).to_le_bytes());
-            h.update(c.root.0);
-            h.update([c.log_height]);
+            h.update([log_height]);
+        }
+        h.update((preprocessed_cap.len() as u64).to_le_bytes());
+        for d in preprocessed_cap {
+            h.update(d.0);
         }
         VerifyingKey(h.finalize().into())
     }

@@ -1,8 +1,32 @@
 //! Keccak-256 Merkle trees over the rows of committed matrices.
 //!
-//! A leaf is one row: `Keccak256(0x00 ‖ row[0]_le ‖ row[1]_le ‖ …)` with canonical
-//! little-endian u64s. An inner node is `Keccak256(0x01 ‖ left ‖ right)`. The prefixes keep
-//! a leaf from ever being read as a node. Trees have 2^depth leaves.
+//! A row's digest is `Keccak256(0x00 ‖ row[0]_le ‖ row[1]_le ‖ …)` with canonical
+//! little-endian u64s ([`hash_leaf`]). An inner node is `Keccak256(0x01 ‖ left ‖ right)`
+//! ([`hash_node`]); an injection is `Keccak256(0x02 ‖ acc ‖ d)` ([`hash_inject`]). The
+//! prefixes keep a row digest, a node and an injection apart.
+//!
+//! # The mixed-matrix tree of one round
+//!
+//! A round (preprocessed, main, aux, quotient) commits all its matrices `M_0, M_1, …` (in
+//! table order; each an LDE of `2^{h_t}` bit-reversed rows) in ONE tree of `2^L` leaves,
+//! `L = max h_t`. Level `ℓ` has `2^ℓ` nodes; the leaf level is `ℓ = L`:
+//!
+//! - `N_L[i] = d_a(i)` injected with `d_b(i), d_c(i), …`, where `a < b < c < …` are the
+//!   matrices of height `2^L` in table order and `d_t(i) = hash_leaf(M_t row i)`;
+//! - for `ℓ < L`: `N_ℓ[i] = hash_node(N_{ℓ+1}[2i], N_{ℓ+1}[2i+1])`, then injected, in table
+//!   order, with `d_t(i)` of every matrix `t` with `h_t = ℓ`;
+//!
+//! where "`x` injected with `d`" is `hash_inject(x, d)`. A query at leaf index `q` (of the
+//! round's `2^L`) opens row `q >> (L − h_t)` of every matrix `t`, and ONE path: the
+//! siblings `N_ℓ[(q >> (L−ℓ)) ^ 1]` for `ℓ = L, L−1, …, c+1`.
+//!
+//! # Caps
+//!
+//! A tree is committed by its cap: the `2^c` nodes of level `c` (`c = 0`: the root), in
+//! index order. A path stops below the cap, and the verifier checks the node it reaches
+//! against cap entry `q >> (L − c)`. A round's `c` is at most its smallest `h_t`, so every
+//! matrix is injected below the cap ([`crate::stark::round_cap_bits`]). Caps change no
+//! soundness bound: a cap is `2^c` roots of `2^c` subtrees, each binding as a Merkle root.
 
 use serde::{Deserialize, Serialize};
 use sha3::{Digest as _, Keccak256};
@@ -11,6 +35,7 @@ use crate::field::{Ext3, Felt};
 
 const LEAF_PREFIX: u8 = 0x00;
 const NODE_PREFIX: u8 = 0x01;
+const INJECT_PREFIX: u8 = 0x02;
 
 /// A 32-byte Keccak-256 digest.
 #[derive(Copy, Clone, Default, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
@@ -89,6 +114,16 @@ pub fn hash_node(left: &Digest, right: &Digest) -> Digest {
     Digest(h.finalize().into())
 }
 
+/// Injects a shorter matrix's row digest `d` into the node `acc` (see the module's doc).
+#[inline]
+pub fn hash_inject(acc: &Digest, d: &Digest) -> Digest {
+    let mut h = Keccak256::new();
+    h.update([INJECT_PREFIX]);
+    h.update(acc.0);
+    h.update(d.0);
+    Digest(h.finalize().into())
+}
+
 /// Checks that `leaf` sits at `index` under `root`, given the siblings from the leaf up.
 /// The caller has checked `path.len()` against the tree's depth; `index` must be below
 /// 2^path.len().
@@ -117,6 +152,7 @@ mod tests {
         let a = hash_leaf(&[Felt::new(1), Felt::new(2), Felt::new(3), Felt::new(4)]);
         let d = Digest([0; 32]);
         assert_ne!(a, hash_node(&d, &d));
+        assert_ne!(hash_inject(&d, &d), hash_node(&d, &d));
     }
 
     #[test]

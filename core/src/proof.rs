@@ -1,4 +1,4 @@
-//! Proof types and their byte encoding (proof format version 2).
+//! Proof types and their byte encoding (proof format version 3).
 //!
 //! The prover builds a [`ProofBody`] and writes it with [`ProofBody::to_bytes`]; the
 //! verifier (`kestrel-verifier`) never builds one: it reads the same bytes as a stream,
@@ -10,25 +10,31 @@
 //!
 //! ```text
 //! magic               "KSTL"                                   4
-//! version             u16 = FORMAT_VERSION (2)                 2
+//! version             u16 = FORMAT_VERSION (3)                 2
 //! params              log_blowup u8, num_queries u16,          5
 //!                     pow_bits u8, log_final_poly_len u8
-//! preprocessed_roots  list<Digest>
 //! log_heights         list<u8>
-//! main_roots          list<Digest>
+//! preprocessed_cap    list<Digest>
+//! main_cap            list<Digest>
 //! totals              list<Ext3>
-//! aux_roots           list<Digest>
-//! quotient_roots      list<Digest>
+//! aux_cap             list<Digest>
+//! quotient_cap        list<Digest>
 //! ood                 list<TableOod>    TableOod = 7 × list<Ext3>: pre, pre_next, main,
 //!                                                  main_next, aux, aux_next, quotient
-//! fri_roots           list<Digest>
+//! fri_caps            list<list<Digest>>
 //! final_poly          list<Ext3>
 //! pow_nonce           u64
-//! queries             list<Query>       Query    = list<list<Opening>> (per table, per
-//!                                                  matrix), list<FriStep>
-//!                                       Opening  = list<Felt> values, list<Digest> path
+//! queries             list<Query>       Query    = list<list<list<Felt>>> rows (per
+//!                                                  table, per matrix), list<list<Digest>>
+//!                                                  paths (per round that has matrices),
+//!                                                  list<FriStep>
 //!                                       FriStep  = Ext3 sibling, list<Digest> path
 //! ```
+//!
+//! Each round (preprocessed, main, aux, quotient) is one mixed-matrix Merkle tree over all
+//! its tables' matrices, committed by its cap ([`crate::merkle`]); a query opens one row of
+//! every matrix and one path per round. A round no table commits to has an empty cap and
+//! no path.
 //!
 //! Nothing follows the last query. Every count is fixed by the parameters, the heights and
 //! the AIR; the verifier compares each one with the count it expects before reading the
@@ -39,9 +45,10 @@ use alloc::vec::Vec;
 use crate::field::{Ext3, Felt};
 use crate::merkle::Digest;
 use crate::params::StarkParams;
+use serde::Serialize;
 
 pub const MAGIC: [u8; 4] = *b"KSTL";
-pub const FORMAT_VERSION: u16 = 2;
+pub const FORMAT_VERSION: u16 = 3;
 /// Bytes of the header: magic and version.
 pub const HEADER_LEN: usize = 6;
 /// Bytes of the encoded parameter set.
@@ -54,13 +61,6 @@ pub const FELT_LEN: usize = 8;
 pub const EXT_LEN: usize = 24;
 /// Bytes of an encoded [`Digest`].
 pub const DIGEST_LEN: usize = 32;
-
-/// A Merkle opening of one row of a committed matrix.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Opening {
-    pub values: Vec<Felt>,
-    pub path: Vec<Digest>,
-}
 
 /// One table's values at the out-of-domain point `ζ` and at `ζ·ω` (the next row).
 /// Auxiliary and quotient columns are given per base coordinate column.
@@ -100,29 +100,50 @@ pub struct FriStep {
 /// Everything opened for one query index.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct QueryProof {
-    /// Per table, in round order: preprocessed (if any), main, aux (if any), quotient.
-    pub tables: Vec<Vec<Opening>>,
+    /// The opened rows: per table, in round order: preprocessed (if any), main, aux (if
+    /// any), quotient.
+    pub tables: Vec<Vec<Vec<Felt>>>,
+    /// One path per round that has matrices (preprocessed, main, aux, quotient), leaf up
+    /// to below the cap.
+    pub paths: Vec<Vec<Digest>>,
     /// Per committed FRI layer.
     pub fri: Vec<FriStep>,
+}
+
+/// A proof's encoded size by part (bytes, counts included); the parts sum to
+/// [`ProofBody::encoded_len`].
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct SizeParts {
+    /// The queries' opened rows.
+    pub opened_values: usize,
+    /// The queries' round paths.
+    pub merkle_paths: usize,
+    /// FRI: the layers' caps, the final polynomial, and the queries' FRI steps.
+    pub fri: usize,
+    /// The out-of-domain values.
+    pub ood: usize,
+    /// Everything else: header, parameters, heights, round caps, totals, nonce, counts.
+    pub other: usize,
 }
 
 /// The proof as the prover assembles it, before it is written.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ProofBody {
     pub params: StarkParams,
-    /// Merkle roots of the preprocessed tables' LDEs, in table order; their digest with
-    /// the parameters must equal the verifying key.
-    pub preprocessed_roots: Vec<Digest>,
+    /// Cap of the preprocessed round's tree; its digest with the parameters must equal the
+    /// verifying key.
+    pub preprocessed_cap: Vec<Digest>,
     /// log2 of each table's height, in the machine's table order.
     pub log_heights: Vec<u8>,
-    pub main_roots: Vec<Digest>,
+    pub main_cap: Vec<Digest>,
     /// LogUp total of each table with interactions, in table order.
     pub totals: Vec<Ext3>,
-    /// Auxiliary commitment of each table with interactions, in table order.
-    pub aux_roots: Vec<Digest>,
-    pub quotient_roots: Vec<Digest>,
+    /// Cap of the aux round's tree (tables with interactions).
+    pub aux_cap: Vec<Digest>,
+    pub quotient_cap: Vec<Digest>,
     pub ood: Vec<TableOod>,
-    pub fri_roots: Vec<Digest>,
+    /// Cap of each committed FRI layer's tree.
+    pub fri_caps: Vec<Vec<Digest>>,
     /// Coefficients of FRI's final polynomial.
     pub final_poly: Vec<Ext3>,
     pub pow_nonce: u64,
@@ -161,7 +182,7 @@ impl Writer {
 }
 
 impl ProofBody {
-    /// The proof's bytes in format version 2 (the module's layout).
+    /// The proof's bytes in format version 3 (the module's layout).
     pub fn to_bytes(&self) -> Vec<u8> {
         let mut w = Writer(Vec::with_capacity(self.encoded_len()));
         w.0.extend_from_slice(&MAGIC);
@@ -171,20 +192,23 @@ impl ProofBody {
         w.0.extend_from_slice(&p.num_queries.to_le_bytes());
         w.0.push(p.pow_bits);
         w.0.push(p.log_final_poly_len);
-        w.digests(&self.preprocessed_roots);
         w.count(self.log_heights.len());
         w.0.extend_from_slice(&self.log_heights);
-        w.digests(&self.main_roots);
+        w.digests(&self.preprocessed_cap);
+        w.digests(&self.main_cap);
         w.exts(&self.totals);
-        w.digests(&self.aux_roots);
-        w.digests(&self.quotient_roots);
+        w.digests(&self.aux_cap);
+        w.digests(&self.quotient_cap);
         w.count(self.ood.len());
         for o in &self.ood {
             for l in o.lists() {
                 w.exts(l);
             }
         }
-        w.digests(&self.fri_roots);
+        w.count(self.fri_caps.len());
+        for c in &self.fri_caps {
+            w.digests(c);
+        }
         w.exts(&self.final_poly);
         w.0.extend_from_slice(&self.pow_nonce.to_le_bytes());
         w.count(self.queries.len());
@@ -192,13 +216,16 @@ impl ProofBody {
             w.count(q.tables.len());
             for t in &q.tables {
                 w.count(t.len());
-                for o in t {
-                    w.count(o.values.len());
-                    for &v in &o.values {
+                for row in t {
+                    w.count(row.len());
+                    for &v in row {
                         w.felt(v);
                     }
-                    w.digests(&o.path);
                 }
+            }
+            w.count(q.paths.len());
+            for p in &q.paths {
+                w.digests(p);
             }
             w.count(q.fri.len());
             for s in &q.fri {
@@ -211,38 +238,54 @@ impl ProofBody {
 
     /// The length of [`Self::to_bytes`].
     pub fn encoded_len(&self) -> usize {
+        let p = self.size_parts();
+        p.opened_values + p.merkle_paths + p.fri + p.ood + p.other
+    }
+
+    /// The encoded size by part.
+    pub fn size_parts(&self) -> SizeParts {
         let list = |n: usize, each: usize| COUNT_LEN + n * each;
-        let mut n = HEADER_LEN + PARAMS_LEN;
-        n += list(self.preprocessed_roots.len(), DIGEST_LEN);
-        n += list(self.log_heights.len(), 1);
-        n += list(self.main_roots.len(), DIGEST_LEN);
-        n += list(self.totals.len(), EXT_LEN);
-        n += list(self.aux_roots.len(), DIGEST_LEN);
-        n += list(self.quotient_roots.len(), DIGEST_LEN);
-        n += COUNT_LEN;
+        let mut p = SizeParts {
+            other: HEADER_LEN + PARAMS_LEN,
+            ..SizeParts::default()
+        };
+        p.other += list(self.preprocessed_cap.len(), DIGEST_LEN);
+        p.other += list(self.log_heights.len(), 1);
+        p.other += list(self.main_cap.len(), DIGEST_LEN);
+        p.other += list(self.totals.len(), EXT_LEN);
+        p.other += list(self.aux_cap.len(), DIGEST_LEN);
+        p.other += list(self.quotient_cap.len(), DIGEST_LEN);
+        p.ood += COUNT_LEN;
         for o in &self.ood {
-            n += o
+            p.ood += o
                 .lists()
                 .iter()
                 .map(|l| list(l.len(), EXT_LEN))
                 .sum::<usize>();
         }
-        n += list(self.fri_roots.len(), DIGEST_LEN);
-        n += list(self.final_poly.len(), EXT_LEN);
-        n += 8 + COUNT_LEN;
+        p.fri += COUNT_LEN;
+        for c in &self.fri_caps {
+            p.fri += list(c.len(), DIGEST_LEN);
+        }
+        p.fri += list(self.final_poly.len(), EXT_LEN);
+        p.other += 8 + COUNT_LEN;
         for q in &self.queries {
-            n += COUNT_LEN;
+            p.opened_values += COUNT_LEN;
             for t in &q.tables {
-                n += COUNT_LEN;
-                for o in t {
-                    n += list(o.values.len(), FELT_LEN) + list(o.path.len(), DIGEST_LEN);
+                p.opened_values += COUNT_LEN;
+                for row in t {
+                    p.opened_values += list(row.len(), FELT_LEN);
                 }
             }
-            n += COUNT_LEN;
+            p.merkle_paths += COUNT_LEN;
+            for path in &q.paths {
+                p.merkle_paths += list(path.len(), DIGEST_LEN);
+            }
+            p.fri += COUNT_LEN;
             for s in &q.fri {
-                n += EXT_LEN + list(s.path.len(), DIGEST_LEN);
+                p.fri += EXT_LEN + list(s.path.len(), DIGEST_LEN);
             }
         }
-        n
+        p
     }
 }

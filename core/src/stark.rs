@@ -18,11 +18,11 @@ pub const TRANSCRIPT_DOMAIN: &[u8] = b"kestrel-stark-v1";
 /// The shift of every LDE coset.
 pub const COSET_SHIFT: Felt = Felt::GENERATOR;
 
-/// Starts the transcript: statement, parameters, preprocessed roots, heights, public values.
+/// Starts the transcript: statement, parameters, preprocessed cap, heights, public values.
 fn start_transcript(
     machine: &str,
     params: &StarkParams,
-    preprocessed_roots: &[Digest],
+    preprocessed_cap: &[Digest],
     log_heights: &[u8],
     public: &[Felt],
 ) -> Transcript {
@@ -32,7 +32,7 @@ fn start_transcript(
     t.observe_u64(params.num_queries as u64);
     t.observe_u64(params.pow_bits as u64);
     t.observe_u64(params.log_final_poly_len as u64);
-    for r in preprocessed_roots {
+    for r in preprocessed_cap {
         t.observe_digest(r);
     }
     t.observe_bytes(log_heights);
@@ -44,40 +44,46 @@ fn start_transcript(
 /// The protocol's rounds as the transcript sees them. The prover and the verifier drive the
 /// transcript only through these methods, in this order, so the two cannot drift:
 ///
-/// 1. [`Rounds::start`]: statement, parameters, preprocessed roots, heights, public values;
-/// 2. [`Rounds::main`]: the main roots → the LogUp challenges α, β;
-/// 3. [`Rounds::aux`]: the LogUp totals and aux roots → γ (constraint batching);
-/// 4. [`Rounds::quotient`]: the quotient roots → ζ (the out-of-domain point);
+/// 1. [`Rounds::start`]: statement, parameters, the preprocessed round's cap, heights,
+///    public values;
+/// 2. [`Rounds::main`]: the main round's cap → the LogUp challenges α, β;
+/// 3. [`Rounds::aux`]: the LogUp totals and the aux round's cap → γ (constraint batching);
+/// 4. [`Rounds::quotient`]: the quotient round's cap → ζ (the out-of-domain point);
 /// 5. [`Rounds::ood`]: the out-of-domain values → λ (DEEP batching);
-/// 6. [`Rounds::fri_layer`] per committed FRI layer: its root → that layer's β;
+/// 6. [`Rounds::fri_layer`] per committed FRI layer: its cap → that layer's β;
 ///    [`Rounds::final_poly`]: the final polynomial → the grinding challenge;
 /// 7. [`Rounds::nonce`]: the grinding nonce; then [`Rounds::query`] per query → its
 ///    position.
+///
+/// Each round's matrices are committed in one mixed-matrix tree
+/// ([`crate::merkle`] has the definition) and a cap is the tree's `2^c` nodes of level `c`
+/// ([`RoundTreeShape`], [`fri_cap_bits`]); a cap is absorbed node by node, in index order.
+/// A round without matrices (no preprocessed table, no interactions) has an empty cap.
 pub struct Rounds {
     tr: Transcript,
     fri_started: bool,
 }
 
 impl Rounds {
-    /// The transcript started on the statement, the parameters, the preprocessed roots,
+    /// The transcript started on the statement, the parameters, the preprocessed cap,
     /// the heights and the public values.
     pub fn start(
         machine: &str,
         params: &StarkParams,
-        preprocessed_roots: &[Digest],
+        preprocessed_cap: &[Digest],
         log_heights: &[u8],
         public: &[Felt],
     ) -> Rounds {
         Rounds {
-            tr: start_transcript(machine, params, preprocessed_roots, log_heights, public),
+            tr: start_transcript(machine, params, preprocessed_cap, log_heights, public),
             fri_started: false,
         }
     }
 
-    /// The main traces' roots; the LogUp challenges.
-    pub fn main(&mut self, main_roots: &[Digest]) -> LogUpChallenges {
+    /// The main round's cap; the LogUp challenges.
+    pub fn main(&mut self, main_cap: &[Digest]) -> LogUpChallenges {
         self.tr.label(b"main");
-        for r in main_roots {
+        for r in main_cap {
             self.tr.observe_digest(r);
         }
         self.tr.label(b"logup");
@@ -87,20 +93,20 @@ impl Rounds {
         }
     }
 
-    /// The LogUp totals (one per table with interactions) and the aux roots; γ.
-    pub fn aux(&mut self, totals: &[Ext3], aux_roots: &[Digest]) -> Ext3 {
+    /// The LogUp totals (one per table with interactions) and the aux round's cap; γ.
+    pub fn aux(&mut self, totals: &[Ext3], aux_cap: &[Digest]) -> Ext3 {
         self.tr.label(b"aux");
         self.tr.observe_exts(totals);
-        for r in aux_roots {
+        for r in aux_cap {
             self.tr.observe_digest(r);
         }
         self.tr.label(b"quotient");
         self.tr.sample_ext()
     }
 
-    /// The quotient roots; ζ.
-    pub fn quotient(&mut self, quotient_roots: &[Digest]) -> Ext3 {
-        for r in quotient_roots {
+    /// The quotient round's cap; ζ.
+    pub fn quotient(&mut self, quotient_cap: &[Digest]) -> Ext3 {
+        for r in quotient_cap {
             self.tr.observe_digest(r);
         }
         self.tr.label(b"ood");
@@ -130,10 +136,12 @@ impl Rounds {
         }
     }
 
-    /// A committed FRI layer's root; its folding challenge β.
-    pub fn fri_layer(&mut self, root: &Digest) -> Ext3 {
+    /// A committed FRI layer's cap; its folding challenge β.
+    pub fn fri_layer(&mut self, cap: &[Digest]) -> Ext3 {
         self.start_fri();
-        self.tr.observe_digest(root);
+        for r in cap {
+            self.tr.observe_digest(r);
+        }
         self.tr.sample_ext()
     }
 
@@ -167,6 +175,33 @@ pub enum Matrix {
 }
 
 impl Matrix {
+    /// The rounds, in commitment order.
+    pub const ROUNDS: [Matrix; 4] = [
+        Matrix::Preprocessed,
+        Matrix::Main,
+        Matrix::Aux,
+        Matrix::Quotient,
+    ];
+
+    /// Whether a table of this shape commits a matrix in this round.
+    pub fn in_table(self, shape: &TableShape) -> bool {
+        match self {
+            Matrix::Preprocessed => shape.preprocessed_width > 0,
+            Matrix::Main | Matrix::Quotient => true,
+            Matrix::Aux => shape.num_interactions > 0,
+        }
+    }
+
+    /// The base width of this round's matrix of a table of this shape.
+    pub fn width(self, shape: &TableShape) -> usize {
+        match self {
+            Matrix::Preprocessed => shape.preprocessed_width,
+            Matrix::Main => shape.width,
+            Matrix::Aux => shape.aux_width,
+            Matrix::Quotient => 3 * shape.quotient_chunks,
+        }
+    }
+
     /// A table's matrices in that order: preprocessed (if it has columns), main, aux (if it
     /// has interactions), quotient.
     pub fn of(shape: &TableShape) -> impl Iterator<Item = Matrix> {
@@ -178,6 +213,72 @@ impl Matrix {
         ]
         .into_iter()
         .flatten()
+    }
+}
+
+/// Largest cap height of a round's tree (`2^c` nodes); a round's is at most its smallest
+/// matrix's log LDE height.
+pub const ROUND_CAP_BITS: u32 = 0;
+/// Largest cap height of a FRI layer's tree; a layer's is at most its tree's depth.
+pub const FRI_CAP_BITS: u32 = 0;
+
+/// The cap height of a FRI layer tree of `2^log_leaves` leaves.
+// Clippy sees the constant 0 as `min`'s result; the bound matters once caps are on.
+#[allow(clippy::unnecessary_min_or_max)]
+pub fn fri_cap_bits(log_leaves: u32) -> u32 {
+    FRI_CAP_BITS.min(log_leaves)
+}
+
+/// The shape of one round's mixed-matrix tree ([`crate::merkle`]).
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct RoundTreeShape {
+    /// `L`: log2 of the leaf count (the round's tallest LDE).
+    pub log_leaves: u32,
+    /// `c`: log2 of the cap's node count.
+    pub cap_bits: u32,
+}
+
+impl RoundTreeShape {
+    /// The tree of round `m` over the tables that commit a matrix in it, given their log
+    /// heights and the blowup; `None` if no table does.
+    pub fn of(
+        m: Matrix,
+        shapes: &[TableShape],
+        log_heights: &[u8],
+        log_blowup: u32,
+    ) -> Option<Self> {
+        RoundTreeShape::over(
+            shapes
+                .iter()
+                .zip(log_heights)
+                .filter(|(s, _)| m.in_table(s))
+                .map(|(_, &h)| h as u32 + log_blowup),
+        )
+    }
+
+    /// The tree over matrices of the given log LDE heights; `None` if there are none.
+    // Clippy sees the constant 0 as `min`'s result; the bound matters once caps are on.
+    #[allow(clippy::unnecessary_min_or_max)]
+    pub fn over(logs: impl IntoIterator<Item = u32>) -> Option<Self> {
+        let (mut max, mut min) = (None::<u32>, u32::MAX);
+        for l in logs {
+            max = Some(max.map_or(l, |x| x.max(l)));
+            min = min.min(l);
+        }
+        max.map(|log_leaves| RoundTreeShape {
+            log_leaves,
+            cap_bits: ROUND_CAP_BITS.min(min),
+        })
+    }
+
+    /// Nodes in the cap.
+    pub fn cap_len(&self) -> usize {
+        1 << self.cap_bits
+    }
+
+    /// Siblings in a path.
+    pub fn path_len(&self) -> usize {
+        (self.log_leaves - self.cap_bits) as usize
     }
 }
 

@@ -1,8 +1,9 @@
 //! Structure-aware mutations of a decoded proof.
 //!
 //! The fuzz input is read as a list of operations. Each picks one field of the
-//! [`ProofBody`] — a parameter, the nonce, any list at any depth (roots, heights, totals,
-//! OOD values, queries, per-table openings, opened rows, Merkle paths, FRI steps) — and
+//! [`ProofBody`] (proof format 3) — a parameter, the nonce, any list at any depth (round
+//! caps, heights, totals, OOD values, FRI layers' caps, queries, per-table opened rows, the
+//! queries' per-round Merkle paths, FRI steps) — and
 //! changes it: a scalar is set or nudged; a list grows, shrinks, is cleared, has an element
 //! removed, duplicated, swapped or replaced, or one of its elements nudged. The result is
 //! re-encoded with [`ProofBody::to_bytes`], so lengths and counts stay consistent with the
@@ -12,7 +13,7 @@
 use arbitrary::{Result, Unstructured};
 use kestrel_core::field::{Ext3, Felt};
 use kestrel_core::merkle::Digest;
-use kestrel_core::proof::{FriStep, Opening, ProofBody, QueryProof, TableOod};
+use kestrel_core::proof::{FriStep, ProofBody, QueryProof, TableOod};
 
 /// A leaf element: something a fresh value can be drawn for, and that can be nudged.
 trait Leaf: Clone {
@@ -161,11 +162,16 @@ fn mutate_ood(o: &mut TableOod, u: &mut Unstructured) -> Result<()> {
     leaves(field, u)
 }
 
-fn mutate_opening(o: &mut Opening, u: &mut Unstructured) -> Result<()> {
+/// A list of lists of leaves (FRI caps, a query's round paths): the outer list reshaped,
+/// or one inner list changed.
+fn nested<T: Leaf>(v: &mut Vec<Vec<T>>, u: &mut Unstructured) -> Result<()> {
     if u.arbitrary()? {
-        leaves(&mut o.values, u)
+        reshape(v, u)
     } else {
-        leaves(&mut o.path, u)
+        if let Some(l) = pick(v, u)? {
+            leaves(l, u)?;
+        }
+        Ok(())
     }
 }
 
@@ -183,7 +189,7 @@ fn mutate_fri_step(s: &mut FriStep, u: &mut Unstructured) -> Result<()> {
 }
 
 fn mutate_query(q: &mut QueryProof, u: &mut Unstructured) -> Result<()> {
-    match u.choose_index(6)? {
+    match u.choose_index(7)? {
         0 => reshape(&mut q.tables, u),
         1 => {
             if let Some(t) = pick(&mut q.tables, u)? {
@@ -193,13 +199,14 @@ fn mutate_query(q: &mut QueryProof, u: &mut Unstructured) -> Result<()> {
         }
         2 => {
             if let Some(t) = pick(&mut q.tables, u)? {
-                if let Some(o) = pick(t, u)? {
-                    mutate_opening(o, u)?;
+                if let Some(row) = pick(t, u)? {
+                    leaves(row, u)?;
                 }
             }
             Ok(())
         }
-        3 => reshape(&mut q.fri, u),
+        3 => nested(&mut q.paths, u),
+        4 => reshape(&mut q.fri, u),
         _ => {
             if let Some(s) = pick(&mut q.fri, u)? {
                 mutate_fri_step(s, u)?;
@@ -224,12 +231,12 @@ pub fn mutate_once(p: &mut ProofBody, u: &mut Unstructured) -> Result<()> {
             p.pow_nonce = p.pow_nonce.wrapping_add(d | 1);
             Ok(())
         }
-        5 => leaves(&mut p.preprocessed_roots, u),
+        5 => leaves(&mut p.preprocessed_cap, u),
         6 => leaves(&mut p.log_heights, u),
-        7 => leaves(&mut p.main_roots, u),
+        7 => leaves(&mut p.main_cap, u),
         8 => leaves(&mut p.totals, u),
-        9 => leaves(&mut p.aux_roots, u),
-        10 => leaves(&mut p.quotient_roots, u),
+        9 => leaves(&mut p.aux_cap, u),
+        10 => leaves(&mut p.quotient_cap, u),
         11 => reshape(&mut p.ood, u),
         12 => {
             if let Some(o) = pick(&mut p.ood, u)? {
@@ -237,7 +244,7 @@ pub fn mutate_once(p: &mut ProofBody, u: &mut Unstructured) -> Result<()> {
             }
             Ok(())
         }
-        13 => leaves(&mut p.fri_roots, u),
+        13 => nested(&mut p.fri_caps, u),
         14 => leaves(&mut p.final_poly, u),
         15 => reshape(&mut p.queries, u),
         _ => {

@@ -362,6 +362,8 @@ pub struct Report {
     pub pow_nonce: u64,
     /// Bytes of execution records the trace phase read.
     pub record_bytes: u64,
+    /// The proof's encoded size by part (opened values, Merkle paths, FRI, OOD, other).
+    pub proof_parts: kestrel_core::proof::SizeParts,
     /// The backend's own figures (bytes moved, peak memory; `null` for the CPU).
     pub backend_report: serde_json::Value,
     /// This process's peak resident memory after the proof ([`peak_rss_bytes`]).
@@ -783,6 +785,7 @@ impl Guest {
             tables,
             pow_nonce: proof.pow_nonce,
             record_bytes,
+            proof_parts: proof.size_parts(),
             backend_report,
             peak_rss_bytes: peak_rss_bytes(),
             roofline: None,

@@ -6,7 +6,6 @@ use kestrel_core::air::{LogUpChallenges, TableAir, TableShape};
 use kestrel_core::field::{Ext3, Felt};
 use kestrel_core::matrix::RowMajorMatrix;
 use kestrel_core::merkle::Digest;
-use kestrel_core::proof::Opening;
 
 use crate::error::ProverError;
 
@@ -80,9 +79,16 @@ pub struct QuotientCommitted<C> {
 /// the protocol (what a round needs, not how a backend computes it). A backend's storage
 /// is its associated types, so a value of one backend can never reach another; how a
 /// backend computes (its NTTs, Merkle trees, constraint evaluation) is its own code.
+/// One query's opening of a round: each matrix's row (in the order given), and the path
+/// up to below the round's cap.
+pub type RoundOpening = (Vec<Vec<Felt>>, Vec<Digest>);
+
 pub trait Backend: Sync {
-    /// A committed matrix: its coset LDE (bit-reversed rows) and Merkle tree.
+    /// A committed matrix: its coset LDE (bit-reversed rows) and its rows' digests (its
+    /// part of its round's tree).
     type Committed: Send + Sync;
+    /// A round's mixed-matrix Merkle tree over its matrices (`kestrel_core::merkle`).
+    type RoundTree: Send + Sync;
     /// A codeword (DEEP or FRI) of `Ext3` values on a bit-reversed coset.
     type Codeword: Send + Sync;
     /// A committed FRI layer.
@@ -110,7 +116,7 @@ pub trait Backend: Sync {
     /// The refusal.
     fn plan_memory(&self, tables: &[TablePlan], log_blowup: u32) -> Result<(), ProverError>;
 
-    /// Coset LDE of a trace's columns (natural order on `H_n`) and its Merkle commitment.
+    /// Coset LDE of a trace's columns (natural order on `H_n`) and its rows' digests.
     ///
     /// # Errors
     /// A backend failure.
@@ -120,7 +126,14 @@ pub trait Backend: Sync {
         log_blowup: u32,
     ) -> Result<Self::Committed, ProverError>;
 
-    fn root(&self, c: &Self::Committed) -> Digest;
+    /// The tree of one round over its matrices, in table order (at least one).
+    ///
+    /// # Errors
+    /// A backend failure.
+    fn commit_round(&self, matrices: &[&Self::Committed]) -> Result<Self::RoundTree, ProverError>;
+
+    /// A round tree's cap (`kestrel_core::stark::RoundTreeShape`).
+    fn round_cap(&self, tree: &Self::RoundTree) -> Vec<Digest>;
 
     // Round 2 (LogUp).
 
@@ -213,7 +226,8 @@ pub trait Backend: Sync {
     /// A backend failure.
     fn commit_codeword(&self, codeword: Self::Codeword) -> Result<Self::FriLayer, ProverError>;
 
-    fn fri_root(&self, layer: &Self::FriLayer) -> Digest;
+    /// A FRI layer tree's cap (`kestrel_core::stark::fri_cap_bits`).
+    fn fri_cap(&self, layer: &Self::FriLayer) -> Vec<Digest>;
 
     /// Folds a committed layer on domain `shift·H` (bit-reversed) in half.
     ///
@@ -240,13 +254,20 @@ pub trait Backend: Sync {
     /// A backend failure.
     fn grind(&self, challenge: &[u8; 32], bits: u32) -> Result<u64, ProverError>;
 
-    /// Rows `rows` of a committed matrix's LDE with their Merkle paths.
+    /// For each leaf index of a round's tree (`matrices` as committed), row
+    /// `index >> (L − h)` of each matrix and the index's path up to below the cap.
     ///
     /// # Errors
-    /// A row out of range; a backend failure.
-    fn open_batch(&self, c: &Self::Committed, rows: &[usize]) -> Result<Vec<Opening>, ProverError>;
+    /// An index out of range; a backend failure.
+    fn open_round(
+        &self,
+        tree: &Self::RoundTree,
+        matrices: &[&Self::Committed],
+        indices: &[usize],
+    ) -> Result<Vec<RoundOpening>, ProverError>;
 
-    /// For each position, its sibling in a committed FRI layer and the path of their pair.
+    /// For each position, its sibling in a committed FRI layer and the path of their pair
+    /// up to below the layer's cap.
     ///
     /// # Errors
     /// A position out of range; a backend failure.

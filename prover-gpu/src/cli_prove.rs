@@ -403,6 +403,7 @@ fn stats_json(proved: &Proved) -> Value {
         "prove_s": r.seconds,
         "khz": r.khz(),
         "proof_bytes": proved.proof.len(),
+        "proof_parts": r.proof_parts,
         "peak_rss_bytes": r.peak_rss_bytes,
         "ceilings": ceilings,
         "roofline": roofline,

@@ -13,12 +13,12 @@ use std::time::{Duration, Instant};
 
 use kestrel_core::air::{LogUpChallenges, Machine, TableAir, TableShape};
 use kestrel_core::field::{powers, Ext3, Felt, Field};
-use kestrel_core::keys::{PreprocessedCommitment, VerifyingKey};
+use kestrel_core::keys::VerifyingKey;
 use kestrel_core::matrix::RowMajorMatrix;
 use kestrel_core::merkle::Digest;
 use kestrel_core::params::{StarkParams, MAX_LOG_HEIGHT, MIN_LOG_HEIGHT};
 use kestrel_core::proof::{FriStep, ProofBody, QueryProof, TableOod};
-use kestrel_core::stark::{deep_weights, FriShape, Matrix, Rounds};
+use kestrel_core::stark::{deep_weights, FriShape, Matrix, RoundTreeShape, Rounds};
 
 pub use crate::error::ProverError;
 
@@ -35,17 +35,10 @@ pub struct ProvingKey<B: Backend> {
     pub shapes: Vec<TableShape>,
     /// Preprocessed trace, its commitment and log height, per table.
     pub preprocessed: Vec<Option<(RowMajorMatrix, B::Committed, u8)>>,
+    /// The preprocessed round's tree (none without preprocessed tables) and its cap.
+    pub preprocessed_tree: Option<B::RoundTree>,
+    pub preprocessed_cap: Vec<Digest>,
     pub vk: VerifyingKey,
-}
-
-impl<B: Backend> ProvingKey<B> {
-    pub fn preprocessed_roots(&self, backend: &B) -> Vec<kestrel_core::merkle::Digest> {
-        self.preprocessed
-            .iter()
-            .flatten()
-            .map(|(_, c, _)| backend.root(c))
-            .collect()
-    }
 }
 
 /// Checks the machine's AIRs and commits the preprocessed traces.
@@ -62,7 +55,7 @@ pub fn setup<B: Backend>(
     }
     let mut shapes = Vec::new();
     let mut preprocessed = Vec::new();
-    let mut commitments = Vec::new();
+    let mut pre_tables = Vec::new();
     for (t, table) in machine.tables().into_iter().enumerate() {
         let shape =
             TableShape::of(table, machine.num_public_values()).map_err(ProverError::Shape)?;
@@ -84,13 +77,7 @@ pub fn setup<B: Backend>(
                     });
                 }
                 let c = backend.commit_trace(&m, params.log_blowup as u32)?;
-                commitments.push((
-                    t,
-                    PreprocessedCommitment {
-                        root: backend.root(&c),
-                        log_height: log_h as u8,
-                    },
-                ));
+                pre_tables.push((t, log_h as u8));
                 Some((m, c, log_h as u8))
             }
             _ => None,
@@ -98,17 +85,30 @@ pub fn setup<B: Backend>(
         shapes.push(shape);
         preprocessed.push(pre);
     }
+    let pre: Vec<&B::Committed> = preprocessed.iter().flatten().map(|(_, c, _)| c).collect();
+    let preprocessed_tree = if pre.is_empty() {
+        None
+    } else {
+        Some(backend.commit_round(&pre)?)
+    };
+    let preprocessed_cap = preprocessed_tree
+        .as_ref()
+        .map(|t| backend.round_cap(t))
+        .unwrap_or_default();
     let vk = VerifyingKey::compute(
         machine.name(),
         &params,
         &shapes,
-        commitments.iter().map(|(t, c)| (*t, c)),
+        pre_tables.iter().copied(),
+        &preprocessed_cap,
     );
     Ok(ProvingKey {
         params,
         machine_name: machine.name().into(),
         shapes,
         preprocessed,
+        preprocessed_tree,
+        preprocessed_cap,
         vk,
     })
 }
@@ -306,8 +306,8 @@ fn prove_core<B: Backend>(
         })
         .collect();
     backend.plan_memory(&plan, lb)?;
-    let pre_roots = pk.preprocessed_roots(backend);
-    let mut rounds = Rounds::start(&pk.machine_name, &params, &pre_roots, &log_heights, public);
+    let pre_cap = pk.preprocessed_cap.clone();
+    let mut rounds = Rounds::start(&pk.machine_name, &params, &pre_cap, &log_heights, public);
     let p = Proving {
         backend,
         pk,
@@ -320,13 +320,13 @@ fn prove_core<B: Backend>(
 
     let main = p.commit_main(&mut commit_main)?;
     timings.mark("commit main", &mut clock);
-    let ch = rounds.main(&main.roots);
+    let ch = rounds.main(&main.cap);
     let aux = p.logup(&main, ch)?;
     timings.mark("logup aux", &mut clock);
-    let gamma = rounds.aux(&aux.totals, &aux.roots);
+    let gamma = rounds.aux(&aux.totals, &aux.cap);
     let quotient = p.quotient(&main, &aux, ch, gamma)?;
     timings.mark("quotient", &mut clock);
-    let zeta = rounds.quotient(&quotient.roots);
+    let zeta = rounds.quotient(&quotient.cap);
     let ood = p.ood(&main, &aux, &quotient, zeta)?;
     timings.mark("ood", &mut clock);
     let lambda = rounds.ood(&ood);
@@ -354,14 +354,14 @@ fn prove_core<B: Backend>(
 
     let body = ProofBody {
         params,
-        preprocessed_roots: pre_roots,
+        preprocessed_cap: pre_cap,
         log_heights: p.log_heights,
-        main_roots: main.roots,
+        main_cap: main.cap,
         totals: aux.totals,
-        aux_roots: aux.roots,
-        quotient_roots: quotient.roots,
+        aux_cap: aux.cap,
+        quotient_cap: quotient.cap,
         ood,
-        fri_roots: layers.iter().map(|l| backend.fri_root(l)).collect(),
+        fri_caps: layers.iter().map(|l| backend.fri_cap(l)).collect(),
         final_poly,
         pow_nonce,
         queries,
@@ -381,33 +381,37 @@ struct Proving<'a, B: Backend> {
     lb: u32,
 }
 
-/// Round 1's output: the main commitments and their roots.
-struct MainRound<C> {
+/// Round 1's output: the main commitments, their round's tree and its cap.
+struct MainRound<C, T> {
     committed: Vec<C>,
-    roots: Vec<Digest>,
+    tree: T,
+    cap: Vec<Digest>,
 }
 
 /// Round 2's output: the LogUp aux commitments (tables with interactions), the totals in
-/// proof order and per table (zero without interactions), and the aux roots.
-struct LogUpRound<C> {
+/// proof order and per table (zero without interactions), the aux round's tree (none
+/// without interactions) and its cap.
+struct LogUpRound<C, T> {
     committed: Vec<Option<AuxCommitted<C>>>,
     totals: Vec<Ext3>,
     table_totals: Vec<Ext3>,
-    roots: Vec<Digest>,
+    tree: Option<T>,
+    cap: Vec<Digest>,
 }
 
-/// Round 3's output: the quotient commitments and their roots.
-struct QuotientRound<C> {
+/// Round 3's output: the quotient commitments, their round's tree and its cap.
+struct QuotientRound<C, T> {
     committed: Vec<QuotientCommitted<C>>,
-    roots: Vec<Digest>,
+    tree: T,
+    cap: Vec<Digest>,
 }
 
 /// Every committed matrix, for DEEP and the queries.
 struct Committed<'a, B: Backend> {
     pk: &'a ProvingKey<B>,
-    main: &'a MainRound<B::Committed>,
-    aux: &'a LogUpRound<B::Committed>,
-    quotient: &'a QuotientRound<B::Committed>,
+    main: &'a MainRound<B::Committed, B::RoundTree>,
+    aux: &'a LogUpRound<B::Committed, B::RoundTree>,
+    quotient: &'a QuotientRound<B::Committed, B::RoundTree>,
 }
 
 impl<B: Backend> Committed<'_, B> {
@@ -441,27 +445,35 @@ impl<B: Backend> Proving<'_, B> {
     fn commit_main(
         &self,
         commit_main: &mut impl FnMut(usize) -> Result<B::Committed, ProverError>,
-    ) -> Result<MainRound<B::Committed>, ProverError> {
+    ) -> Result<MainRound<B::Committed, B::RoundTree>, ProverError> {
         let committed: Vec<B::Committed> = (0..self.tables.len())
             .map(commit_main)
             .collect::<Result<_, _>>()?;
-        let roots = committed.iter().map(|c| self.backend.root(c)).collect();
-        Ok(MainRound { committed, roots })
+        let tree = self
+            .backend
+            .commit_round(&committed.iter().collect::<Vec<_>>())?;
+        let cap = self.backend.round_cap(&tree);
+        Ok(MainRound {
+            committed,
+            tree,
+            cap,
+        })
     }
 
     /// Round 2: the LogUp aux trace of every table with interactions, committed.
     fn logup(
         &self,
-        main: &MainRound<B::Committed>,
+        main: &MainRound<B::Committed, B::RoundTree>,
         ch: LogUpChallenges,
-    ) -> Result<LogUpRound<B::Committed>, ProverError> {
+    ) -> Result<LogUpRound<B::Committed, B::RoundTree>, ProverError> {
         let (backend, pk) = (self.backend, self.pk);
         let n = self.tables.len();
         let mut out = LogUpRound {
             committed: Vec::with_capacity(n),
             totals: Vec::new(),
             table_totals: vec![Ext3::ZERO; n],
-            roots: Vec::new(),
+            tree: None,
+            cap: Vec::new(),
         };
         for (t, table) in self.tables.iter().enumerate() {
             let shape = &pk.shapes[t];
@@ -481,8 +493,18 @@ impl<B: Backend> Proving<'_, B> {
             )?;
             out.totals.push(a.total);
             out.table_totals[t] = a.total;
-            out.roots.push(backend.root(&a.committed));
             out.committed.push(Some(a));
+        }
+        let aux: Vec<&B::Committed> = out
+            .committed
+            .iter()
+            .flatten()
+            .map(|a| &a.committed)
+            .collect();
+        if !aux.is_empty() {
+            let tree = backend.commit_round(&aux)?;
+            out.cap = backend.round_cap(&tree);
+            out.tree = Some(tree);
         }
         Ok(out)
     }
@@ -490,11 +512,11 @@ impl<B: Backend> Proving<'_, B> {
     /// Round 3: every table's quotient, committed.
     fn quotient(
         &self,
-        main: &MainRound<B::Committed>,
-        aux: &LogUpRound<B::Committed>,
+        main: &MainRound<B::Committed, B::RoundTree>,
+        aux: &LogUpRound<B::Committed, B::RoundTree>,
         ch: LogUpChallenges,
         gamma: Ext3,
-    ) -> Result<QuotientRound<B::Committed>, ProverError> {
+    ) -> Result<QuotientRound<B::Committed, B::RoundTree>, ProverError> {
         let pk = self.pk;
         let mut committed = Vec::with_capacity(self.tables.len());
         for (t, table) in self.tables.iter().enumerate() {
@@ -515,19 +537,26 @@ impl<B: Backend> Proving<'_, B> {
             };
             committed.push(self.backend.commit_quotient(&q)?);
         }
-        let roots = committed
-            .iter()
-            .map(|c| self.backend.root(&c.committed))
-            .collect();
-        Ok(QuotientRound { committed, roots })
+        let tree = self.backend.commit_round(
+            &committed
+                .iter()
+                .map(|c: &QuotientCommitted<B::Committed>| &c.committed)
+                .collect::<Vec<_>>(),
+        )?;
+        let cap = self.backend.round_cap(&tree);
+        Ok(QuotientRound {
+            committed,
+            tree,
+            cap,
+        })
     }
 
     /// Round 4: every committed column at `ζ` (and at `ζ·ω`, but the quotient's).
     fn ood(
         &self,
-        main: &MainRound<B::Committed>,
-        aux: &LogUpRound<B::Committed>,
-        quotient: &QuotientRound<B::Committed>,
+        main: &MainRound<B::Committed, B::RoundTree>,
+        aux: &LogUpRound<B::Committed, B::RoundTree>,
+        quotient: &QuotientRound<B::Committed, B::RoundTree>,
         zeta: Ext3,
     ) -> Result<Vec<TableOod>, ProverError> {
         let (backend, pk) = (self.backend, self.pk);
@@ -622,7 +651,7 @@ impl<B: Backend> Proving<'_, B> {
         let mut layers = Vec::with_capacity(fri.num_layers as usize);
         for l in 0..fri.num_layers {
             let layer = backend.commit_codeword(cw)?;
-            let beta = rounds.fri_layer(&backend.fri_root(&layer));
+            let beta = rounds.fri_layer(&backend.fri_cap(&layer));
             let mut folded = backend.fold_layer(&layer, beta, fri.layer_shift(l))?;
             if let Some(d) = deep.remove(&(fri.log_max_lde - l - 1)) {
                 backend.add_scaled(&mut folded, beta.square(), &d)?;
@@ -642,8 +671,7 @@ impl<B: Backend> Proving<'_, B> {
         Ok((layers, final_poly))
     }
 
-    /// Round 7: the openings of every query, one batch per committed matrix and per FRI
-    /// layer.
+    /// Round 7: the openings of every query: one batch per round tree and per FRI layer.
     fn queries(
         &self,
         committed: &Committed<'_, B>,
@@ -652,18 +680,37 @@ impl<B: Backend> Proving<'_, B> {
         positions: &[usize],
     ) -> Result<Vec<QueryProof>, ProverError> {
         let backend = self.backend;
-        let mut table_openings = Vec::with_capacity(self.tables.len());
-        for (t, &log_height) in self.log_heights.iter().enumerate() {
-            let shift = fri.log_max_lde - (log_height as u32 + self.lb);
-            let rows: Vec<usize> = positions.iter().map(|q| q >> shift).collect();
-            let per_matrix = Matrix::of(&self.pk.shapes[t])
-                .map(|m| {
-                    Ok(backend
-                        .open_batch(committed.matrix(t, m)?, &rows)?
-                        .into_iter())
-                })
-                .collect::<Result<Vec<_>, ProverError>>()?;
-            table_openings.push(per_matrix);
+        let shapes = &self.pk.shapes;
+        let trees = [
+            self.pk.preprocessed_tree.as_ref(),
+            Some(&committed.main.tree),
+            committed.aux.tree.as_ref(),
+            Some(&committed.quotient.tree),
+        ];
+        // Per round: the openings, as iterators, and which tables have a matrix in it.
+        let mut round_openings = Vec::with_capacity(4);
+        for (m, tree) in Matrix::ROUNDS.into_iter().zip(trees) {
+            let tables: Vec<usize> = (0..shapes.len())
+                .filter(|&t| m.in_table(&shapes[t]))
+                .collect();
+            let Some(tree) = tree else {
+                if !tables.is_empty() {
+                    return Err(ProverError::Internal("a round's tree is missing"));
+                }
+                continue;
+            };
+            let shape = RoundTreeShape::of(m, shapes, &self.log_heights, self.lb)
+                .ok_or(ProverError::Internal("a round tree without matrices"))?;
+            let matrices = tables
+                .iter()
+                .map(|&t| committed.matrix(t, m))
+                .collect::<Result<Vec<_>, _>>()?;
+            let indices: Vec<usize> = positions
+                .iter()
+                .map(|q| q >> (fri.log_max_lde - shape.log_leaves))
+                .collect();
+            let opened = backend.open_round(tree, &matrices, &indices)?;
+            round_openings.push((m, tables, opened.into_iter()));
         }
         let mut fri_openings = Vec::with_capacity(layers.len());
         for (l, layer) in layers.iter().enumerate() {
@@ -673,14 +720,22 @@ impl<B: Backend> Proving<'_, B> {
         let missing = || ProverError::Internal("opening batch too short");
         let mut queries = Vec::with_capacity(positions.len());
         for _ in positions {
-            let tables = table_openings
-                .iter_mut()
-                .map(|ms| {
-                    ms.iter_mut()
-                        .map(|m| m.next().ok_or_else(missing))
-                        .collect::<Result<Vec<_>, _>>()
-                })
-                .collect::<Result<Vec<_>, _>>()?;
+            let mut tables: Vec<Vec<Vec<Felt>>> = shapes
+                .iter()
+                .map(|s| Vec::with_capacity(Matrix::of(s).count()))
+                .collect();
+            let mut paths = Vec::with_capacity(round_openings.len());
+            // Rounds in order, so each table's rows come out in round order.
+            for (_, ts, opened) in &mut round_openings {
+                let (rows, path) = opened.next().ok_or_else(missing)?;
+                if rows.len() != ts.len() {
+                    return Err(missing());
+                }
+                for (&t, row) in ts.iter().zip(rows) {
+                    tables[t].push(row);
+                }
+                paths.push(path);
+            }
             let fri = fri_openings
                 .iter_mut()
                 .map(|o| {
@@ -689,7 +744,7 @@ impl<B: Backend> Proving<'_, B> {
                         .ok_or_else(missing)
                 })
                 .collect::<Result<Vec<_>, _>>()?;
-            queries.push(QueryProof { tables, fri });
+            queries.push(QueryProof { tables, paths, fri });
         }
         Ok(queries)
     }

@@ -7,9 +7,7 @@
 use kestrel_core::field::{Ext3, Felt};
 use kestrel_core::merkle::Digest;
 use kestrel_core::params::StarkParams;
-use kestrel_core::proof::{
-    FriStep, Opening, ProofBody, QueryProof, TableOod, FORMAT_VERSION, MAGIC,
-};
+use kestrel_core::proof::{FriStep, ProofBody, QueryProof, TableOod, FORMAT_VERSION, MAGIC};
 
 struct Cursor<'a>(&'a [u8]);
 
@@ -62,12 +60,12 @@ pub fn decode_proof(bytes: &[u8]) -> Option<ProofBody> {
     };
     let body = ProofBody {
         params,
-        preprocessed_roots: c.list(Cursor::digest)?,
         log_heights: c.list(Cursor::u8)?,
-        main_roots: c.list(Cursor::digest)?,
+        preprocessed_cap: c.list(Cursor::digest)?,
+        main_cap: c.list(Cursor::digest)?,
         totals: c.list(Cursor::ext)?,
-        aux_roots: c.list(Cursor::digest)?,
-        quotient_roots: c.list(Cursor::digest)?,
+        aux_cap: c.list(Cursor::digest)?,
+        quotient_cap: c.list(Cursor::digest)?,
         ood: c.list(|c| {
             Some(TableOod {
                 pre: c.list(Cursor::ext)?,
@@ -79,19 +77,13 @@ pub fn decode_proof(bytes: &[u8]) -> Option<ProofBody> {
                 quotient: c.list(Cursor::ext)?,
             })
         })?,
-        fri_roots: c.list(Cursor::digest)?,
+        fri_caps: c.list(|c| c.list(Cursor::digest))?,
         final_poly: c.list(Cursor::ext)?,
         pow_nonce: c.u64()?,
         queries: c.list(|c| {
             Some(QueryProof {
-                tables: c.list(|c| {
-                    c.list(|c| {
-                        Some(Opening {
-                            values: c.list(Cursor::felt)?,
-                            path: c.list(Cursor::digest)?,
-                        })
-                    })
-                })?,
+                tables: c.list(|c| c.list(|c| c.list(Cursor::felt)))?,
+                paths: c.list(|c| c.list(Cursor::digest))?,
                 fri: c.list(|c| {
                     Some(FriStep {
                         sibling: c.ext()?,

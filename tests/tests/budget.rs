@@ -375,19 +375,22 @@ fn count_offsets(proof: &[u8]) -> Vec<usize> {
         out.push(*at);
         *at += COUNT_LEN + n * each;
     };
-    list(&mut at, body.preprocessed_roots.len(), DIGEST_LEN);
     list(&mut at, body.log_heights.len(), 1);
-    list(&mut at, body.main_roots.len(), DIGEST_LEN);
+    list(&mut at, body.preprocessed_cap.len(), DIGEST_LEN);
+    list(&mut at, body.main_cap.len(), DIGEST_LEN);
     list(&mut at, body.totals.len(), EXT_LEN);
-    list(&mut at, body.aux_roots.len(), DIGEST_LEN);
-    list(&mut at, body.quotient_roots.len(), DIGEST_LEN);
+    list(&mut at, body.aux_cap.len(), DIGEST_LEN);
+    list(&mut at, body.quotient_cap.len(), DIGEST_LEN);
     list(&mut at, 0, 0);
     for o in &body.ood {
         for l in o.lists() {
             list(&mut at, l.len(), EXT_LEN);
         }
     }
-    list(&mut at, body.fri_roots.len(), DIGEST_LEN);
+    list(&mut at, 0, 0);
+    for c in &body.fri_caps {
+        list(&mut at, c.len(), DIGEST_LEN);
+    }
     list(&mut at, body.final_poly.len(), EXT_LEN);
     at += 8;
     list(&mut at, 0, 0);
@@ -395,10 +398,13 @@ fn count_offsets(proof: &[u8]) -> Vec<usize> {
     list(&mut at, 0, 0);
     for t in &q.tables {
         list(&mut at, 0, 0);
-        for o in t {
-            list(&mut at, o.values.len(), FELT_LEN);
-            list(&mut at, o.path.len(), DIGEST_LEN);
+        for row in t {
+            list(&mut at, row.len(), FELT_LEN);
         }
+    }
+    list(&mut at, 0, 0);
+    for p in &q.paths {
+        list(&mut at, p.len(), DIGEST_LEN);
     }
     list(&mut at, 0, 0);
     for s in &q.fri {

@@ -16,6 +16,7 @@ use kestrel_core::air::{LogUpChallenges, Machine, TableShape};
 use kestrel_core::field::{powers, Ext3, Felt};
 use kestrel_core::matrix::RowMajorMatrix;
 use kestrel_core::params::StarkParams;
+use kestrel_core::stark::RoundTreeShape;
 use kestrel_prover_gpu::backend::{Backend, DeepInputs, QuotientCommitted, QuotientInputs};
 use kestrel_prover_gpu::cpu::CpuBackend;
 use kestrel_prover_gpu::cuda::CudaBackend;
@@ -63,15 +64,101 @@ fn assert_commit_eq(
     r: &mut ChaCha8Rng,
     what: &str,
 ) {
-    assert_eq!(g.root(gc), CpuBackend.root(cc), "{what}: root");
     assert!(g.lde_to_host(gc).unwrap() == cc.lde, "{what}: LDE differs");
+    // A round of this one matrix: its tree is the plain tree over its rows.
+    let (gt, ct) = (
+        g.commit_round(&[gc]).unwrap(),
+        CpuBackend.commit_round(&[cc]).unwrap(),
+    );
+    assert_eq!(g.round_cap(&gt), CpuBackend.round_cap(&ct), "{what}: cap");
     let rows = cc.lde.height();
     for row in [0, rows - 1, (r.next_u64() as usize) % rows] {
-        let (a, b) = (g.open(gc, row).unwrap(), CpuBackend.open(cc, row).unwrap());
-        assert_eq!(a.values, b.values, "{what}: opening {row} values");
-        assert_eq!(a.path, b.path, "{what}: opening {row} path");
+        assert_eq!(
+            g.open_round(&gt, &[gc], &[row]).unwrap(),
+            CpuBackend.open_round(&ct, &[cc], &[row]).unwrap(),
+            "{what}: opening {row}"
+        );
     }
-    assert!(g.open(gc, rows).is_err());
+    assert!(g.open_round(&gt, &[gc], &[rows]).is_err());
+    assert!(CpuBackend.open_round(&ct, &[cc], &[rows]).is_err());
+}
+
+/// One round over matrices of several heights and widths, in the given order: the caps,
+/// and openings (each matrix's row and the one path) at the first, the last and random
+/// leaves, in one batch.
+fn assert_round_eq(g: &CudaBackend, r: &mut ChaCha8Rng, shapes: &[(u32, usize)], lb: u32) {
+    let what = format!("round {shapes:?}, blowup 2^{lb}");
+    let ms: Vec<RowMajorMatrix> = shapes
+        .iter()
+        .map(|&(log_n, w)| matrix(r, log_n, w))
+        .collect();
+    let gc: Vec<_> = ms.iter().map(|m| g.commit_trace(m, lb).unwrap()).collect();
+    let cc: Vec<_> = ms
+        .iter()
+        .map(|m| CpuBackend.commit_trace(m, lb).unwrap())
+        .collect();
+    let (gr, cr): (Vec<_>, Vec<_>) = (gc.iter().collect(), cc.iter().collect());
+    let (gt, ct) = (
+        g.commit_round(&gr).unwrap(),
+        CpuBackend.commit_round(&cr).unwrap(),
+    );
+    let cap = CpuBackend.round_cap(&ct);
+    assert_eq!(g.round_cap(&gt), cap, "{what}: cap");
+    let log_leaves = shapes.iter().map(|s| s.0).max().unwrap() + lb;
+    let shape = RoundTreeShape::over(shapes.iter().map(|s| s.0 + lb)).unwrap();
+    assert_eq!(cap.len(), shape.cap_len(), "{what}: cap length");
+    let leaves = 1usize << log_leaves;
+    let mut idx = vec![0, leaves - 1, leaves / 2];
+    idx.extend((0..60).map(|_| (r.next_u64() as usize) % leaves));
+    let (a, b) = (
+        g.open_round(&gt, &gr, &idx).unwrap(),
+        CpuBackend.open_round(&ct, &cr, &idx).unwrap(),
+    );
+    assert_eq!(a.len(), idx.len());
+    for ((i, x), y) in idx.iter().zip(&a).zip(&b) {
+        assert_eq!(x, y, "{what}: opening of leaf {i}");
+        assert_eq!(x.0.len(), shapes.len(), "{what}: rows of leaf {i}");
+        assert_eq!(x.1.len(), shape.path_len(), "{what}: path of leaf {i}");
+    }
+    assert!(g.open_round(&gt, &gr, &[leaves]).is_err());
+    // Another order of the same matrices is another tree.
+    if shapes.len() > 1 {
+        let gr2: Vec<_> = gr.iter().rev().copied().collect();
+        let cr2: Vec<_> = cr.iter().rev().copied().collect();
+        let (gt2, ct2) = (
+            g.commit_round(&gr2).unwrap(),
+            CpuBackend.commit_round(&cr2).unwrap(),
+        );
+        assert_eq!(
+            g.round_cap(&gt2),
+            CpuBackend.round_cap(&ct2),
+            "{what}: reversed"
+        );
+        assert_ne!(g.round_cap(&gt2), cap, "{what}: reversed order, same cap");
+    }
+}
+
+/// Mixed-matrix rounds: several heights in one round (the tallest first, last, or
+/// repeated; heights 2^1 apart and 2^12 apart; one-column and wide matrices), every blowup.
+#[test]
+#[ignore = "needs a CUDA device: run with --ignored on the GPU machine"]
+fn mixed_rounds_match_cpu() {
+    let Some(g) = gpu() else { return };
+    let mut r = rng(11);
+    let rounds: [&[(u32, usize)]; 6] = [
+        &[(12, 5), (10, 3), (12, 1), (8, 7), (11, 2), (8, 1)],
+        &[(8, 3), (10, 4), (10, 4), (9, 70)],
+        &[(3, 2), (1, 1), (2, 3)],
+        &[(20, 4), (16, 8), (8, 30)],
+        &[(6, 9)],
+        &[(14, 1), (2, 1), (14, 40), (13, 1)],
+    ];
+    for lb in 1..=3u32 {
+        for shapes in rounds {
+            assert_round_eq(g, &mut r, shapes, lb);
+        }
+        println!("ok: mixed rounds, blowup 2^{lb}");
+    }
 }
 
 #[test]
@@ -205,11 +292,7 @@ fn fri_matches_cpu() {
             g.commit_fri_layer(cw.clone()).unwrap(),
             CpuBackend.commit_fri_layer(cw).unwrap(),
         );
-        assert_eq!(
-            g.fri_root(&gl),
-            CpuBackend.fri_root(&cl),
-            "fri root 2^{log_n}"
-        );
+        assert_eq!(g.fri_cap(&gl), CpuBackend.fri_cap(&cl), "fri cap 2^{log_n}");
         assert!(g.fri_values(&gl) == CpuBackend.fri_values(&cl));
         // The device path: fold a device-committed layer, join, commit, open in batches.
         let (gd, cd) = (
@@ -228,7 +311,7 @@ fn fri_matches_cpu() {
             g.commit_codeword(gf).unwrap(),
             CpuBackend.commit_codeword(cf).unwrap(),
         );
-        assert_eq!(g.fri_root(&gl2), CpuBackend.fri_root(&cl2));
+        assert_eq!(g.fri_cap(&gl2), CpuBackend.fri_cap(&cl2));
         let pos: Vec<usize> = (0..50)
             .map(|_| (r.next_u64() as usize) % (1 << (log_n - 1)))
             .collect();
@@ -340,17 +423,19 @@ fn logup_aux_quotient_and_deep_match_cpu() {
             .unwrap();
         assert!(ga2.host.is_none());
         assert_eq!(ga2.total, ct, "committed logup total 2^{log_n}");
-        assert_eq!(
-            g.root(&ga2.committed),
-            CpuBackend.root(&cx),
-            "aux root 2^{log_n}"
-        );
+        let cap = |c: &kestrel_prover_gpu::cpu::CpuCommitted| {
+            CpuBackend.round_cap(&CpuBackend.commit_round(&[c]).unwrap())
+        };
+        let gcap = |c: &kestrel_prover_gpu::cuda::CudaCommitted| {
+            g.round_cap(&g.commit_round(&[c]).unwrap())
+        };
+        assert_eq!(gcap(&ga2.committed), cap(&cx), "aux cap 2^{log_n}");
         let gq2 = g.commit_quotient(&qi!(&gm, &ga2.committed)).unwrap();
         let cq2 = CpuBackend.commit_quotient(&qi!(&cm, &cx)).unwrap();
         assert_eq!(
-            g.root(&gq2.committed),
-            CpuBackend.root(&cq2.committed),
-            "quotient root 2^{log_n}"
+            gcap(&gq2.committed),
+            cap(&cq2.committed),
+            "quotient cap 2^{log_n}"
         );
         let z = ext(&mut r);
         assert_eq!(
@@ -361,10 +446,22 @@ fn logup_aux_quotient_and_deep_match_cpu() {
         let rows: Vec<usize> = (0..40)
             .map(|_| (r.next_u64() as usize) % (1 << (log_n + lb)))
             .collect();
+        // A round of the main, aux and quotient matrices (one height, three widths).
+        let (gt, ct) = (
+            g.commit_round(&[&gm, &ga2.committed, &gq2.committed])
+                .unwrap(),
+            CpuBackend
+                .commit_round(&[&cm, &cx, &cq2.committed])
+                .unwrap(),
+        );
+        assert_eq!(g.round_cap(&gt), CpuBackend.round_cap(&ct));
         assert_eq!(
-            g.open_batch(&ga2.committed, &rows).unwrap(),
-            CpuBackend.open_batch(&cx, &rows).unwrap(),
-            "open_batch aux 2^{log_n}"
+            g.open_round(&gt, &[&gm, &ga2.committed, &gq2.committed], &rows)
+                .unwrap(),
+            CpuBackend
+                .open_round(&ct, &[&cm, &cx, &cq2.committed], &rows)
+                .unwrap(),
+            "open_round main/aux/quotient 2^{log_n}"
         );
 
         let (gqc, cqc) = (
@@ -513,6 +610,7 @@ fn every_stage_dispatches_to_the_gpu() {
     for op in [
         "commit_trace",
         "commit_coeffs",
+        "commit_round",
         "open",
         "logup_aux",
         "quotient",
@@ -534,6 +632,7 @@ fn every_stage_dispatches_to_the_gpu() {
         "ks_ntt_dif_group",
         "ks_merkle_leaves_cols",
         "ks_merkle_level",
+        "ks_merkle_inject",
         "ks_logup_eval",
         "ks_quotient_eval",
         "ks_deep_combine",

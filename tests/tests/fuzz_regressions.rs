@@ -99,7 +99,7 @@ fn verify_golden_statement(proof: &[u8]) -> Result<(), VerifyError> {
 }
 
 /// A header, the golden proof's parameters, then `count` as the first list's length
-/// (preprocessed roots), followed by `pad` zero bytes.
+/// (the table heights), followed by `pad` zero bytes.
 fn huge_first_count(count: u32, pad: usize) -> Vec<u8> {
     let mut b = GOLDEN_PROOF[..HEADER_LEN + PARAMS_LEN].to_vec();
     b.extend_from_slice(&count.to_le_bytes());
@@ -119,12 +119,16 @@ fn hostile_length_prefixes_do_not_preallocate() {
     // Postcard-era finding: a 24 KiB proof with nested lengths made `parse_proof`
     // allocate ~1.6 MB. Now every count is compared with the AIR's before anything is
     // allocated, and the verifier's heap is bounded by the AIR's shape.
-    let heights_count = HEADER_LEN + PARAMS_LEN + COUNT_LEN; // after 0 preprocessed roots
+    // The preprocessed cap's count, after the one table's height.
+    let pre_cap_count = HEADER_LEN + PARAMS_LEN + COUNT_LEN + 1;
+    // The main cap's count, after the empty preprocessed cap.
+    let main_cap_count = pre_cap_count + COUNT_LEN;
     for input in [
         huge_first_count(u32::MAX, 0),
         huge_first_count(u32::MAX, 24 << 10),
         huge_first_count(12 << 10, 24 << 10),
-        golden_with_count(heights_count, u32::MAX),
+        golden_with_count(pre_cap_count, u32::MAX),
+        golden_with_count(main_cap_count, u32::MAX),
     ] {
         let (r, peak) = peak_heap(|| verify_golden_statement(&input));
         assert!(
@@ -142,17 +146,25 @@ fn hostile_length_prefixes_do_not_preallocate() {
 #[test]
 fn hostile_length_prefixes_are_rejected() {
     assert!(verify_golden_statement(GOLDEN_PROOF).is_ok());
-    for input in [huge_first_count(u32::MAX, 0), huge_first_count(1, 0)] {
+    for (count, got) in [(u32::MAX, u32::MAX as usize), (2, 2), (0, 0)] {
         assert_eq!(
-            verify_golden_statement(&input),
+            verify_golden_statement(&huge_first_count(count, 0)),
             Err(VerifyError::Length {
-                what: "preprocessed roots",
+                what: "table heights",
+                expected: 1,
+                got,
+            })
+        );
+    }
+    // Fibonacci has no preprocessed table: its preprocessed cap is empty.
+    let pre_cap_count = HEADER_LEN + PARAMS_LEN + COUNT_LEN + 1;
+    for count in [1u32, u32::MAX] {
+        assert_eq!(
+            verify_golden_statement(&golden_with_count(pre_cap_count, count)),
+            Err(VerifyError::Length {
+                what: "preprocessed cap",
                 expected: 0,
-                got: if input == huge_first_count(1, 0) {
-                    1
-                } else {
-                    u32::MAX as usize
-                },
+                got: count as usize,
             })
         );
     }

@@ -78,6 +78,17 @@ fn vk_prove_verify_round_trip() {
         .unwrap()
         .iter()
         .any(|t| t["table"] == "CPU"));
+    // The proof's size by part sums to its size.
+    let parts = ["opened_values", "merkle_paths", "fri", "ood", "other"].map(|k| {
+        s["proof_parts"][k]
+            .as_u64()
+            .unwrap_or_else(|| panic!("proof_parts.{k}"))
+    });
+    assert_eq!(
+        parts.iter().sum::<u64>(),
+        s["proof_bytes"].as_u64().unwrap()
+    );
+    assert!(parts.iter().all(|&p| p > 0), "{parts:?}");
 
     assert_eq!(verify(&proof, Some(&vk), None), 0);
     assert_eq!(verify(&proof, None, Some(prog.path())), 0);

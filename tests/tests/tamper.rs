@@ -7,10 +7,11 @@
 //!
 //! Fiat–Shamir note. Everything up to and including the grinding nonce is absorbed into the
 //! transcript before the query indices are drawn. A change to any of it (an OOD value the
-//! constraints do not read, a FRI root, a final-polynomial coefficient, the nonce of a
+//! constraints do not read, a FRI cap, a final-polynomial coefficient, the nonce of a
 //! proof without grinding) therefore moves every query index, and the first check to fail
-//! is the first table opening of the first query: `MerklePath { query: 0, table: 0, round:
-//! Main }` (table 0, the sender, has no preprocessed round). The FRI-specific errors
+//! is the first round path of the first query: `MerklePath { query: 0, round: Preprocessed
+//! }` (every table's rows are read first, then one path per round, in round order; the
+//! byte table has a preprocessed round). The FRI-specific errors
 //! (`FriMerklePath`, `FriFinalPoly`) are reached only through query-phase data, which the
 //! transcript does not absorb: FRI siblings and paths.
 
@@ -27,11 +28,10 @@ use kestrel_core::keys::VerifyingKey;
 use kestrel_core::matrix::RowMajorMatrix;
 use kestrel_core::merkle::Digest;
 use kestrel_core::params::{estimate, StarkParams, SECURITY_FLOOR_BITS};
-use kestrel_core::proof::Opening;
 use kestrel_core::proof::{FriStep, ProofBody, FORMAT_VERSION, HEADER_LEN};
-use kestrel_core::stark::FriShape;
+use kestrel_core::stark::{FriShape, Matrix, ROUND_CAP_BITS};
 use kestrel_prover_gpu::backend::{
-    AuxCommitted, Backend, DeepInputs, QuotientCommitted, QuotientInputs, TablePlan,
+    AuxCommitted, Backend, DeepInputs, QuotientCommitted, QuotientInputs, RoundOpening, TablePlan,
 };
 use kestrel_prover_gpu::cpu::CpuBackend;
 use kestrel_prover_gpu::prover::{prove, setup, ProverError};
@@ -56,6 +56,9 @@ const BYTE_RANGE_ROUNDS: [Round; 4] = [
     Round::Aux,
     Round::Quotient,
 ];
+/// The range-check machine commits to all four rounds, so a query's `paths[i]` is round
+/// `Matrix::ROUNDS[i]`'s.
+const RC_ROUNDS: [Round; 4] = Matrix::ROUNDS;
 
 /// Blowup 8 without grinding; `num_queries` starts at 90 and is raised (in steps of 10, at
 /// most to 512) until the estimator puts every fixture above the security floor.
@@ -207,8 +210,7 @@ fn is_first_query_rederived(e: &VerifyError) -> bool {
         e,
         VerifyError::MerklePath {
             query: 0,
-            table: SENDER,
-            round: Round::Main
+            round: Round::Preprocessed
         }
     )
 }
@@ -231,11 +233,17 @@ fn tamper_params_meet_the_floor() {
     // The fixture proofs are honest and have the shape the cases below rely on.
     let f = range_check();
     assert_eq!(f.body.log_heights, vec![SENDER_LOG_N as u8, 8]);
-    assert_eq!(f.body.preprocessed_roots.len(), 1);
-    assert_eq!(f.body.main_roots.len(), 2);
-    assert_eq!(f.body.aux_roots.len(), 2);
+    // One tree per round; every matrix is at least 2^11 rows, so each cap is full.
+    for cap in [
+        &f.body.preprocessed_cap,
+        &f.body.main_cap,
+        &f.body.aux_cap,
+        &f.body.quotient_cap,
+    ] {
+        assert_eq!(cap.len(), 1 << ROUND_CAP_BITS);
+    }
     assert_eq!(f.body.totals.len(), 2);
-    assert_eq!(f.body.quotient_roots.len(), 2);
+    assert_eq!(f.body.queries[0].paths.len(), RC_ROUNDS.len());
     assert_eq!(f.body.queries[0].tables[SENDER].len(), SENDER_ROUNDS.len());
     assert_eq!(
         f.body.queries[0].tables[BYTE_RANGE].len(),
@@ -251,65 +259,100 @@ fn tamper_params_meet_the_floor() {
 // ---------------------------------------------------------------------------------------
 
 #[test]
-fn preprocessed_root_changed_is_vk_mismatch() {
+fn preprocessed_cap_changed_is_vk_mismatch() {
     let f = range_check();
-    let e = f.tamper("preprocessed root", |b| flip(&mut b.preprocessed_roots[0]));
-    assert_err!(e, VerifyError::VkMismatch, "preprocessed root");
+    for i in 0..f.body.preprocessed_cap.len() {
+        let e = f.tamper("preprocessed cap", |b| flip(&mut b.preprocessed_cap[i]));
+        assert_err!(e, VerifyError::VkMismatch, "preprocessed cap node {i}");
+    }
 }
 
-/// The main roots feed the LogUp challenges α, β. The range-check statement has a public
+/// The main cap feeds the LogUp challenges α, β. The range-check statement has a public
 /// interaction (the verifier sends `p` on the byte bus), whose fingerprint under the new
 /// challenges no longer cancels the committed totals, so the LogUp sum check — which runs
 /// before the OOD check — fails. Fibonacci has no buses: the changed transcript moves ζ and
 /// the OOD check fails.
 #[test]
-fn main_root_changed() {
+fn main_cap_changed() {
     let f = range_check();
-    for t in 0..f.body.main_roots.len() {
-        let e = f.tamper("main root", |b| flip(&mut b.main_roots[t]));
-        assert_err!(
-            e,
-            VerifyError::LogUpSum,
-            "range-check main root of table {t}"
-        );
+    for i in 0..f.body.main_cap.len() {
+        let e = f.tamper("main cap", |b| flip(&mut b.main_cap[i]));
+        assert_err!(e, VerifyError::LogUpSum, "range-check main cap node {i}");
     }
     let f = fibonacci();
-    let e = f.tamper("main root", |b| flip(&mut b.main_roots[0]));
-    assert_err!(
-        e,
-        VerifyError::OodMismatch { table: 0 },
-        "fibonacci main root"
-    );
-}
-
-/// The aux roots feed γ and ζ; the totals are untouched so LogUp balances, and the first
-/// table's OOD check fails at the new ζ.
-#[test]
-fn aux_root_changed_is_ood_mismatch() {
-    let f = range_check();
-    for t in 0..f.body.aux_roots.len() {
-        let e = f.tamper("aux root", |b| flip(&mut b.aux_roots[t]));
+    for i in 0..f.body.main_cap.len() {
+        let e = f.tamper("main cap", |b| flip(&mut b.main_cap[i]));
         assert_err!(
             e,
             VerifyError::OodMismatch { table: 0 },
-            "aux root of table {t}"
+            "fibonacci main cap node {i}"
         );
     }
 }
 
-/// The quotient roots feed ζ: the first table's OOD check fails at the new point.
+/// The aux cap feeds γ and ζ; the totals are untouched so LogUp balances, and the first
+/// table's OOD check fails at the new ζ.
 #[test]
-fn quotient_root_changed_is_ood_mismatch() {
+fn aux_cap_changed_is_ood_mismatch() {
+    let f = range_check();
+    for i in 0..f.body.aux_cap.len() {
+        let e = f.tamper("aux cap", |b| flip(&mut b.aux_cap[i]));
+        assert_err!(e, VerifyError::OodMismatch { table: 0 }, "aux cap node {i}");
+    }
+}
+
+/// The quotient cap feeds ζ: the first table's OOD check fails at the new point.
+#[test]
+fn quotient_cap_changed_is_ood_mismatch() {
     for (name, f) in [("range-check", range_check()), ("fibonacci", fibonacci())] {
-        for t in 0..f.body.quotient_roots.len() {
-            let e = f.tamper("quotient root", |b| flip(&mut b.quotient_roots[t]));
+        for i in 0..f.body.quotient_cap.len() {
+            let e = f.tamper("quotient cap", |b| flip(&mut b.quotient_cap[i]));
             assert_err!(
                 e,
                 VerifyError::OodMismatch { table: 0 },
-                "{name}: quotient root of table {t}"
+                "{name}: quotient cap node {i}"
             );
         }
     }
+}
+
+/// A cap with a node more or fewer is a shape error, before anything is hashed.
+#[test]
+fn cap_length_changed_is_length() {
+    let f = range_check();
+    type Pick = fn(&mut ProofBody) -> &mut Vec<Digest>;
+    let caps: [(&str, Pick); 4] = [
+        ("preprocessed cap", |b| &mut b.preprocessed_cap),
+        ("main cap", |b| &mut b.main_cap),
+        ("aux cap", |b| &mut b.aux_cap),
+        ("quotient cap", |b| &mut b.quotient_cap),
+    ];
+    for (name, pick) in caps {
+        let n = pick(&mut f.body.clone()).len();
+        let e = f.tamper(name, |b| pick(b).push(Digest::default()));
+        assert_err!(
+            e,
+            VerifyError::Length { what, expected, got } if what == name && expected == n && got == n + 1,
+            "{name} with a node appended"
+        );
+        let e = f.tamper(name, |b| {
+            pick(b).pop();
+        });
+        assert_err!(
+            e,
+            VerifyError::Length { what, expected, got } if what == name && expected == n && got == n - 1,
+            "{name} with its last node removed"
+        );
+    }
+    let e = f.tamper("FRI cap", |b| b.fri_caps[1].push(Digest::default()));
+    assert_err!(
+        e,
+        VerifyError::Length {
+            what: "FRI cap",
+            ..
+        },
+        "FRI cap of layer 1 with a node appended"
+    );
 }
 
 #[test]
@@ -404,28 +447,30 @@ fn ood_value_not_read_by_constraints_is_caught_by_openings() {
 // FRI.
 // ---------------------------------------------------------------------------------------
 
-/// Every FRI layer root is absorbed before the query indices are drawn (see the module
-/// comment): the moved first query fails at its first table opening.
+/// Every FRI layer cap is absorbed before the query indices are drawn (see the module
+/// comment): the moved first query fails at its first round path.
 #[test]
-fn fri_layer_root_changed() {
+fn fri_layer_cap_changed() {
     let f = range_check();
-    let layers = f.body.fri_roots.len();
+    let layers = f.body.fri_caps.len();
     assert_eq!(layers, f.fri_shape().num_layers as usize);
     for l in 0..layers {
-        let e = f.tamper("FRI root", |b| flip(&mut b.fri_roots[l]));
-        assert!(
-            is_first_query_rederived(&e),
-            "FRI root of layer {l}: expected MerklePath {{ query: 0, table: 0, round: Main }}, got {e:?}"
-        );
+        for i in 0..f.body.fri_caps[l].len() {
+            let e = f.tamper("FRI cap", |b| flip(&mut b.fri_caps[l][i]));
+            assert!(
+                is_first_query_rederived(&e),
+                "FRI cap node {i} of layer {l}: expected MerklePath {{ query: 0, round: Preprocessed }}, got {e:?}"
+            );
+        }
     }
 }
 
 #[test]
 fn fri_layer_added_or_removed_is_length() {
     let f = range_check();
-    let n = f.body.fri_roots.len();
+    let n = f.body.fri_caps.len();
     let e = f.tamper("FRI layer added", |b| {
-        b.fri_roots.push(b.fri_roots[n - 1]);
+        b.fri_caps.push(b.fri_caps[n - 1].clone());
         for q in &mut b.queries {
             let last = q.fri[n - 1].clone();
             q.fri.push(FriStep {
@@ -440,7 +485,7 @@ fn fri_layer_added_or_removed_is_length() {
         "FRI layer added"
     );
     let e = f.tamper("FRI layer removed", |b| {
-        b.fri_roots.pop();
+        b.fri_caps.pop();
         for q in &mut b.queries {
             q.fri.pop();
         }
@@ -450,7 +495,7 @@ fn fri_layer_added_or_removed_is_length() {
         VerifyError::Length { what: "FRI layers", expected, got } if expected == n && got == n - 1,
         "FRI layer removed"
     );
-    // Only the queries' steps (roots intact).
+    // Only the queries' steps (caps intact).
     let e = f.tamper("FRI step removed", |b| {
         b.queries[3].fri.pop();
     });
@@ -532,7 +577,8 @@ fn grinding_nonce_changed_is_pow_invalid() {
 // Query openings.
 // ---------------------------------------------------------------------------------------
 
-/// Every (table, round) of query 0 and the last query: one opened value changed.
+/// Every (table, round) of query 0 and the last query: one opened value changed; the
+/// round's path no longer reaches its cap.
 #[test]
 fn query_opening_value_changed_is_merkle_path() {
     let f = range_check();
@@ -543,14 +589,14 @@ fn query_opening_value_changed_is_merkle_path() {
     ] {
         for (k, &round) in rounds.iter().enumerate() {
             for qi in [0, last] {
-                for col in [0, f.body.queries[qi].tables[t][k].values.len() - 1] {
+                for col in [0, f.body.queries[qi].tables[t][k].len() - 1] {
                     let e = f.tamper("opening value", |b| {
-                        b.queries[qi].tables[t][k].values[col] += Felt::ONE;
+                        b.queries[qi].tables[t][k][col] += Felt::ONE;
                     });
                     assert_err!(
                         e,
-                        VerifyError::MerklePath { query, table, round: r }
-                            if query == qi && table == t && r == round,
+                        VerifyError::MerklePath { query, round: r }
+                            if query == qi && r == round,
                         "query {qi} table {t} {round:?} value {col}"
                     );
                 }
@@ -559,34 +605,131 @@ fn query_opening_value_changed_is_merkle_path() {
     }
 }
 
+/// Every round's path of query 0 and the last query: a node changed at the leaf level,
+/// at the byte table's injection level (levels below it hold only the sender's rows), in
+/// the middle and just below the cap.
 #[test]
 fn query_path_sibling_changed_is_merkle_path() {
     let f = range_check();
-    for (t, rounds) in [
-        (SENDER, &SENDER_ROUNDS[..]),
-        (BYTE_RANGE, &BYTE_RANGE_ROUNDS[..]),
-    ] {
-        for (k, &round) in rounds.iter().enumerate() {
-            let depth = f.body.queries[0].tables[t][k].path.len();
-            for level in [0, depth / 2, depth - 1] {
+    let last = f.body.queries.len() - 1;
+    let lb = f.body.params.log_blowup as usize;
+    for (i, &round) in RC_ROUNDS.iter().enumerate() {
+        for qi in [0, last] {
+            let depth = f.body.queries[qi].paths[i].len();
+            let injected = depth.saturating_sub(8 + lb + 1);
+            let mut levels = vec![0, injected, depth / 2, depth - 1];
+            levels.dedup();
+            for level in levels {
                 let e = f.tamper("path sibling", |b| {
-                    flip(&mut b.queries[0].tables[t][k].path[level]);
+                    flip(&mut b.queries[qi].paths[i][level]);
                 });
                 assert_err!(
                     e,
-                    VerifyError::MerklePath { query: 0, table, round: r }
-                        if table == t && r == round,
-                    "query 0 table {t} {round:?} path level {level}"
+                    VerifyError::MerklePath { query, round: r } if query == qi && r == round,
+                    "query {qi} {round:?} path level {level}"
                 );
             }
         }
     }
 }
 
+/// Openings moved where the tree's layout binds them: two tables' rows of one round
+/// swapped (where the widths agree), one table's row of one round taken from another query,
+/// two rounds' paths swapped, two queries' paths of one round swapped.
+#[test]
+fn query_openings_moved_are_merkle_path() {
+    let f = range_check();
+    let q0 = &f.body.queries[0];
+    let k_of = |t: usize, round: Round| {
+        let rounds: &[Round] = if t == SENDER {
+            &SENDER_ROUNDS
+        } else {
+            &BYTE_RANGE_ROUNDS
+        };
+        rounds.iter().position(|&r| r == round)
+    };
+    let mut swapped = 0;
+    for round in RC_ROUNDS {
+        let (Some(ks), Some(kb)) = (k_of(SENDER, round), k_of(BYTE_RANGE, round)) else {
+            continue;
+        };
+        let (a, b) = (&q0.tables[SENDER][ks], &q0.tables[BYTE_RANGE][kb]);
+        if a == b {
+            continue;
+        }
+        swapped += 1;
+        let same_width = a.len() == b.len();
+        let e = f.tamper("rows of two tables swapped", |b| {
+            let q = &mut b.queries[0];
+            let row = std::mem::take(&mut q.tables[SENDER][ks]);
+            q.tables[SENDER][ks] = std::mem::replace(&mut q.tables[BYTE_RANGE][kb], row);
+        });
+        // Rows of another width are a shape error; rows of the same width would move
+        // DEEP's sum too, but the paths are checked first.
+        if same_width {
+            assert_err!(
+                e,
+                VerifyError::MerklePath { query: 0, round: r } if r == round,
+                "query 0: the two tables' {round:?} rows swapped"
+            );
+        } else {
+            assert_err!(
+                e,
+                VerifyError::Length {
+                    what: "opened row",
+                    ..
+                },
+                "query 0: the two tables' {round:?} rows (of other widths) swapped"
+            );
+        }
+    }
+    assert_eq!(swapped, 3, "main, aux and quotient rows of both tables");
+    for (t, rounds) in [
+        (SENDER, &SENDER_ROUNDS[..]),
+        (BYTE_RANGE, &BYTE_RANGE_ROUNDS[..]),
+    ] {
+        for (k, &round) in rounds.iter().enumerate() {
+            let e = f.tamper("row from another query", |b| {
+                b.queries[0].tables[t][k] = b.queries[1].tables[t][k].clone();
+            });
+            assert_err!(
+                e,
+                VerifyError::MerklePath { query: 0, round: r } if r == round,
+                "query 0 table {t}: the {round:?} row of query 1"
+            );
+        }
+    }
+    // The aux and quotient trees have the same depth (the sender's LDE).
+    let (ia, iq) = (Round::Aux as usize, Round::Quotient as usize);
+    assert_eq!(q0.paths[ia].len(), q0.paths[iq].len());
+    let e = f.tamper("two rounds' paths swapped", |b| {
+        b.queries[0].paths.swap(ia, iq)
+    });
+    assert_err!(
+        e,
+        VerifyError::MerklePath {
+            query: 0,
+            round: Round::Aux
+        },
+        "query 0: aux and quotient paths swapped"
+    );
+    for (i, &round) in RC_ROUNDS.iter().enumerate() {
+        let e = f.tamper("two queries' paths swapped", |b| {
+            let p = std::mem::take(&mut b.queries[0].paths[i]);
+            b.queries[0].paths[i] = std::mem::replace(&mut b.queries[1].paths[i], p);
+        });
+        assert_err!(
+            e,
+            VerifyError::MerklePath { query: 0, round: r } if r == round,
+            "queries 0 and 1: {round:?} paths swapped"
+        );
+    }
+}
+
 #[test]
 fn fri_sibling_changed_is_fri_merkle_path() {
     let f = range_check();
-    for l in 0..f.body.fri_roots.len() {
+    for l in 0..f.body.fri_caps.len() {
         for qi in [0, 5] {
             let e = f.tamper("FRI sibling", |b| bump(&mut b.queries[qi].fri[l].sibling));
             assert_err!(
@@ -601,7 +744,7 @@ fn fri_sibling_changed_is_fri_merkle_path() {
 #[test]
 fn fri_path_node_changed_is_fri_merkle_path() {
     let f = range_check();
-    for l in 0..f.body.fri_roots.len() {
+    for l in 0..f.body.fri_caps.len() {
         let depth = f.body.queries[0].fri[l].path.len();
         for level in [0, depth - 1] {
             let e = f.tamper("FRI path", |b| {
@@ -642,7 +785,7 @@ fn query_count_changed_is_length() {
 fn query_opening_shape_changed_is_length() {
     let f = range_check();
     let e = f.tamper("row longer", |b| {
-        b.queries[2].tables[BYTE_RANGE][1].values.push(Felt::ZERO)
+        b.queries[2].tables[BYTE_RANGE][1].push(Felt::ZERO)
     });
     assert_err!(
         e,
@@ -652,16 +795,41 @@ fn query_opening_shape_changed_is_length() {
         },
         "opened row with an extra value"
     );
-    let e = f.tamper("path shorter", |b| {
-        b.queries[2].tables[SENDER][0].path.pop();
+    for (i, round) in RC_ROUNDS.iter().enumerate() {
+        let e = f.tamper("path shorter", |b| {
+            b.queries[2].paths[i].pop();
+        });
+        assert_err!(
+            e,
+            VerifyError::Length {
+                what: "Merkle path",
+                ..
+            },
+            "{round:?} path one node short"
+        );
+        let e = f.tamper("path longer", |b| {
+            b.queries[2].paths[i].push(Digest::default());
+        });
+        assert_err!(
+            e,
+            VerifyError::Length {
+                what: "Merkle path",
+                ..
+            },
+            "{round:?} path one node long"
+        );
+    }
+    let e = f.tamper("path missing", |b| {
+        b.queries[2].paths.pop();
     });
     assert_err!(
         e,
         VerifyError::Length {
-            what: "Merkle path",
-            ..
+            what: "query paths",
+            expected: 4,
+            got: 3
         },
-        "Merkle path one node short"
+        "query without its quotient path"
     );
     let e = f.tamper("FRI path shorter", |b| {
         b.queries[2].fri[1].path.pop();
@@ -769,7 +937,7 @@ fn non_canonical_field_element_is_decode() {
         ("final_poly[0]", |b, v| b.final_poly[0].0[0] = v),
         ("totals[1]", |b, v| b.totals[1].0[2] = v),
         ("opening value", |b, v| {
-            b.queries[1].tables[SENDER][0].values[0] = v
+            b.queries[1].tables[SENDER][0][0] = v
         }),
     ];
     for (name, plant) in plants {
@@ -907,15 +1075,15 @@ impl Machine for OutOfRangeMachine {
 fn different_air_shape() {
     let fib = fibonacci();
     let rc = range_check();
-    // The range-check machine has a preprocessed table, the Fibonacci machine none: the
-    // first record after the parameters tells them apart.
+    // The range-check machine has two tables, the Fibonacci machine one: the first record
+    // after the parameters tells them apart.
     let e = verify(&RangeCheckMachine, &rc.vk, &rc.public, &fib.bytes).unwrap_err();
     assert_err!(
         e,
         VerifyError::Length {
-            what: "preprocessed roots",
-            expected: 1,
-            got: 0
+            what: "table heights",
+            expected: 2,
+            got: 1
         },
         "fibonacci proof against the range-check machine"
     );
@@ -923,9 +1091,9 @@ fn different_air_shape() {
     assert_err!(
         e,
         VerifyError::Length {
-            what: "preprocessed roots",
-            expected: 0,
-            got: 1
+            what: "table heights",
+            expected: 1,
+            got: 2
         },
         "range-check proof against the fibonacci machine"
     );
@@ -1112,6 +1280,7 @@ struct Cheating(Cheat);
 /// Every operation is the CPU backend's; the cheats change what three of them return.
 impl Backend for Cheating {
     type Committed = <CpuBackend as Backend>::Committed;
+    type RoundTree = <CpuBackend as Backend>::RoundTree;
     type Codeword = <CpuBackend as Backend>::Codeword;
     type FriLayer = <CpuBackend as Backend>::FriLayer;
 
@@ -1134,8 +1303,11 @@ impl Backend for Cheating {
     ) -> Result<Self::Committed, ProverError> {
         CpuBackend.commit_trace(trace, log_blowup)
     }
-    fn root(&self, c: &Self::Committed) -> Digest {
-        CpuBackend.root(c)
+    fn commit_round(&self, m: &[&Self::Committed]) -> Result<Self::RoundTree, ProverError> {
+        CpuBackend.commit_round(m)
+    }
+    fn round_cap(&self, t: &Self::RoundTree) -> Vec<Digest> {
+        CpuBackend.round_cap(t)
     }
     fn commit_logup_aux(
         &self,
@@ -1215,8 +1387,8 @@ impl Backend for Cheating {
     fn commit_codeword(&self, codeword: Self::Codeword) -> Result<Self::FriLayer, ProverError> {
         CpuBackend.commit_codeword(codeword)
     }
-    fn fri_root(&self, layer: &Self::FriLayer) -> Digest {
-        CpuBackend.fri_root(layer)
+    fn fri_cap(&self, layer: &Self::FriLayer) -> Vec<Digest> {
+        CpuBackend.fri_cap(layer)
     }
     fn fold_layer(
         &self,
@@ -1238,8 +1410,13 @@ impl Backend for Cheating {
     fn grind(&self, challenge: &[u8; 32], bits: u32) -> Result<u64, ProverError> {
         CpuBackend.grind(challenge, bits)
     }
-    fn open_batch(&self, c: &Self::Committed, rows: &[usize]) -> Result<Vec<Opening>, ProverError> {
-        CpuBackend.open_batch(c, rows)
+    fn open_round(
+        &self,
+        t: &Self::RoundTree,
+        m: &[&Self::Committed],
+        i: &[usize],
+    ) -> Result<Vec<RoundOpening>, ProverError> {
+        CpuBackend.open_round(t, m, i)
     }
     fn open_fri_batch(
         &self,

@@ -56,12 +56,8 @@ pub enum VerifyError {
     OodMismatch { table: usize },
     /// The grinding nonce does not have enough leading zero bits.
     PowInvalid,
-    /// A table opening does not match its commitment.
-    MerklePath {
-        query: usize,
-        table: usize,
-        round: Round,
-    },
+    /// A round's openings (its matrices' rows and its path) do not match its commitment.
+    MerklePath { query: usize, round: Round },
     /// A FRI layer opening does not match its commitment.
     FriMerklePath { query: usize, layer: usize },
     /// The last folded value disagrees with the final polynomial.
@@ -107,14 +103,10 @@ impl fmt::Display for VerifyError {
                 "table {table}: constraints disagree with the quotient at ζ"
             ),
             PowInvalid => write!(f, "grinding nonce invalid"),
-            MerklePath {
-                query,
-                table,
-                round,
-            } => {
+            MerklePath { query, round } => {
                 write!(
                     f,
-                    "query {query}: table {table} {round:?} opening does not match its commitment"
+                    "query {query}: {round:?} round opening does not match its commitment"
                 )
             }
             FriMerklePath { query, layer } => {

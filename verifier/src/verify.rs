@@ -1,6 +1,6 @@
 //! Verification, streamed: the proof is read record by record in protocol order (format
-//! version 2, [`kestrel_core::proof`]), each record's shape checked before it is read, and
-//! only what later steps need is kept (roots, challenges, the DEEP sums, FRI's roots and
+//! version 3, [`kestrel_core::proof`]), each record's shape checked before it is read, and
+//! only what later steps need is kept (caps, challenges, the DEEP sums, FRI's caps and
 //! challenges, the final polynomial). Queries are checked one at a time and nothing of
 //! them is kept.
 
@@ -11,14 +11,15 @@ use kestrel_core::air::{
     combine_quotient, logup, Machine, TableShape, VerifierFolder, ZerofierInverses,
 };
 use kestrel_core::field::{bit_reverse, powers, Ext3, Felt, Field};
-use kestrel_core::keys::{PreprocessedCommitment, VerifyingKey};
-use kestrel_core::merkle::{hash_leaf_ext, hash_node, Digest, LeafHasher};
+use kestrel_core::keys::VerifyingKey;
+use kestrel_core::merkle::{hash_inject, hash_leaf_ext, hash_node, Digest, LeafHasher};
 use kestrel_core::params::{
     estimate_with, StarkParams, MAX_LOG_HEIGHT, MIN_LOG_HEIGHT, SECURITY_FLOOR_BITS,
 };
 use kestrel_core::proof::{COUNT_LEN, DIGEST_LEN, EXT_LEN, FELT_LEN, FORMAT_VERSION, MAGIC};
 use kestrel_core::stark::{
-    deep_columns, fold_pair, lde_point, protocol_shape, FriShape, Matrix, Rounds,
+    deep_columns, fold_pair, fri_cap_bits, lde_point, protocol_shape, FriShape, Matrix,
+    RoundTreeShape, Rounds, FRI_CAP_BITS, ROUND_CAP_BITS,
 };
 use kestrel_core::transcript::check_pow;
 
@@ -69,12 +70,6 @@ fn header(r: &mut Reader<'_>) -> Result<StarkParams, VerifyError> {
     })
 }
 
-/// Reads a list of `n` digests (count first).
-fn digests(r: &mut Reader<'_>, what: &'static str, n: usize) -> Result<Vec<Digest>, VerifyError> {
-    r.count(what, n, DIGEST_LEN)?;
-    (0..n).map(|_| r.digest()).collect()
-}
-
 /// Reads a list of `n` extension elements (count first).
 fn exts(r: &mut Reader<'_>, what: &'static str, n: usize) -> Result<Vec<Ext3>, VerifyError> {
     r.count(what, n, EXT_LEN)?;
@@ -118,9 +113,8 @@ pub fn verify_stream(
     let n_pre = shapes.iter().filter(|s| s.preprocessed_width > 0).count();
     let n_aux = shapes.iter().filter(|s| s.num_interactions > 0).count();
 
-    // 2. Preprocessed roots and heights; the security floor (it depends only on the
-    //    parameters, the heights and the AIR) before anything else is read.
-    let pre_roots = digests(&mut r, "preprocessed roots", n_pre)?;
+    // 2. Heights; the security floor (it depends only on the parameters, the heights and
+    //    the AIR) before anything else is read; the preprocessed cap.
     r.count("table heights", nt, 1)?;
     let log_heights = (0..nt).map(|_| r.u8()).collect::<Result<Vec<u8>, _>>()?;
     for (t, &h) in log_heights.iter().enumerate() {
@@ -140,44 +134,33 @@ pub fn verify_stream(
             floor: SECURITY_FLOOR_BITS,
         });
     }
+    let lb = params.log_blowup as u32;
+    // Each round's mixed-matrix tree (none for a round no table commits to).
+    let trees = Matrix::ROUNDS.map(|m| RoundTreeShape::of(m, &shapes, &log_heights, lb));
+    // Each round's cap, held until the queries (at most 2^ROUND_CAP_BITS digests each).
+    let mut caps: [Vec<Digest>; 4] = Default::default();
+    caps[0] = read_cap(&mut r, &trees, 0)?;
 
-    // 3. The verifying key binds the statement, parameters and preprocessed roots.
-    {
-        let mut roots = pre_roots.iter();
-        let pre: Vec<(usize, PreprocessedCommitment)> = shapes
-            .iter()
-            .enumerate()
-            .filter(|(_, s)| s.preprocessed_width > 0)
-            .map(|(t, _)| {
-                (
-                    t,
-                    PreprocessedCommitment {
-                        root: roots.next().copied().unwrap_or_default(),
-                        log_height: log_heights[t],
-                    },
-                )
-            })
-            .collect();
-        if VerifyingKey::compute(
-            machine.name(),
-            &params,
-            &shapes,
-            pre.iter().map(|(t, c)| (*t, c)),
-        ) != *vk
-        {
-            return Err(VerifyError::VkMismatch);
-        }
+    // 3. The verifying key binds the statement, parameters and preprocessed commitment.
+    let pre_tables = shapes
+        .iter()
+        .enumerate()
+        .filter(|(_, s)| s.preprocessed_width > 0)
+        .map(|(t, _)| (t, log_heights[t]));
+    if VerifyingKey::compute(machine.name(), &params, &shapes, pre_tables, &caps[0]) != *vk {
+        return Err(VerifyError::VkMismatch);
     }
+    debug_assert_eq!(n_pre > 0, trees[0].is_some());
 
     // 4. The commitments before the out-of-domain point, and their challenges.
-    let mut rounds = Rounds::start(machine.name(), &params, &pre_roots, &log_heights, public);
-    let main_roots = digests(&mut r, "main roots", nt)?;
-    let ch = rounds.main(&main_roots);
+    let mut rounds = Rounds::start(machine.name(), &params, &caps[0], &log_heights, public);
+    caps[1] = read_cap(&mut r, &trees, 1)?;
+    let ch = rounds.main(&caps[1]);
     let totals = exts(&mut r, "LogUp totals", n_aux)?;
-    let aux_roots = digests(&mut r, "aux roots", n_aux)?;
-    let gamma = rounds.aux(&totals, &aux_roots);
-    let quotient_roots = digests(&mut r, "quotient roots", nt)?;
-    let zeta = rounds.quotient(&quotient_roots);
+    caps[2] = read_cap(&mut r, &trees, 2)?;
+    let gamma = rounds.aux(&totals, &caps[2]);
+    caps[3] = read_cap(&mut r, &trees, 3)?;
+    let zeta = rounds.quotient(&caps[3]);
 
     // 5. LogUp: every table's total plus the public interactions' sum to zero.
     let max_values = shapes
@@ -316,14 +299,19 @@ pub fn verify_stream(
 
     // 7. FRI commitments, final polynomial, grinding.
     let fri = FriShape::new(&params, &log_heights);
-    // Room for the most layers any proof has, so the heap does not depend on the heights.
-    let mut fri_roots = Vec::with_capacity(MAX_LOG_HEIGHT as usize);
+    // Room for the most layers and caps any proof has, so the heap does not depend on the
+    // heights. Layer l's tree has 2^(log_max_lde − l − 1) leaves; its cap is held flat.
+    let mut fri_caps = Vec::with_capacity((MAX_LOG_HEIGHT as usize) << FRI_CAP_BITS);
     let mut betas = Vec::with_capacity(MAX_LOG_HEIGHT as usize);
-    r.count("FRI layers", fri.num_layers as usize, DIGEST_LEN)?;
-    for _ in 0..fri.num_layers {
-        let root = r.digest()?;
-        betas.push(rounds.fri_layer(&root));
-        fri_roots.push(root);
+    r.count("FRI layers", fri.num_layers as usize, COUNT_LEN)?;
+    for l in 0..fri.num_layers {
+        let n = 1usize << fri_cap_bits(fri.log_max_lde - l - 1);
+        r.count("FRI cap", n, DIGEST_LEN)?;
+        let at = fri_caps.len();
+        for _ in 0..n {
+            fri_caps.push(r.digest()?);
+        }
+        betas.push(rounds.fri_layer(&fri_caps[at..]));
     }
     let final_poly = exts(&mut r, "final polynomial", 1 << fri.log_final_len)?;
     let challenge = rounds.final_poly(&final_poly);
@@ -335,14 +323,21 @@ pub fn verify_stream(
 
     // 8. Queries, one at a time: openings against commitments (leaves hashed and DEEP
     //    combined as the values are read), FRI folding to the final polynomial.
-    let lb = params.log_blowup as u32;
     let mut reduced: Vec<(u32, Ext3)> = Vec::with_capacity(nt);
+    // The opened rows' digests of one query, per round, in table order: (log LDE, digest).
+    let mut row_digests: [Vec<(u32, Digest)>; 4] = Default::default();
+    for d in &mut row_digests {
+        d.reserve_exact(nt);
+    }
+    let n_paths = trees.iter().flatten().count();
     r.count("queries", params.num_queries as usize, 0)?;
     for qi in 0..params.num_queries as usize {
         let q = rounds.query(fri.log_max_lde);
         reduced.clear();
+        for d in &mut row_digests {
+            d.clear();
+        }
         r.count("query tables", nt, 0)?;
-        let (mut pre_i, mut aux_i) = (0, 0);
         for (t, s) in shapes.iter().enumerate() {
             let log_lde = log_heights[t] as u32 + lb;
             let row = q >> (fri.log_max_lde - log_lde);
@@ -351,18 +346,7 @@ pub fn verify_stream(
             let (mut a, mut b) = (Ext3::ZERO, Ext3::ZERO);
             let mut k = 0;
             for m in Matrix::of(s) {
-                let (root, width) = match m {
-                    Matrix::Preprocessed => {
-                        pre_i += 1;
-                        (&pre_roots[pre_i - 1], s.preprocessed_width)
-                    }
-                    Matrix::Main => (&main_roots[t], s.width),
-                    Matrix::Aux => {
-                        aux_i += 1;
-                        (&aux_roots[aux_i - 1], s.aux_width)
-                    }
-                    Matrix::Quotient => (&quotient_roots[t], 3 * s.quotient_chunks),
-                };
+                let width = m.width(s);
                 r.count("opened row", width, FELT_LEN)?;
                 let mut leaf = LeafHasher::new();
                 for _ in 0..width {
@@ -375,14 +359,7 @@ pub fn verify_stream(
                     }
                     k += 1;
                 }
-                let depth = log_lde as usize;
-                if !path(&mut r, "Merkle path", depth, root, row, leaf.finish())? {
-                    return Err(VerifyError::MerklePath {
-                        query: qi,
-                        table: t,
-                        round: m,
-                    });
-                }
+                row_digests[m as usize].push((log_lde, leaf.finish()));
             }
             let x = Ext3::from(lde_point(log_lde, row));
             let inv_z = (x - zeta).inverse().ok_or(VerifyError::OodPointInDomain)?;
@@ -391,6 +368,18 @@ pub fn verify_stream(
                 .ok_or(VerifyError::OodPointInDomain)?;
             let v = (d.scale * a - d.sum_z) * inv_z + (d.scale_next * b - d.sum_zw) * inv_zw;
             reduced.push((log_lde, v));
+        }
+        // One path per round, the shorter matrices' rows injected on the way up.
+        r.count("query paths", n_paths, 0)?;
+        for (i, tree) in trees.iter().enumerate() {
+            let Some(tree) = tree else { continue };
+            let index = q >> (fri.log_max_lde - tree.log_leaves);
+            if !round_path(&mut r, tree, &caps[i], index, &row_digests[i])? {
+                return Err(VerifyError::MerklePath {
+                    query: qi,
+                    round: Matrix::ROUNDS[i],
+                });
+            }
         }
         // Layer 0 is the sum of the tables with the largest LDE; others join later.
         let mut f: Ext3 = reduced
@@ -408,9 +397,15 @@ pub fn verify_stream(
             } else {
                 (sibling, f)
             };
-            let depth = (fri.log_max_lde - l32 - 1) as usize;
+            let log_leaves = fri.log_max_lde - l32 - 1;
+            let cap_bits = fri_cap_bits(log_leaves);
+            let cap_at: usize = (0..l32)
+                .map(|j| 1usize << fri_cap_bits(fri.log_max_lde - j - 1))
+                .sum();
+            let cap = &fri_caps[cap_at..cap_at + (1 << cap_bits)];
+            let depth = (log_leaves - cap_bits) as usize;
             let leaf = hash_leaf_ext(&[lo, hi]);
-            if !path(&mut r, "FRI path", depth, &fri_roots[l], pos >> 1, leaf)? {
+            if !path(&mut r, "FRI path", depth, cap, pos >> 1, leaf)? {
                 return Err(VerifyError::FriMerklePath {
                     query: qi,
                     layer: l,
@@ -445,13 +440,29 @@ pub fn verify_stream(
     r.end()
 }
 
+/// Reads round `i`'s cap (count first): `2^c` digests, none for a round without a tree.
+fn read_cap(
+    r: &mut Reader<'_>,
+    trees: &[Option<RoundTreeShape>; 4],
+    i: usize,
+) -> Result<Vec<Digest>, VerifyError> {
+    const NAMES: [&str; 4] = ["preprocessed cap", "main cap", "aux cap", "quotient cap"];
+    let n = trees[i].map_or(0, |t| t.cap_len());
+    let mut cap = Vec::with_capacity(1 << ROUND_CAP_BITS);
+    r.count(NAMES[i], n, DIGEST_LEN)?;
+    for _ in 0..n {
+        cap.push(r.digest()?);
+    }
+    Ok(cap)
+}
+
 /// Reads a Merkle path of `depth` siblings (count first) and checks that `leaf` sits at
-/// `index` under `root`.
+/// `index` under `cap` (the tree's nodes `depth` levels above the leaves).
 fn path(
     r: &mut Reader<'_>,
     what: &'static str,
     depth: usize,
-    root: &Digest,
+    cap: &[Digest],
     mut index: usize,
     leaf: Digest,
 ) -> Result<bool, VerifyError> {
@@ -466,7 +477,43 @@ fn path(
         };
         index >>= 1;
     }
-    Ok(index == 0 && cur == *root)
+    Ok(cap.get(index) == Some(&cur))
+}
+
+/// Reads one round's path (count first) and checks that the opened rows' digests `rows`
+/// (table order, with their matrices' log LDE heights) sit at leaf `index` of the round's
+/// mixed-matrix tree under `cap` ([`kestrel_core::merkle`] has the tree's definition).
+fn round_path(
+    r: &mut Reader<'_>,
+    tree: &RoundTreeShape,
+    cap: &[Digest],
+    mut index: usize,
+    rows: &[(u32, Digest)],
+) -> Result<bool, VerifyError> {
+    r.count("Merkle path", tree.path_len(), DIGEST_LEN)?;
+    let inject = |mut cur: Option<Digest>, level: u32| {
+        for (_, d) in rows.iter().filter(|(l, _)| *l == level) {
+            cur = Some(match cur {
+                None => *d,
+                Some(c) => hash_inject(&c, d),
+            });
+        }
+        cur
+    };
+    let Some(mut cur) = inject(None, tree.log_leaves) else {
+        return Ok(false);
+    };
+    for level in (tree.cap_bits..tree.log_leaves).rev() {
+        let sib = r.digest()?;
+        cur = if index & 1 == 0 {
+            hash_node(&cur, &sib)
+        } else {
+            hash_node(&sib, &cur)
+        };
+        index >>= 1;
+        cur = inject(Some(cur), level).unwrap_or(cur);
+    }
+    Ok(cap.get(index) == Some(&cur))
 }
 
 /// What the query phase needs of a table's DEEP weights and out-of-domain values: table

@@ -92,7 +92,17 @@
 //! # Limits of the estimate
 //!
 //! The figures are for the tallest table; shorter tables join FRI at later layers, over
-//! smaller domains, and their batching is counted in `N`. The defaults in
+//! smaller domains, and their batching is counted in `N`.
+//!
+//! The commitment layout does not enter any bound. Each round's matrices share one
+//! mixed-matrix Merkle tree ([`crate::merkle`]) and trees are committed by caps
+//! ([`crate::stark::ROUND_CAP_BITS`], [`crate::stark::FRI_CAP_BITS`]) rather than one root
+//! per matrix: the terms above are about the polynomials, and the commitments only need to
+//! bind the opened values to what was fixed before each challenge. A mixed tree does so
+//! under Keccak-256's collision resistance (row digests, nodes and injections have distinct
+//! prefixes, and a matrix's position in the tree is fixed by its height and table order),
+//! and a cap of `2^c` nodes is `2^c` roots of subtrees, each binding like a root; so the
+//! [`HASH_BITS`] cap is the only place the hash appears, with or without them. The defaults in
 //! [`ProtocolShape::DEFAULT`] are upper bounds the verifier should enforce for the AIRs it
 //! accepts (or call [`estimate_with`] with the AIR's real shape).
 //!

@@ -5,7 +5,7 @@
 use kestrel_core::field::{Ext3, Felt};
 use kestrel_core::matrix::RowMajorMatrix;
 use kestrel_core::merkle::Digest;
-use kestrel_core::proof::Opening;
+use kestrel_core::stark::fri_cap_bits;
 use kestrel_core::transcript::check_pow;
 use rayon::prelude::*;
 
@@ -13,16 +13,17 @@ use super::ntt::coset_lde;
 use kestrel_core::air::{LogUpChallenges, TableAir, TableShape};
 
 use crate::backend::{
-    AuxCommitted, Backend, DeepInputs, QuotientCommitted, QuotientInputs, TablePlan,
+    AuxCommitted, Backend, DeepInputs, QuotientCommitted, QuotientInputs, RoundOpening, TablePlan,
 };
 use crate::error::ProverError;
 
-use super::committed::{commit, CpuCommitted, CpuFriLayer};
+use super::committed::{commit, CpuCommitted, CpuFriLayer, CpuRoundTree};
 
 use super::CpuBackend;
 
 impl Backend for CpuBackend {
     type Committed = CpuCommitted;
+    type RoundTree = CpuRoundTree;
     type Codeword = Vec<Ext3>;
     type FriLayer = CpuFriLayer;
 
@@ -38,12 +39,16 @@ impl Backend for CpuBackend {
         Ok(commit(coset_lde(trace, log_blowup)))
     }
 
-    fn root(&self, c: &CpuCommitted) -> Digest {
-        c.tree.root()
+    fn commit_round(&self, matrices: &[&CpuCommitted]) -> Result<CpuRoundTree, ProverError> {
+        self.round_tree(matrices)
     }
 
-    fn fri_root(&self, layer: &CpuFriLayer) -> Digest {
-        layer.tree.root()
+    fn round_cap(&self, tree: &CpuRoundTree) -> Vec<Digest> {
+        tree.tree.cap(tree.shape.cap_bits)
+    }
+
+    fn fri_cap(&self, layer: &CpuFriLayer) -> Vec<Digest> {
+        layer.tree.cap(fri_cap_bits(layer.tree.depth() as u32))
     }
 
     fn grind(&self, challenge: &[u8; 32], bits: u32) -> Result<u64, ProverError> {
@@ -183,8 +188,16 @@ impl Backend for CpuBackend {
         Ok(codeword)
     }
 
-    fn open_batch(&self, c: &CpuCommitted, rows: &[usize]) -> Result<Vec<Opening>, ProverError> {
-        rows.iter().map(|&r| self.open(c, r)).collect()
+    fn open_round(
+        &self,
+        tree: &CpuRoundTree,
+        matrices: &[&CpuCommitted],
+        indices: &[usize],
+    ) -> Result<Vec<RoundOpening>, ProverError> {
+        indices
+            .iter()
+            .map(|&i| self.open_round_at(tree, matrices, i))
+            .collect()
     }
 
     fn open_fri_batch(

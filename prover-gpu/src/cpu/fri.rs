@@ -2,7 +2,7 @@
 
 use kestrel_core::field::{bit_reverse, powers, Ext3, Felt, Field};
 use kestrel_core::merkle::{hash_leaf_ext, Digest};
-use kestrel_core::stark::fold_pair;
+use kestrel_core::stark::{fold_pair, fri_cap_bits};
 use rayon::prelude::*;
 
 use super::merkle::MerkleTree;
@@ -37,7 +37,7 @@ impl CpuBackend {
         Ok(CpuFriLayer { values, tree })
     }
 
-    /// The sibling of position `pos` and the path of its pair.
+    /// The sibling of position `pos` and the path of its pair, up to below the cap.
     pub fn open_fri(
         &self,
         layer: &CpuFriLayer,
@@ -47,7 +47,8 @@ impl CpuBackend {
             .values
             .get(pos ^ 1)
             .ok_or(ProverError::Internal("FRI position out of range"))?;
-        Ok((sib, layer.tree.path(pos >> 1)))
+        let cap_bits = fri_cap_bits(layer.tree.depth() as u32);
+        Ok((sib, layer.tree.path_to_cap(pos >> 1, cap_bits)))
     }
 
     /// The values a layer was committed from.

@@ -9,10 +9,10 @@ use kestrel_core::air::{LogUpChallenges, TableAir, TableShape};
 use kestrel_core::field::{Ext3, Felt};
 use kestrel_core::matrix::RowMajorMatrix;
 use kestrel_core::merkle::Digest;
-use kestrel_core::proof::Opening;
+use kestrel_core::stark::RoundTreeShape;
 
 use super::buffer::DeviceBuffer;
-use super::committed::{CudaCommitted, CudaFriLayer, CudaTrace, Source};
+use super::committed::{CudaCommitted, CudaFriLayer, CudaRoundTree, CudaTrace, Source};
 use super::device::CudaDevice;
 use super::error::CudaError;
 use super::fri::DeviceWords;
@@ -25,7 +25,8 @@ use super::resident::Kind;
 use super::stats::CudaStats;
 use super::{deep, eval, fri, grind, logup, plan, quotient};
 use crate::backend::{
-    AuxCommitted, Backend, DeepInputs, DeviceTraces, QuotientCommitted, QuotientInputs, TablePlan,
+    AuxCommitted, Backend, DeepInputs, DeviceTraces, QuotientCommitted, QuotientInputs,
+    RoundOpening, TablePlan,
 };
 use crate::error::ProverError;
 
@@ -200,7 +201,7 @@ impl CudaBackend {
         width: usize,
         log_rows: u32,
     ) -> Result<CudaCommitted, ProverError> {
-        let tree = merkle::build(
+        let digests = merkle::row_digests(
             &self.dev,
             stream,
             Leaves::Columns {
@@ -220,8 +221,7 @@ impl CudaBackend {
             lde: budget.cache(lde, Kind::Recompute),
             width,
             log_rows,
-            nodes: budget.cache(tree.nodes, Kind::Spill),
-            root: tree.root,
+            nodes: budget.cache(digests, Kind::Spill),
             source: budget.cache(source, Kind::Spill),
             coefficients,
         })
@@ -241,7 +241,7 @@ impl CudaBackend {
         Ok(self.dev.budget.load(&*self.dev, &c.source)?)
     }
 
-    /// A committed matrix's Merkle tree on the device (uploaded again if spilled).
+    /// A committed matrix's row digests on the device (uploaded again if spilled).
     fn nodes(&self, c: &CudaCommitted) -> Result<Arc<DeviceBuffer<u64>>, ProverError> {
         Ok(self.dev.budget.load(&*self.dev, &c.nodes)?)
     }
@@ -297,32 +297,6 @@ impl CudaBackend {
             coeffs.width,
             coeffs.height().trailing_zeros() + log_blowup,
         )
-    }
-
-    /// Row `row` of the LDE and its Merkle path.
-    pub fn open(&self, c: &CudaCommitted, row: usize) -> Result<Opening, ProverError> {
-        if row >= c.rows() {
-            return Err(ProverError::Internal("opening row out of range"));
-        }
-        self.dev.counters.op("open");
-        let s = self.dev.stream();
-        let lde = self.lde(c, &s)?;
-        let nodes = self.nodes(c)?;
-        let (values, path) = merkle::open(
-            &self.dev,
-            &s,
-            lde.ptr(&s),
-            row as u64,
-            1,
-            c.rows() as u64,
-            c.width as u32,
-            (nodes.ptr(&s), c.log_rows),
-            row as u64,
-        )?;
-        Ok(Opening {
-            values: felts(&values)?,
-            path,
-        })
     }
 
     /// The LogUp auxiliary trace of host matrices, downloaded, and the table's total.
@@ -442,6 +416,7 @@ impl CudaBackend {
 
 impl Backend for CudaBackend {
     type Committed = CudaCommitted;
+    type RoundTree = CudaRoundTree;
     type Codeword = DeviceWords;
     type FriLayer = CudaFriLayer;
 
@@ -492,8 +467,35 @@ impl Backend for CudaBackend {
         )
     }
 
-    fn root(&self, c: &CudaCommitted) -> Digest {
-        c.root
+    /// The row digests of every matrix (uploaded again where spilled), then the levels of
+    /// [`merkle::build_mixed`]; the tree stays on the device (spillable).
+    fn commit_round(&self, matrices: &[&CudaCommitted]) -> Result<CudaRoundTree, ProverError> {
+        self.dev.counters.op("commit_round");
+        let shape = RoundTreeShape::over(matrices.iter().map(|c| c.log_rows))
+            .ok_or(ProverError::Internal("a round without matrices"))?;
+        let s = self.dev.stream();
+        let held = matrices
+            .iter()
+            .map(|c| self.nodes(c))
+            .collect::<Result<Vec<_>, _>>()?;
+        let at: Vec<(u64, u32)> = held
+            .iter()
+            .zip(matrices)
+            .map(|(d, c)| (d.ptr(&s), c.log_rows))
+            .collect();
+        let tree = merkle::build_mixed(&self.dev, &s, &at, shape.cap_bits)?;
+        self.dev.sync(&s, "commit_round")?;
+        drop(held);
+        Ok(CudaRoundTree {
+            nodes: self.dev.budget.cache(tree.nodes, Kind::Spill),
+            log_leaves: tree.log_leaves,
+            cap_bits: tree.cap_bits,
+            cap: tree.cap,
+        })
+    }
+
+    fn round_cap(&self, tree: &CudaRoundTree) -> Vec<Digest> {
+        tree.cap.clone()
     }
 
     /// Reads the main trace from the commitment's device source (host trace or device fill
@@ -650,8 +652,8 @@ impl Backend for CudaBackend {
         fri::commit_words(&self.dev, &s, codeword, None)
     }
 
-    fn fri_root(&self, layer: &CudaFriLayer) -> Digest {
-        layer.tree.root
+    fn fri_cap(&self, layer: &CudaFriLayer) -> Vec<Digest> {
+        layer.tree.cap.clone()
     }
 
     fn fold_layer(
@@ -676,33 +678,60 @@ impl Backend for CudaBackend {
         grind::grind(&self.dev, &s, challenge, bits)
     }
 
-    fn open_batch(&self, c: &CudaCommitted, rows: &[usize]) -> Result<Vec<Opening>, ProverError> {
-        if rows.iter().any(|&r| r >= c.rows()) {
+    /// Each matrix's rows in one gather (values only), then the paths in one gather from
+    /// the round tree (levels below the cap).
+    fn open_round(
+        &self,
+        tree: &CudaRoundTree,
+        matrices: &[&CudaCommitted],
+        indices: &[usize],
+    ) -> Result<Vec<RoundOpening>, ProverError> {
+        let top = tree.log_leaves;
+        if indices.iter().any(|&i| i >> top != 0) || matrices.iter().any(|c| c.log_rows > top) {
             return Err(ProverError::Internal("opening row out of range"));
         }
         self.dev.counters.op("open");
         let s = self.dev.stream();
-        let at: Vec<(u64, u64)> = rows.iter().map(|&r| (r as u64, r as u64)).collect();
-        let lde = self.lde(c, &s)?;
-        let nodes = self.nodes(c)?;
-        merkle::open_batch(
+        let mut out: Vec<RoundOpening> = indices
+            .iter()
+            .map(|_| (Vec::with_capacity(matrices.len()), Vec::new()))
+            .collect();
+        for c in matrices {
+            let at: Vec<(u64, u64)> = indices
+                .iter()
+                .map(|&i| ((i >> (top - c.log_rows)) as u64, 0))
+                .collect();
+            let lde = self.lde(c, &s)?;
+            let rows = merkle::open_batch(
+                &self.dev,
+                &s,
+                lde.ptr(&s),
+                &at,
+                1,
+                c.rows() as u64,
+                c.width as u32,
+                (0, 0, 0),
+            )?;
+            for (o, (values, _)) in out.iter_mut().zip(rows) {
+                o.0.push(felts(&values)?);
+            }
+        }
+        let nodes = self.dev.budget.load(&*self.dev, &tree.nodes)?;
+        let at: Vec<(u64, u64)> = indices.iter().map(|&i| (0, i as u64)).collect();
+        let paths = merkle::open_batch(
             &self.dev,
             &s,
-            lde.ptr(&s),
+            0,
             &at,
-            1,
-            c.rows() as u64,
-            c.width as u32,
-            (nodes.ptr(&s), c.log_rows),
-        )?
-        .into_iter()
-        .map(|(values, path)| {
-            Ok(Opening {
-                values: felts(&values)?,
-                path,
-            })
-        })
-        .collect()
+            0,
+            0,
+            0,
+            (nodes.ptr(&s), top, top - tree.cap_bits),
+        )?;
+        for (o, (_, path)) in out.iter_mut().zip(paths) {
+            o.1 = path;
+        }
+        Ok(out)
     }
 
     fn open_fri_batch(

@@ -163,6 +163,7 @@ pub fn lde_and_merkle(
                 cols: cols as u32,
             },
             log_n + log_blowup,
+            0,
         )?;
         Ok(())
     })?;

@@ -13,17 +13,17 @@ use super::resident::Cached;
 use crate::error::ProverError;
 
 /// A committed matrix on the device: its LDE column-major (column c at `c · rows`, rows
-/// bit-reversed), its Merkle tree (all levels, leaves first), and the matrix it was
+/// bit-reversed), its rows' digests (its part of its round's tree), and the matrix it was
 /// committed from, column-major (`width` columns of `2^log_n`, natural order) so that
 /// evaluations and the LogUp build need no upload. All three are [`Cached`] under the
 /// memory budget (see [`super::resident`]): the LDE is recomputed from the source, the
-/// source and tree are spilled to the host.
+/// source and digests are spilled to the host.
 pub struct CudaCommitted {
     pub(crate) lde: Cached,
     pub(crate) width: usize,
     pub(crate) log_rows: u32,
+    /// `2^log_rows` row digests of 4 words.
     pub(crate) nodes: Cached,
-    pub(crate) root: Digest,
     pub(crate) source: Cached,
     /// The source holds coefficients (a quotient's chunks), not evaluations.
     pub(crate) coefficients: bool,
@@ -48,6 +48,15 @@ impl CudaCommitted {
     pub fn width(&self) -> usize {
         self.width
     }
+}
+
+/// A round's mixed-matrix tree on the device (all levels, leaves first; spilled to the
+/// host under the budget) and its cap.
+pub struct CudaRoundTree {
+    pub(crate) nodes: Cached,
+    pub(crate) log_leaves: u32,
+    pub(crate) cap_bits: u32,
+    pub(crate) cap: Vec<Digest>,
 }
 
 /// A committed FRI layer: its values (interleaved Ext3, device) and device tree, plus the

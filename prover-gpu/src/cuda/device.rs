@@ -49,7 +49,7 @@ const KERNELS: &[(&str, &[&str])] = &[
             "ks_merkle_leaves_cols",
             "ks_merkle_leaves_rows",
             "ks_merkle_level",
-            "ks_open_gather",
+            "ks_merkle_inject",
             "ks_open_gather_batch",
         ],
     ),

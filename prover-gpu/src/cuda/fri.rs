@@ -151,6 +151,7 @@ pub fn commit_words(
             width: 6,
         },
         log_leaves,
+        kestrel_core::stark::fri_cap_bits(log_leaves),
     )?;
     dev.sync(stream, "commit_fri_layer")?;
     Ok(CudaFriLayer {
@@ -198,7 +199,11 @@ pub fn open_batch(
         3,
         1,
         3,
-        (layer.tree.nodes.ptr(stream), layer.tree.log_leaves),
+        (
+            layer.tree.nodes.ptr(stream),
+            layer.tree.log_leaves,
+            layer.tree.log_leaves - layer.tree.cap_bits,
+        ),
     )?;
     opened
         .into_iter()

@@ -1,5 +1,8 @@
 //! Keccak-256 Merkle trees on the device (kernels/merkle.cu): all levels in one buffer,
-//! leaves first (`2^log_leaves` digests of 4 words), the root last.
+//! leaves first (`2^log_leaves` digests of 4 words), the root last; the cap (the level of
+//! `2^cap_bits` nodes) downloaded once. Plain trees (FRI layers, [`build`]) and the
+//! mixed-matrix trees of rounds ([`build_mixed`], `kestrel_core::merkle` has the
+//! definition; mirrors `cpu/merkle.rs`).
 
 use std::sync::Arc;
 
@@ -10,11 +13,12 @@ use super::buffer::DeviceBuffer;
 use super::device::{grid_for, launch, CudaDevice};
 use super::error::CudaError;
 
-/// A device-resident tree and its root (downloaded once, 32 bytes).
+/// A device-resident tree and its cap (downloaded once, `2^cap_bits` digests).
 pub struct DeviceTree {
     pub nodes: DeviceBuffer<u64>,
     pub log_leaves: u32,
-    pub root: Digest,
+    pub cap_bits: u32,
+    pub cap: Vec<Digest>,
 }
 
 /// Where leaf hashing reads its rows from.
@@ -25,16 +29,14 @@ pub enum Leaves {
     Rows { data: u64, width: u32 },
 }
 
-/// Hashes `2^log_leaves` rows and every level above them.
-pub fn build(
+/// Hashes `2^log_leaves` rows into `out` (at least `4·2^log_leaves` words).
+fn hash_rows(
     dev: &CudaDevice,
     stream: &Arc<CudaStream>,
+    base: u64,
     leaves: Leaves,
-    log_leaves: u32,
-) -> Result<DeviceTree, CudaError> {
-    let n = 1u64 << log_leaves;
-    let nodes = dev.alloc::<u64>(stream, 4 * (2 * n as usize - 1), "merkle tree")?;
-    let base = nodes.ptr(stream);
+    n: u64,
+) -> Result<(), CudaError> {
     match leaves {
         Leaves::Columns { data, stride, cols } => {
             launch!(
@@ -55,86 +57,141 @@ pub fn build(
             );
         }
     }
-    let mut offset = 0u64;
-    let mut count = n;
-    while count > 1 {
-        let input = base + 32 * offset;
-        let output = base + 32 * (offset + count);
-        let half = count / 2;
-        launch!(
-            dev,
-            stream,
-            "ks_merkle_level",
-            grid_for(half, 128),
-            [&output, &input, &half]
-        );
-        offset += count;
-        count = half;
-    }
-    let words = dev.download(stream, &nodes, 4 * offset as usize, 4, "merkle roots")?;
-    let mut root = [0u8; 32];
-    for (dst, w) in root.chunks_exact_mut(8).zip(&words) {
-        dst.copy_from_slice(&w.to_le_bytes());
-    }
-    Ok(DeviceTree {
-        nodes,
-        log_leaves,
-        root: Digest(root),
-    })
+    Ok(())
 }
 
-/// Gathers `count` values `data[row·row_stride + k·col_stride]` and the path of `leaf`,
-/// and downloads them (counted as openings): `(values, path)`.
-#[allow(clippy::too_many_arguments)]
-pub fn open(
+/// The digests of `2^log_rows` rows (a matrix's part of its round's tree): `4·2^log_rows`
+/// words.
+pub fn row_digests(
     dev: &CudaDevice,
     stream: &Arc<CudaStream>,
-    data: u64,
-    row: u64,
-    row_stride: u64,
-    col_stride: u64,
-    count: u32,
-    (nodes, log_leaves): (u64, u32),
-    leaf: u64,
-) -> Result<(Vec<u64>, Vec<Digest>), CudaError> {
-    let depth = log_leaves as usize;
-    let total = count as usize + 4 * depth;
-    let out = dev.alloc::<u64>(stream, total, "opening")?;
-    let cfg = cudarc::driver::LaunchConfig {
-        grid_dim: (1, 1, 1),
-        block_dim: (128, 1, 1),
-        shared_mem_bytes: 0,
-    };
+    leaves: Leaves,
+    log_rows: u32,
+) -> Result<DeviceBuffer<u64>, CudaError> {
+    let n = 1u64 << log_rows;
+    let out = dev.alloc::<u64>(stream, 4 * n as usize, "row digests")?;
+    hash_rows(dev, stream, out.ptr(stream), leaves, n)?;
+    Ok(out)
+}
+
+/// Hashes one level of `count` nodes from the level below (at word offsets of `base`).
+fn level_up(
+    dev: &CudaDevice,
+    stream: &Arc<CudaStream>,
+    base: u64,
+    offset: u64,
+    count: u64,
+) -> Result<(), CudaError> {
+    let input = base + 32 * offset;
+    let output = base + 32 * (offset + count);
+    let half = count / 2;
     launch!(
         dev,
         stream,
-        "ks_open_gather",
-        cfg,
-        [
-            &out.ptr(stream),
-            &data,
-            &row,
-            &row_stride,
-            &col_stride,
-            &count,
-            &nodes,
-            &log_leaves,
-            &leaf
-        ]
+        "ks_merkle_level",
+        grid_for(half, 128),
+        [&output, &input, &half]
     );
-    let words = dev.download(stream, &out, 0, total, "openings")?;
-    let (values, path) = words.split_at(count as usize);
-    let path = path
-        .chunks_exact(4)
-        .map(|d| {
-            let mut b = [0u8; 32];
-            for (dst, w) in b.chunks_exact_mut(8).zip(d) {
-                dst.copy_from_slice(&w.to_le_bytes());
-            }
-            Digest(b)
-        })
-        .collect();
-    Ok((values.to_vec(), path))
+    Ok(())
+}
+
+/// Downloads the `2^cap_bits` nodes of the level that many above the root of a tree of
+/// `2^log_leaves` leaves.
+fn download_cap(
+    dev: &CudaDevice,
+    stream: &Arc<CudaStream>,
+    nodes: &DeviceBuffer<u64>,
+    log_leaves: u32,
+    cap_bits: u32,
+) -> Result<Vec<Digest>, CudaError> {
+    let offset = (1u64 << (log_leaves + 1)) - (1u64 << (cap_bits + 1));
+    let words = dev.download(
+        stream,
+        nodes,
+        4 * offset as usize,
+        4 << cap_bits,
+        "merkle caps",
+    )?;
+    Ok(words.chunks_exact(4).map(digest).collect())
+}
+
+/// Hashes `2^log_leaves` rows and every level above them; the cap of `2^cap_bits` nodes.
+pub fn build(
+    dev: &CudaDevice,
+    stream: &Arc<CudaStream>,
+    leaves: Leaves,
+    log_leaves: u32,
+    cap_bits: u32,
+) -> Result<DeviceTree, CudaError> {
+    let n = 1u64 << log_leaves;
+    let nodes = dev.alloc::<u64>(stream, 4 * (2 * n as usize - 1), "merkle tree")?;
+    let base = nodes.ptr(stream);
+    hash_rows(dev, stream, base, leaves, n)?;
+    let mut offset = 0u64;
+    let mut count = n;
+    while count > 1 {
+        level_up(dev, stream, base, offset, count)?;
+        offset += count;
+        count /= 2;
+    }
+    let cap = download_cap(dev, stream, &nodes, log_leaves, cap_bits)?;
+    Ok(DeviceTree {
+        nodes,
+        log_leaves,
+        cap_bits,
+        cap,
+    })
+}
+
+/// A round's mixed-matrix tree over matrices given by their row digests on the device
+/// (`(address, log2 of the row count)`, table order, at least one): the leaf level is the
+/// first tallest matrix's digests with the other tallest ones injected, and each level
+/// above is hashed from its children, then injected with the digests of the matrices of
+/// its width, in order. All levels to the root (the layout of [`build`]); the cap of
+/// `2^cap_bits` nodes.
+pub fn build_mixed(
+    dev: &CudaDevice,
+    stream: &Arc<CudaStream>,
+    matrices: &[(u64, u32)],
+    cap_bits: u32,
+) -> Result<DeviceTree, CudaError> {
+    let log_leaves = matrices.iter().map(|m| m.1).max().unwrap_or(0);
+    let n = 1u64 << log_leaves;
+    let nodes = dev.alloc::<u64>(stream, 4 * (2 * n as usize - 1), "round tree")?;
+    let base = nodes.ptr(stream);
+    let inject = |at: u64, log: u32, first: bool| -> Result<(), CudaError> {
+        let mut assign = u32::from(first);
+        let count = 1u64 << log;
+        for (digests, _) in matrices.iter().filter(|m| m.1 == log) {
+            launch!(
+                dev,
+                stream,
+                "ks_merkle_inject",
+                grid_for(count, 128),
+                [&at, digests, &count, &assign]
+            );
+            assign = 0;
+        }
+        Ok(())
+    };
+    inject(base, log_leaves, true)?;
+    let mut offset = 0u64;
+    let mut count = n;
+    let mut log = log_leaves;
+    while count > 1 {
+        level_up(dev, stream, base, offset, count)?;
+        offset += count;
+        count /= 2;
+        log -= 1;
+        inject(base + 32 * offset, log, false)?;
+    }
+    let cap = download_cap(dev, stream, &nodes, log_leaves, cap_bits)?;
+    Ok(DeviceTree {
+        nodes,
+        log_leaves,
+        cap_bits,
+        cap,
+    })
 }
 
 /// One gathered opening: the values and the Merkle path.
@@ -149,8 +206,9 @@ fn digest(words: &[u64]) -> Digest {
 }
 
 /// A batch of openings in one launch and one download (counted as openings): for each
-/// `(row, leaf)`, `count` values `data[row·row_stride + k·col_stride]` and the path of
-/// `leaf` in the tree at device address `nodes` (`2^log_leaves` leaves).
+/// `(row, leaf)`, `count` values `data[row·row_stride + k·col_stride]` and the first
+/// `depth` siblings of the path of `leaf` in the tree at device address `nodes`
+/// (`2^log_leaves` leaves; `depth` 0: values only).
 #[allow(clippy::too_many_arguments)]
 pub fn open_batch(
     dev: &CudaDevice,
@@ -160,14 +218,13 @@ pub fn open_batch(
     row_stride: u64,
     col_stride: u64,
     count: u32,
-    (nodes, log_leaves): (u64, u32),
+    (nodes, log_leaves, depth): (u64, u32, u32),
 ) -> Result<Vec<Gathered>, CudaError> {
     if at.is_empty() {
         return Ok(Vec::new());
     }
     let q = at.len();
-    let depth = log_leaves as usize;
-    let each = count as usize + 4 * depth;
+    let each = count as usize + 4 * depth.min(log_leaves) as usize;
     let idx: Vec<u64> = at
         .iter()
         .map(|a| a.0)
@@ -194,7 +251,8 @@ pub fn open_batch(
             &col_stride,
             &count,
             &nodes,
-            &log_leaves
+            &log_leaves,
+            &depth.min(log_leaves)
         ]
     );
     let words = dev.download(stream, &out, 0, q * each, "openings")?;

@@ -3,7 +3,8 @@
 //! budget is kept while proving).
 //!
 //! Committed buffers are a cache the budget takes back (LDEs dropped and recomputed,
-//! sources and Merkle trees spilled to the host and uploaded again), so a stage needs only
+//! sources, row digests and round trees spilled to the host and uploaded again), so a
+//! stage needs only
 //! what it reads and writes: e.g. a table's preprocessed, main, aux and quotient sources in
 //! DEEP, with the combinations it extends. What stays across stages is
 //! the device traces not yet committed, the DEEP codeword sum of each LDE size, the FRI
@@ -11,6 +12,15 @@
 //! allocations the backend makes; with it under the budget the evictions always find
 //! room. A budget below it is refused up front, and an
 //! allocation that still does not fit stops the proof with an error, never a wrong proof.
+//!
+//! Merkle commitments (`kestrel_core::merkle`): each committed matrix holds its
+//! `n_lde` row digests (`merkle::row_digests`); each round (main, aux, quotient) is one
+//! mixed-matrix tree of `2·2^L − 1` nodes over the round's matrices, `2^L` the round's
+//! tallest LDE (`merkle::build_mixed`, which reads every matrix's digests at once); an
+//! opening reads one matrix's LDE at a time, then the round's tree
+//! (`Backend::open_round`).
+
+use kestrel_core::params::MAX_QUERIES;
 
 use crate::backend::TablePlan;
 
@@ -19,6 +29,8 @@ const WORD: u64 = 8;
 const NODE: u64 = 32;
 /// An extension element: three words.
 const EXT: u64 = 3 * WORD;
+/// The most queries a proof opens (a batch's positions and gathers are per query).
+const QUERIES: u64 = MAX_QUERIES as u64;
 
 /// One table's sizes in bytes at blowup `2^log_blowup`.
 struct Sizes {
@@ -56,13 +68,49 @@ impl Sizes {
     fn recompute(&self) -> u64 {
         (2 * self.pre.max(self.main).max(self.aux)).max(3 * self.quotient)
     }
-    fn tree(&self, source: u64) -> u64 {
+    /// The row digests of the LDE of a source (none for an absent matrix).
+    fn digests(&self, source: u64) -> u64 {
         if source == 0 {
             0
         } else {
-            NODE * (2 * self.big - 1)
+            NODE * self.big
         }
     }
+}
+
+/// A round's mixed-matrix tree over matrices of LDE heights `bigs`: `2·2^L − 1` nodes.
+fn round_tree(bigs: impl IntoIterator<Item = u64>) -> u64 {
+    bigs.into_iter().max().map_or(0, |big| NODE * (2 * big - 1))
+}
+
+/// Committing a round (`build_mixed`): every matrix's row digests, uploaded again where
+/// spilled, and the tree.
+fn commit_round(s: &[Sizes], source: impl Fn(&Sizes) -> u64) -> u64 {
+    let with: Vec<&Sizes> = s.iter().filter(|t| source(t) > 0).collect();
+    let digests: u64 = with.iter().map(|t| t.digests(source(t))).sum();
+    digests + round_tree(with.iter().map(|t| t.big))
+}
+
+/// Opening a round (`open_round`) for every query: one matrix at a time, its LDE
+/// (recomputed: with its scratch), the positions (two words a query) and the gathered
+/// rows; then the round's tree, the positions and the gathered paths (four words a level).
+fn open_round(s: &[Sizes], source: impl Fn(&Sizes) -> u64) -> u64 {
+    let with: Vec<&Sizes> = s.iter().filter(|t| source(t) > 0).collect();
+    let rows = with
+        .iter()
+        .map(|t| {
+            let width = source(t) / (t.n * WORD);
+            t.lde(source(t)) + t.recompute() + QUERIES * (2 + width) * WORD
+        })
+        .max()
+        .unwrap_or(0);
+    let big = with.iter().map(|t| t.big).max().unwrap_or(0);
+    let path = if big == 0 {
+        0
+    } else {
+        round_tree([big]) + QUERIES * (2 + 4 * big.trailing_zeros() as u64) * WORD
+    };
+    rows.max(path)
 }
 
 /// Bytes the proof over `tables` holds at its fullest stage, including main traces that
@@ -81,37 +129,41 @@ pub fn working_set(tables: &[TablePlan], log_blowup: u32) -> u64 {
 
     // Main commitments: every device trace is filled before the first commitment and held
     // until its own. A device trace is copied into the LDE input; a host one is uploaded
-    // row-major, transposed into its kept columns and into the LDE input.
+    // row-major, transposed into its kept columns and into the LDE input. Then the main
+    // round's tree.
     let mut pending: u64 = s.iter().filter(|t| t.resident).map(|t| t.main).sum();
     at(held, pending);
     for t in &s {
         let input = if t.resident { t.main } else { 3 * t.main };
-        at(held, pending + input + t.lde(t.main) + t.tree(t.main));
+        at(held, pending + input + t.lde(t.main) + t.digests(t.main));
         if t.resident {
             pending -= t.main;
         }
     }
+    at(held, commit_round(&s, |t| t.main));
     // LogUp: the main and preprocessed sources; multiplicities and fingerprints (k per
     // row), the aux rows and row sums; then the aux rows, the aux columns kept, the LDE
-    // input, the LDE and its tree.
+    // input, the LDE and its row digests. Then the aux round's tree.
     for t in s.iter().filter(|t| t.interactions > 0) {
         let read = t.main + t.pre;
         let build = t.n * t.interactions * (WORD + EXT) + t.aux + t.n * EXT;
-        let commit = 3 * t.aux + t.lde(t.aux) + t.tree(t.aux);
+        let commit = 3 * t.aux + t.lde(t.aux) + t.digests(t.aux);
         at(held, read + build.max(commit));
     }
+    at(held, commit_round(&s, |t| t.aux));
     // Quotients: the table's LDEs (one recomputed at a time), the evaluations on the LDE
     // domain and the chunks; then the chunks, the coefficient columns kept, their LDE and
-    // tree.
+    // row digests. Then the quotient round's tree.
     for t in &s {
         let evals = 3 * t.big * WORD;
         let ldes = t.lde(t.pre) + t.lde(t.main) + t.lde(t.aux);
         at(held, ldes + t.recompute() + evals + t.quotient);
         at(
             held,
-            2 * t.quotient + t.lde(t.quotient) + t.tree(t.quotient),
+            2 * t.quotient + t.lde(t.quotient) + t.digests(t.quotient),
         );
     }
+    at(held, commit_round(&s, |t| t.quotient));
     // Out-of-domain values: one source, its weights and its partial sums (two per column
     // and tile of at least 32 rows) at a time.
     for t in &s {
@@ -141,15 +193,14 @@ pub fn working_set(tables: &[TablePlan], log_blowup: u32) -> u64 {
         at(held, len / 2 * EXT);
         len /= 2;
     }
-    // Queries: one matrix at a time: its LDE, recomputed, and its tree.
-    let largest = s
-        .iter()
-        .flat_map(|t| {
-            [t.pre, t.main, t.aux, t.quotient].map(|c| t.lde(c) + t.tree(c) + t.recompute())
-        })
-        .max()
-        .unwrap_or(0);
-    at(held, largest);
+    // Queries: one round at a time (the preprocessed round's tree, made at setup, too).
+    let opening = [
+        open_round(&s, |t| t.pre),
+        open_round(&s, |t| t.main),
+        open_round(&s, |t| t.aux),
+        open_round(&s, |t| t.quotient),
+    ];
+    at(held, opening.into_iter().max().unwrap_or(0));
     peak
 }
 
@@ -172,8 +223,8 @@ pub fn resident_bytes(tables: &[TablePlan]) -> u64 {
         .sum()
 }
 
-/// Room for the small buffers the model leaves out (programs, challenges, flags, opening
-/// gathers, partial sums): 1 % and 64 MiB.
+/// Room for the small buffers the model leaves out (programs, challenges, flags, FRI
+/// opening gathers, partial sums): 1 % and 64 MiB.
 pub fn slack(bytes: u64) -> u64 {
     bytes / 100 + (64 << 20)
 }
@@ -228,5 +279,52 @@ mod tests {
             resident_bytes(&[table(10, 20, 9, true), table(12, 4, 6, false)]),
             20 * 1024 * 8
         );
+    }
+
+    /// The Merkle part of the plan: `n_lde` row digests a matrix, one `2·2^L − 1`-node tree
+    /// a round, and committing a round reads every matrix's digests at once.
+    #[test]
+    fn the_plan_counts_row_digests_and_one_tree_a_round() {
+        let lb = 1;
+        let s: Vec<Sizes> = [table(12, 20, 9, true), table(8, 4, 6, true)]
+            .iter()
+            .map(|t| Sizes::of(t, lb))
+            .collect();
+        let (big0, big1) = (1u64 << 13, 1u64 << 9);
+        assert_eq!(s[0].digests(s[0].main), NODE * big0);
+        assert_eq!(s[1].digests(s[1].pre), 0, "no preprocessed matrix");
+        assert_eq!(round_tree([big1, big0]), NODE * (2 * big0 - 1));
+        assert_eq!(round_tree([]), 0);
+        assert_eq!(
+            commit_round(&s, |t| t.main),
+            NODE * (big0 + big1) + NODE * (2 * big0 - 1)
+        );
+        assert_eq!(commit_round(&s, |t| t.pre), 0, "no preprocessed round");
+        // Opening the main round: the larger of the tallest matrix's LDE with its scratch
+        // and gathers, and the tree with the paths' gathers.
+        let rows = s[0].lde(s[0].main) + s[0].recompute() + QUERIES * (2 + 20) * WORD;
+        let path = NODE * (2 * big0 - 1) + QUERIES * (2 + 4 * 13) * WORD;
+        assert_eq!(open_round(&s, |t| t.main), rows.max(path));
+        assert_eq!(open_round(&s, |t| t.pre), 0);
+        // A round tree is counted once, not per matrix: a second table of the tallest
+        // height adds its digests (and its LDE) to committing the round, not a tree.
+        let two: Vec<Sizes> = [table(12, 20, 9, true), table(12, 20, 9, true)]
+            .iter()
+            .map(|t| Sizes::of(t, lb))
+            .collect();
+        assert_eq!(
+            commit_round(&two, |t| t.main) - commit_round(&s[..1], |t| t.main),
+            NODE * big0
+        );
+        // Every stage model is inside the plan.
+        let plan = working_set(&[table(12, 20, 9, true), table(8, 4, 6, true)], lb);
+        for part in [
+            commit_round(&s, |t| t.main),
+            commit_round(&s, |t| t.aux),
+            commit_round(&s, |t| t.quotient),
+            open_round(&s, |t| t.main),
+        ] {
+            assert!(plan >= part, "{part} above the plan {plan}");
+        }
     }
 }
