@@ -27,16 +27,60 @@ use crate::field::Felt;
 
 pub use super::table::TableId;
 
-/// The operation codes ALU table `t` receives (`None` for the tables that are not
-/// [`TableId::ALU`] tables).
-pub fn alu_ops(t: TableId) -> Option<&'static [u32]> {
+/// ALU table `t` as the machine routes it (`None` for the tables that are not
+/// [`TableId::ALU`] tables): the operation codes it receives and, with the `trace`
+/// feature, how the packing pass builds it.
+#[derive(Copy, Clone)]
+pub struct AluTable {
+    /// The operation codes the table receives.
+    pub ops: &'static [u32],
+    /// How its trace is built.
+    #[cfg(feature = "trace")]
+    pub build: AluBuild,
+}
+
+/// ALU table `t` (`None` for the tables that are not [`TableId::ALU`] tables): the one
+/// list of the ALU tables' operation codes and builders.
+pub fn alu_table(t: TableId) -> Option<AluTable> {
     use super::alu_ops::*;
+    use super::{dvrm, mul, shift};
+    // The builder exists only with `trace`; without it the arms name the codes alone.
+    macro_rules! table {
+        ($ops:expr, $build:expr) => {
+            AluTable {
+                ops: $ops,
+                #[cfg(feature = "trace")]
+                build: $build,
+            }
+        };
+    }
     Some(match t {
-        TableId::Lt => &[ALU_SLT, ALU_SLTU],
-        TableId::Eq => &[ALU_EQ],
-        TableId::Shift => &super::shift::OPS,
-        TableId::Mul => &super::mul::OPS,
-        TableId::Dvrm => &super::dvrm::OPS,
+        TableId::Lt => table!(
+            &[ALU_SLT, ALU_SLTU],
+            AluBuild::Distinct(DistinctRows {
+                distinct: super::lt::distinct,
+                lookups: super::lt::lookups,
+                fill: None,
+            })
+        ),
+        TableId::Eq => table!(
+            &[ALU_EQ],
+            AluBuild::Distinct(DistinctRows {
+                distinct: super::eq::distinct,
+                lookups: super::eq::lookups,
+                fill: Some(super::eq::fill_rows),
+            })
+        ),
+        TableId::Shift => table!(
+            &shift::OPS,
+            AluBuild::Distinct(DistinctRows {
+                distinct: shift::distinct,
+                lookups: shift::lookups,
+                fill: None,
+            })
+        ),
+        TableId::Mul => table!(&mul::OPS, AluBuild::Ops(mul::build_trace)),
+        TableId::Dvrm => table!(&dvrm::OPS, AluBuild::Ops(dvrm::build_trace)),
         TableId::Cpu
         | TableId::Decode
         | TableId::MemwR
@@ -84,7 +128,7 @@ impl Rv64Machine {
 
     /// Whether the trace builder routes ALU operation `op` to table `t`.
     pub fn accepts(&self, t: TableId, op: u32) -> bool {
-        self.unrouted != Some(t) && alu_ops(t).is_some_and(|ops| ops.contains(&op))
+        self.unrouted != Some(t) && alu_table(t).is_some_and(|a| a.ops.contains(&op))
     }
 
     /// Table `t`'s AIR.
@@ -186,34 +230,35 @@ mod records {
     use crate::rv::{cpu, decode, load, memw, memw_r, store};
     use crate::rv::{Distinct, LoadOp, StoreOp, WordAccess};
 
-    /// An ALU table's trace builder: the trace for operations (all accepted), recording byte
-    /// lookups.
-    pub type AluBuild = fn(&[AluOp], &mut ByteCounts) -> RowMajorMatrix;
+    /// How the packing pass builds an ALU table ([`AluTable::build`]).
+    #[derive(Copy, Clone)]
+    pub enum AluBuild {
+        /// From its operations in step order, recording byte lookups (MUL, DVRM).
+        Ops(fn(&[AluOp], &mut ByteCounts) -> RowMajorMatrix),
+        /// As distinct rows merged per chunk and per range of keys (LT, EQ, SHIFT).
+        Distinct(DistinctRows),
+    }
 
-    /// ALU table `t`'s trace builder (`None` for the tables that are not [`TableId::ALU`]
-    /// tables).
-    pub fn alu_build(t: TableId) -> Option<AluBuild> {
-        use crate::rv::{dvrm, eq, lt, mul, shift};
-        Some(match t {
-            TableId::Lt => lt::build_trace,
-            TableId::Eq => eq::build_trace,
-            TableId::Shift => shift::build_trace,
-            TableId::Mul => mul::build_trace,
-            TableId::Dvrm => dvrm::build_trace,
-            TableId::Cpu
-            | TableId::Decode
-            | TableId::MemwR
-            | TableId::Register
-            | TableId::Bitwise
-            | TableId::Load
-            | TableId::Store
-            | TableId::MemwA
-            | TableId::Memw
-            | TableId::Page
-            | TableId::Page0
-            | TableId::Ecall
-            | TableId::Io => return None,
-        })
+    /// Fills distinct rows into a zeroed row-major slice of as many rows.
+    pub type DistinctFill = fn(&[Distinct], &mut [Felt]);
+
+    /// How a table keeps distinct rows: its rows from operations, the byte lookups of its
+    /// first rows (`(rows, height)`: real rows, then zero padding up to `height`), and for a
+    /// table built in the packing pass (EQ; LT's and SHIFT's rows are records for fills
+    /// elsewhere) how to fill rows into a zeroed row-major slice.
+    #[derive(Copy, Clone)]
+    pub struct DistinctRows {
+        pub distinct: fn(&[AluOp]) -> Vec<Distinct>,
+        pub lookups: fn(&[Distinct], usize, &mut ByteCounts),
+        pub fill: Option<DistinctFill>,
+    }
+
+    /// Table `t`'s distinct-row builder (`None` unless `t` keeps distinct rows).
+    pub fn distinct_rows(t: TableId) -> Option<DistinctRows> {
+        match alu_table(t)?.build {
+            AluBuild::Distinct(d) => Some(d),
+            AluBuild::Ops(_) => None,
+        }
     }
 
     /// Why an execution cannot be turned into traces.
@@ -295,17 +340,64 @@ mod records {
         }
     }
 
-    /// The tables [`PackedTraces`] leaves as records (a backend may fill them in its own
-    /// memory; [`build_traces`] fills them on the host).
-    pub const RECORD_TABLES: [TableId; 7] = [
-        TableId::Cpu,
-        TableId::MemwR,
-        TableId::Lt,
-        TableId::Shift,
-        TableId::Load,
-        TableId::Store,
-        TableId::MemwA,
-    ];
+    /// When a record table's records are final in the packing pass.
+    #[derive(Copy, Clone, Debug, PartialEq, Eq)]
+    pub enum RecordStage {
+        /// Before its last stage (a backend may start filling them while it runs).
+        Early,
+        /// After it (LT and SHIFT: the last stage merges their distinct rows).
+        Late,
+    }
+
+    /// Whether [`PackedTraces`] leaves table `t` as records (a backend may fill them in its
+    /// own memory; [`build_traces`](super::super::pack::build_traces) fills them on the
+    /// host), and when they are final; `None` for the tables built in the packing pass.
+    pub const fn record_stage(t: TableId) -> Option<RecordStage> {
+        match t {
+            TableId::Cpu | TableId::MemwR | TableId::Load | TableId::Store | TableId::MemwA => {
+                Some(RecordStage::Early)
+            }
+            TableId::Lt | TableId::Shift => Some(RecordStage::Late),
+            TableId::Decode
+            | TableId::Register
+            | TableId::Bitwise
+            | TableId::Eq
+            | TableId::Mul
+            | TableId::Dvrm
+            | TableId::Memw
+            | TableId::Page
+            | TableId::Page0
+            | TableId::Ecall
+            | TableId::Io => None,
+        }
+    }
+
+    /// The `N` tables, in proof order, whose [`record_stage`] is `stage` (any stage if
+    /// `None`); fails to compile unless there are exactly `N`.
+    const fn record_tables<const N: usize>(stage: Option<RecordStage>) -> [TableId; N] {
+        let mut out = [TableId::Cpu; N];
+        let (mut i, mut n) = (0, 0);
+        while i < TableId::COUNT {
+            let t = TableId::ALL[i];
+            let pick = match (record_stage(t), stage) {
+                (None, _) => false,
+                (Some(_), None) => true,
+                (Some(s), Some(want)) => s as u8 == want as u8,
+            };
+            if pick {
+                assert!(n < N, "more record tables than N");
+                out[n] = t;
+                n += 1;
+            }
+            i += 1;
+        }
+        assert!(n == N, "fewer record tables than N");
+        out
+    }
+
+    /// The tables [`PackedTraces`] leaves as records, in proof order (those with a
+    /// [`record_stage`]).
+    pub const RECORD_TABLES: [TableId; 7] = record_tables(None);
 
     /// The packed records of the [`RECORD_TABLES`] and every other table's trace.
     #[derive(Clone, Debug, PartialEq, Eq)]
@@ -345,14 +437,12 @@ mod records {
     }
 
     /// The [`RECORD_TABLES`] whose records are final before the packing pass's last stage
-    /// (all but LT and SHIFT, whose distinct rows that stage merges).
-    pub const EARLY_TABLES: [TableId; 5] = [
-        TableId::Cpu,
-        TableId::MemwR,
-        TableId::Load,
-        TableId::Store,
-        TableId::MemwA,
-    ];
+    /// ([`RecordStage::Early`]: all but LT and SHIFT, whose distinct rows that stage merges).
+    pub const EARLY_TABLES: [TableId; 5] = record_tables(Some(RecordStage::Early));
+
+    /// The [`RECORD_TABLES`] whose records are final only after the packing pass
+    /// ([`RecordStage::Late`]: LT and SHIFT).
+    pub const LATE_TABLES: [TableId; 2] = record_tables(Some(RecordStage::Late));
 
     impl PackedTraces {
         /// The records, borrowed.

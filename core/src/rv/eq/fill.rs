@@ -28,6 +28,10 @@ pub fn distinct(ops: &[AluOp]) -> Vec<Distinct> {
     distinct_ops(ops)
 }
 
+/// EQ's byte lookups for its first rows: none (its rows make no byte lookups); the same
+/// signature as the other distinct-row tables' `lookups`.
+pub fn lookups(_rows: &[Distinct], _height: usize, _bytes: &mut ByteCounts) {}
+
 /// EQ's rows for `rows` (in order), row-major, into `out` (`rows.len()` rows of [`WIDTH`],
 /// zero on entry); padding rows stay zero. Rows are independent, so slices of `rows` fill
 /// the matching slices of the trace.
