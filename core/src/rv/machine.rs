@@ -349,15 +349,57 @@ mod records {
         Late,
     }
 
+    /// A record table as [`PackedTraces`] keeps it: when its records are final, how many
+    /// real rows they make, and its host fill (the same fill the device kernels make).
+    #[derive(Copy, Clone)]
+    pub struct RecordTable {
+        pub stage: RecordStage,
+        pub rows: fn(&PackedTraces) -> usize,
+        pub fill: fn(&PackedTraces, &ProgramImage) -> RowMajorMatrix,
+    }
+
     /// Whether [`PackedTraces`] leaves table `t` as records (a backend may fill them in its
     /// own memory; [`build_traces`](super::super::pack::build_traces) fills them on the
-    /// host), and when they are final; `None` for the tables built in the packing pass.
-    pub const fn record_stage(t: TableId) -> Option<RecordStage> {
-        match t {
-            TableId::Cpu | TableId::MemwR | TableId::Load | TableId::Store | TableId::MemwA => {
-                Some(RecordStage::Early)
-            }
-            TableId::Lt | TableId::Shift => Some(RecordStage::Late),
+    /// host), and how; `None` for the tables built in the packing pass. The one list of the
+    /// record tables.
+    pub const fn record_table(t: TableId) -> Option<RecordTable> {
+        use RecordStage::{Early, Late};
+        let (stage, rows, fill): (RecordStage, fn(&PackedTraces) -> usize, RecordFill) = match t {
+            TableId::Cpu => (
+                Early,
+                |p| p.cpu.dec_row.len(),
+                |p, program| cpu::fill_host(&p.cpu, &decode::fields_of(program)),
+            ),
+            TableId::MemwR => (
+                Early,
+                |p| p.memw_r.meta.len() + p.memw_r.extra.len(),
+                |p, _| memw_r::fill_host(&p.memw_r),
+            ),
+            TableId::Lt => (
+                Late,
+                |p| p.lt.len(),
+                |p, _| crate::rv::lt::fill_distinct(&p.lt),
+            ),
+            TableId::Shift => (
+                Late,
+                |p| p.shift.len(),
+                |p, _| crate::rv::shift::fill_distinct(&p.shift),
+            ),
+            TableId::Load => (
+                Early,
+                |p| p.loads.len(),
+                |p, _| load::build_trace(&p.loads, &mut ByteCounts::default()),
+            ),
+            TableId::Store => (
+                Early,
+                |p| p.stores.len(),
+                |p, _| store::build_trace(&p.stores, &mut ByteCounts::default()),
+            ),
+            TableId::MemwA => (
+                Early,
+                |p| p.mem_a.len(),
+                |p, _| memw::build_trace_a(&p.mem_a, &mut ByteCounts::default()),
+            ),
             TableId::Decode
             | TableId::Register
             | TableId::Bitwise
@@ -368,7 +410,19 @@ mod records {
             | TableId::Page
             | TableId::Page0
             | TableId::Ecall
-            | TableId::Io => None,
+            | TableId::Io => return None,
+        };
+        Some(RecordTable { stage, rows, fill })
+    }
+
+    /// A record table's host fill ([`RecordTable::fill`]).
+    type RecordFill = fn(&PackedTraces, &ProgramImage) -> RowMajorMatrix;
+
+    /// When table `t`'s records are final ([`record_table`]).
+    pub const fn record_stage(t: TableId) -> Option<RecordStage> {
+        match record_table(t) {
+            Some(r) => Some(r.stage),
+            None => None,
         }
     }
 
@@ -467,28 +521,11 @@ mod records {
         /// no padding), MUL and DVRM (their builders count distinct operations and keep only
         /// the trace).
         pub fn real_rows(&self) -> Vec<Option<usize>> {
-            let built = |t: TableId| self.table_rows.get(t.index()).copied().flatten();
             TableId::ALL
                 .iter()
-                .map(|&t| match t {
-                    TableId::Cpu => Some(self.cpu.dec_row.len()),
-                    TableId::MemwR => Some(self.memw_r.meta.len() + self.memw_r.extra.len()),
-                    TableId::Lt => Some(self.lt.len()),
-                    TableId::Shift => Some(self.shift.len()),
-                    TableId::Load => Some(self.loads.len()),
-                    TableId::Store => Some(self.stores.len()),
-                    TableId::MemwA => Some(self.mem_a.len()),
-                    TableId::Decode
-                    | TableId::Register
-                    | TableId::Bitwise
-                    | TableId::Eq
-                    | TableId::Mul
-                    | TableId::Dvrm
-                    | TableId::Memw
-                    | TableId::Page
-                    | TableId::Page0
-                    | TableId::Ecall
-                    | TableId::Io => built(t),
+                .map(|&t| match record_table(t) {
+                    Some(r) => Some((r.rows)(self)),
+                    None => self.table_rows.get(t.index()).copied().flatten(),
                 })
                 .collect()
         }
@@ -514,27 +551,7 @@ mod records {
         /// Table `t`'s trace filled on the host from its records (`None` unless `t` is one of
         /// the [`RECORD_TABLES`]); the same fills the device kernels make.
         pub fn fill_host(&self, program: &ProgramImage, t: TableId) -> Option<RowMajorMatrix> {
-            let mut scratch = ByteCounts::default();
-            Some(match t {
-                TableId::Cpu => cpu::fill_host(&self.cpu, &decode::fields_of(program)),
-                TableId::MemwR => memw_r::fill_host(&self.memw_r),
-                TableId::Lt => crate::rv::lt::fill_distinct(&self.lt),
-                TableId::Shift => crate::rv::shift::fill_distinct(&self.shift),
-                TableId::Load => load::build_trace(&self.loads, &mut scratch),
-                TableId::Store => store::build_trace(&self.stores, &mut scratch),
-                TableId::MemwA => memw::build_trace_a(&self.mem_a, &mut scratch),
-                TableId::Decode
-                | TableId::Register
-                | TableId::Bitwise
-                | TableId::Eq
-                | TableId::Mul
-                | TableId::Dvrm
-                | TableId::Memw
-                | TableId::Page
-                | TableId::Page0
-                | TableId::Ecall
-                | TableId::Io => return None,
-            })
+            record_table(t).map(|r| (r.fill)(self, program))
         }
     }
 }

@@ -68,3 +68,16 @@ pub fn fill_rows(rows: &[Distinct], out: &mut [Felt]) {
         row.write(out);
     }
 }
+
+/// EQ under the shared ALU tests (`rv::testing::alu`): its room's tests and its
+/// proving test in `kestrel-tests`.
+#[cfg(any(test, feature = "testing"))]
+pub const ALU_CASE: crate::rv::testing::alu::AluCase = crate::rv::testing::alu::AluCase {
+    air: &EqAir,
+    ops: &[crate::rv::ALU_EQ],
+    build: build_trace,
+    force_c: Some(|row, c| {
+        row[NEQ] = Felt::ONE - Felt::new(c & 0xff);
+        c >> 8 == 0
+    }),
+};
