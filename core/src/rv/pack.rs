@@ -27,7 +27,7 @@ use core::ops::Range;
 
 use super::bitwise::ByteCounts;
 use super::cpu::{self, CallMark, CpuRecords, Step};
-use super::decode::{self, class, decode_for_air, Decoded, ProgramImage};
+use super::decode::{self, class, decode_for_air, CodeSlots, Decoded, NoRow, ProgramImage};
 use super::ecall;
 use super::io;
 use super::load;
@@ -416,65 +416,12 @@ fn replay<'a, S: Copy + Into<Step>>(
             run.reg(d.rd, cpu::written(&s, d), ts + 3, true);
         }
     }
-    run.zero = zero_words(&run.mem);
+    let mem = &run.mem;
+    run.zero = page0::zero_words(
+        &mem.image,
+        mem.words.iter().map(|(w, (v, t))| (w, v, t & !RO_BIT)),
+    );
     Ok(run)
-}
-
-/// The program's code slots, decoded once: a step's DECODE row from its pc, a row's fields.
-struct CodeSlots {
-    /// `(first pc, first slot, slots)` per run of consecutive instruction words.
-    runs: Vec<(u32, usize, usize)>,
-    /// Each slot's fields (defaults for an instruction this version cannot prove)…
-    fields: Vec<Decoded>,
-    /// …and whether it can be proven (no step gets the row of one that cannot).
-    provable: Vec<bool>,
-}
-
-impl CodeSlots {
-    fn new(program: &ProgramImage) -> CodeSlots {
-        let mut runs: Vec<(u32, usize, usize)> = Vec::new();
-        for (i, &(pc, _)) in program.code.iter().enumerate() {
-            match runs.last_mut() {
-                Some((first, _, len)) if first.wrapping_add(4 * *len as u32) == pc => *len += 1,
-                _ => runs.push((pc, i, 1)),
-            }
-        }
-        runs.sort_unstable();
-        let decoded: Vec<Option<Decoded>> = program
-            .code
-            .iter()
-            .map(|&(pc, word)| decode_for_air(pc, word))
-            .collect();
-        CodeSlots {
-            runs,
-            provable: decoded.iter().map(Option::is_some).collect(),
-            fields: decoded.into_iter().map(Option::unwrap_or_default).collect(),
-        }
-    }
-
-    /// The step's DECODE row.
-    fn get(&self, s: &Step) -> Result<u32, TraceError> {
-        let not_in = TraceError::NotInProgram { pc: s.pc };
-        let k = self.runs.partition_point(|r| r.0 <= s.pc);
-        let &(first, slot0, len) = self.runs.get(k.wrapping_sub(1)).ok_or(not_in.clone())?;
-        let off = s.pc - first;
-        if off % 4 != 0 || (off / 4) as usize >= len {
-            return Err(not_in);
-        }
-        let slot = slot0 + (off / 4) as usize;
-        if !self.provable[slot] {
-            return Err(TraceError::Unsupported {
-                pc: s.pc,
-                word: s.word,
-            });
-        }
-        Ok(slot as u32)
-    }
-
-    /// The fields of DECODE row `r`.
-    fn fields(&self, r: u32) -> &Decoded {
-        &self.fields[r as usize]
-    }
 }
 
 /// The DECODE rows of steps `start .. start + rows.len()` into `rows`, up to the first step
@@ -486,7 +433,17 @@ fn decode_chunk<S: Copy + Into<Step>>(
     slots: &CodeSlots,
 ) -> Result<(), (usize, TraceError)> {
     for (k, (row, &step)) in rows.iter_mut().zip(&steps[start..]).enumerate() {
-        *row = slots.get(&step.into()).map_err(|e| (start + k, e))?;
+        let s: Step = step.into();
+        *row = slots.row(s.pc).map_err(|e| {
+            let e = match e {
+                NoRow::NotInProgram => TraceError::NotInProgram { pc: s.pc },
+                NoRow::Unsupported => TraceError::Unsupported {
+                    pc: s.pc,
+                    word: s.word,
+                },
+            };
+            (start + k, e)
+        })?;
     }
     Ok(())
 }
@@ -615,22 +572,6 @@ impl MemReplay {
             wr,
         })
     }
-}
-
-/// The touched zero-initialised words (PAGE0's rows), in order.
-fn zero_words(mem: &MemReplay) -> Vec<page0::ZeroWord> {
-    mem.words
-        .iter()
-        .filter_map(|(w, (fin, t))| {
-            let range = mem.image.zero_range(w)?;
-            Some(page0::ZeroWord {
-                w,
-                range,
-                fin,
-                fin_ts: t & !RO_BIT,
-            })
-        })
-        .collect()
 }
 
 impl Run<'_> {
@@ -864,7 +805,7 @@ fn step_chunk<S: Copy + Into<Step>>(
     let start = c * len;
     let steps = &steps[start..start + cols.rs1.len()];
     let mut out = Chunk {
-        mult: vec![0; slots.fields.len()],
+        mult: vec![0; slots.len()],
         ops: vec![Vec::new(); TableId::COUNT],
         rows: vec![Vec::new(); TableId::COUNT],
         no_table: None,

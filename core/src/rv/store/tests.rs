@@ -112,6 +112,32 @@ fn stray_store_writes_are_rejected() {
     println!("STORE: {outside} stray writes outside and {inside} wrong bytes inside rejected");
 }
 
+/// A consistent forgery: the row of a store of another value (its value bytes and new words
+/// changed together, as the builder derives them) satisfies every constraint, but its bus
+/// traffic is not the honest store's, so the CPU's request and the memory tokens do not
+/// balance.
+#[test]
+fn store_of_another_value_unbalances_the_bus() {
+    let mut rng = ChaCha8Rng::seed_from_u64(17);
+    let mut n = 0;
+    for op in store_ops(18, 1, 100) {
+        let mut bytes = ByteCounts::default();
+        store::build_trace(&[op], &mut bytes);
+        let expected = expected_store_bus(&[op], &bytes);
+        let bits = 8 * load::width_of(op.funct3);
+        let forged = StoreOp {
+            value: op.value ^ (1u64 << rng.gen_range(0..bits)),
+            ..op
+        };
+        let tr = store::build_trace(&[forged], &mut ByteCounts::default());
+        let l = ledger(&StoreAir, &tr);
+        assert!(l.failures.is_empty(), "{forged:?}: {:?}", l.failures);
+        assert_ne!(l.buses, expected, "{forged:?}: the same bus traffic");
+        n += 1;
+    }
+    println!("STORE: {n} stores of another value unbalance the bus");
+}
+
 #[test]
 fn invalid_store_funct3_is_unprovable() {
     let selector_only = ["store width selector boolean", "store is_real boolean"];
