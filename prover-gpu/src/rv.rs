@@ -6,7 +6,7 @@ use kestrel_core::matrix::RowMajorMatrix;
 use kestrel_core::rv::cpu::Step;
 use kestrel_core::rv::decode::ProgramImage;
 use kestrel_core::rv::machine::{
-    PackedTraces, RecordRefs, Rv64Machine, TableId, TraceError, EARLY_TABLES,
+    PackedTraces, RecordRefs, Rv64Machine, TableId, TraceError, EARLY_TABLES, LATE_TABLES,
 };
 use kestrel_core::rv::pack::{build_traces, pack_traces_overlapped, pack_traces_with};
 
@@ -245,7 +245,7 @@ pub fn main_traces_timed<B: RvFills>(
         })
         .map_err(MainTracesError::Trace)?;
     let pack = start.elapsed();
-    let late = backend.fill_records(image, &packed.records(), &[TableId::Lt, TableId::Shift]);
+    let late = backend.fill_records(image, &packed.records(), &LATE_TABLES);
     let mut filled: Vec<Option<B::DeviceTrace>> = (0..packed.traces.len()).map(|_| None).collect();
     for (t, trace) in early
         .and_then(|e| Ok(e.into_iter().chain(late?)))

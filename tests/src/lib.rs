@@ -1,9 +1,11 @@
 //! Shared helpers for Kestrel's integration tests.
+pub mod alu_proof;
 pub mod cli_bin;
 pub mod codec;
 pub mod forge;
 pub mod heap;
 pub mod mutation;
+pub mod register_program;
 pub mod vm_support;
 
 use kestrel_core::matrix::RowMajorMatrix;

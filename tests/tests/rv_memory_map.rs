@@ -1,7 +1,8 @@
 //! The memory map in a whole RV64IM proof (issue 13, item 4): a store into a read-only
 //! segment and an access outside the mapped regions cannot be proven, whatever the
 //! prover writes into its traces; the executor faults on both. (Table-level attacks on
-//! MEMW_A, MEMW, PAGE and PAGE0 are in rv_mem_memw_page.rs.)
+//! MEMW_A, MEMW, PAGE and PAGE0 are their rooms' unit tests,
+//! `core/src/rv/{memw,page,page0}/tests.rs`.)
 
 use kestrel_core::air::debug::DebugReport;
 use kestrel_core::field::Felt;

@@ -113,6 +113,58 @@ pub fn merge_distinct(parts: &[&[Distinct]]) -> Vec<Distinct> {
     out
 }
 
+/// The sort key of a [`Distinct`] row: `(op, a, b)`.
+pub type DistinctKey = (u32, u64, u64);
+
+/// A distinct row's [`DistinctKey`].
+#[inline]
+pub fn distinct_key(d: &Distinct) -> DistinctKey {
+    (d.op, d.a, d.b)
+}
+
+/// Keys splitting the distinct rows of `lists` (each sorted by key) into `parts` ranges of
+/// similar sizes: the first range ends before the first key, the last starts at the last
+/// (chosen from a sample; any keys give the same rows, merged part by part with
+/// [`merge_part`]).
+pub fn part_bounds<'a>(
+    lists: impl Iterator<Item = &'a [Distinct]> + Clone,
+    parts: usize,
+) -> Vec<DistinctKey> {
+    let total: usize = lists.clone().map(<[Distinct]>::len).sum();
+    let every = (total / (16 * parts)).max(1);
+    let mut sample: Vec<DistinctKey> = lists
+        .flat_map(|rows| rows.iter().step_by(every).map(distinct_key))
+        .collect();
+    sample.sort_unstable();
+    (1..parts)
+        .filter_map(|p| sample.get(p * sample.len() / parts).copied())
+        .collect()
+}
+
+/// Part `p` of the distinct rows of `lists` (each sorted by key), merged ([`merge_distinct`]):
+/// those with keys from `bounds[p − 1]` (inclusive) to `bounds[p]` (exclusive); parts past
+/// the last bound are empty.
+pub fn merge_part<'a>(
+    lists: impl Iterator<Item = &'a [Distinct]>,
+    bounds: &[DistinctKey],
+    p: usize,
+) -> Vec<Distinct> {
+    if p > bounds.len() {
+        return Vec::new();
+    }
+    let (lo, hi) = (p.checked_sub(1).map(|q| &bounds[q]), bounds.get(p));
+    let parts: Vec<&[Distinct]> = lists
+        .map(|rows| {
+            let start = lo.map_or(0, |lo| rows.partition_point(|d| distinct_key(d) < *lo));
+            let end = hi.map_or(rows.len(), |hi| {
+                rows.partition_point(|d| distinct_key(d) < *hi)
+            });
+            &rows[start..end.max(start)]
+        })
+        .collect();
+    merge_distinct(&parts)
+}
+
 /// The height of a table with one row per distinct op: the next power of two ≥ 8.
 pub fn distinct_height(rows: usize) -> usize {
     super::padded_height(rows)

@@ -27,16 +27,60 @@ use crate::field::Felt;
 
 pub use super::table::TableId;
 
-/// The operation codes ALU table `t` receives (`None` for the tables that are not
-/// [`TableId::ALU`] tables).
-pub fn alu_ops(t: TableId) -> Option<&'static [u32]> {
+/// ALU table `t` as the machine routes it (`None` for the tables that are not
+/// [`TableId::ALU`] tables): the operation codes it receives and, with the `trace`
+/// feature, how the packing pass builds it.
+#[derive(Copy, Clone)]
+pub struct AluTable {
+    /// The operation codes the table receives.
+    pub ops: &'static [u32],
+    /// How its trace is built.
+    #[cfg(feature = "trace")]
+    pub build: AluBuild,
+}
+
+/// ALU table `t` (`None` for the tables that are not [`TableId::ALU`] tables): the one
+/// list of the ALU tables' operation codes and builders.
+pub fn alu_table(t: TableId) -> Option<AluTable> {
     use super::alu_ops::*;
+    use super::{dvrm, mul, shift};
+    // The builder exists only with `trace`; without it the arms name the codes alone.
+    macro_rules! table {
+        ($ops:expr, $build:expr) => {
+            AluTable {
+                ops: $ops,
+                #[cfg(feature = "trace")]
+                build: $build,
+            }
+        };
+    }
     Some(match t {
-        TableId::Lt => &[ALU_SLT, ALU_SLTU],
-        TableId::Eq => &[ALU_EQ],
-        TableId::Shift => &super::shift::OPS,
-        TableId::Mul => &super::mul::OPS,
-        TableId::Dvrm => &super::dvrm::OPS,
+        TableId::Lt => table!(
+            &[ALU_SLT, ALU_SLTU],
+            AluBuild::Distinct(DistinctRows {
+                distinct: super::lt::distinct,
+                lookups: super::lt::lookups,
+                fill: None,
+            })
+        ),
+        TableId::Eq => table!(
+            &[ALU_EQ],
+            AluBuild::Distinct(DistinctRows {
+                distinct: super::eq::distinct,
+                lookups: super::eq::lookups,
+                fill: Some(super::eq::fill_rows),
+            })
+        ),
+        TableId::Shift => table!(
+            &shift::OPS,
+            AluBuild::Distinct(DistinctRows {
+                distinct: shift::distinct,
+                lookups: shift::lookups,
+                fill: None,
+            })
+        ),
+        TableId::Mul => table!(&mul::OPS, AluBuild::Ops(mul::build_trace)),
+        TableId::Dvrm => table!(&dvrm::OPS, AluBuild::Ops(dvrm::build_trace)),
         TableId::Cpu
         | TableId::Decode
         | TableId::MemwR
@@ -84,7 +128,7 @@ impl Rv64Machine {
 
     /// Whether the trace builder routes ALU operation `op` to table `t`.
     pub fn accepts(&self, t: TableId, op: u32) -> bool {
-        self.unrouted != Some(t) && alu_ops(t).is_some_and(|ops| ops.contains(&op))
+        self.unrouted != Some(t) && alu_table(t).is_some_and(|a| a.ops.contains(&op))
     }
 
     /// Table `t`'s AIR.
@@ -186,34 +230,35 @@ mod records {
     use crate::rv::{cpu, decode, load, memw, memw_r, store};
     use crate::rv::{Distinct, LoadOp, StoreOp, WordAccess};
 
-    /// An ALU table's trace builder: the trace for operations (all accepted), recording byte
-    /// lookups.
-    pub type AluBuild = fn(&[AluOp], &mut ByteCounts) -> RowMajorMatrix;
+    /// How the packing pass builds an ALU table ([`AluTable::build`]).
+    #[derive(Copy, Clone)]
+    pub enum AluBuild {
+        /// From its operations in step order, recording byte lookups (MUL, DVRM).
+        Ops(fn(&[AluOp], &mut ByteCounts) -> RowMajorMatrix),
+        /// As distinct rows merged per chunk and per range of keys (LT, EQ, SHIFT).
+        Distinct(DistinctRows),
+    }
 
-    /// ALU table `t`'s trace builder (`None` for the tables that are not [`TableId::ALU`]
-    /// tables).
-    pub fn alu_build(t: TableId) -> Option<AluBuild> {
-        use crate::rv::{dvrm, eq, lt, mul, shift};
-        Some(match t {
-            TableId::Lt => lt::build_trace,
-            TableId::Eq => eq::build_trace,
-            TableId::Shift => shift::build_trace,
-            TableId::Mul => mul::build_trace,
-            TableId::Dvrm => dvrm::build_trace,
-            TableId::Cpu
-            | TableId::Decode
-            | TableId::MemwR
-            | TableId::Register
-            | TableId::Bitwise
-            | TableId::Load
-            | TableId::Store
-            | TableId::MemwA
-            | TableId::Memw
-            | TableId::Page
-            | TableId::Page0
-            | TableId::Ecall
-            | TableId::Io => return None,
-        })
+    /// Fills distinct rows into a zeroed row-major slice of as many rows.
+    pub type DistinctFill = fn(&[Distinct], &mut [Felt]);
+
+    /// How a table keeps distinct rows: its rows from operations, the byte lookups of its
+    /// first rows (`(rows, height)`: real rows, then zero padding up to `height`), and for a
+    /// table built in the packing pass (EQ; LT's and SHIFT's rows are records for fills
+    /// elsewhere) how to fill rows into a zeroed row-major slice.
+    #[derive(Copy, Clone)]
+    pub struct DistinctRows {
+        pub distinct: fn(&[AluOp]) -> Vec<Distinct>,
+        pub lookups: fn(&[Distinct], usize, &mut ByteCounts),
+        pub fill: Option<DistinctFill>,
+    }
+
+    /// Table `t`'s distinct-row builder (`None` unless `t` keeps distinct rows).
+    pub fn distinct_rows(t: TableId) -> Option<DistinctRows> {
+        match alu_table(t)?.build {
+            AluBuild::Distinct(d) => Some(d),
+            AluBuild::Ops(_) => None,
+        }
     }
 
     /// Why an execution cannot be turned into traces.
@@ -295,17 +340,118 @@ mod records {
         }
     }
 
-    /// The tables [`PackedTraces`] leaves as records (a backend may fill them in its own
-    /// memory; [`build_traces`] fills them on the host).
-    pub const RECORD_TABLES: [TableId; 7] = [
-        TableId::Cpu,
-        TableId::MemwR,
-        TableId::Lt,
-        TableId::Shift,
-        TableId::Load,
-        TableId::Store,
-        TableId::MemwA,
-    ];
+    /// When a record table's records are final in the packing pass.
+    #[derive(Copy, Clone, Debug, PartialEq, Eq)]
+    pub enum RecordStage {
+        /// Before its last stage (a backend may start filling them while it runs).
+        Early,
+        /// After it (LT and SHIFT: the last stage merges their distinct rows).
+        Late,
+    }
+
+    /// A record table as [`PackedTraces`] keeps it: when its records are final, how many
+    /// real rows they make, and its host fill (the same fill the device kernels make).
+    #[derive(Copy, Clone)]
+    pub struct RecordTable {
+        pub stage: RecordStage,
+        pub rows: fn(&PackedTraces) -> usize,
+        pub fill: fn(&PackedTraces, &ProgramImage) -> RowMajorMatrix,
+    }
+
+    /// Whether [`PackedTraces`] leaves table `t` as records (a backend may fill them in its
+    /// own memory; [`build_traces`](super::super::pack::build_traces) fills them on the
+    /// host), and how; `None` for the tables built in the packing pass. The one list of the
+    /// record tables.
+    pub const fn record_table(t: TableId) -> Option<RecordTable> {
+        use RecordStage::{Early, Late};
+        let (stage, rows, fill): (RecordStage, fn(&PackedTraces) -> usize, RecordFill) = match t {
+            TableId::Cpu => (
+                Early,
+                |p| p.cpu.dec_row.len(),
+                |p, program| cpu::fill_host(&p.cpu, &decode::fields_of(program)),
+            ),
+            TableId::MemwR => (
+                Early,
+                |p| p.memw_r.meta.len() + p.memw_r.extra.len(),
+                |p, _| memw_r::fill_host(&p.memw_r),
+            ),
+            TableId::Lt => (
+                Late,
+                |p| p.lt.len(),
+                |p, _| crate::rv::lt::fill_distinct(&p.lt),
+            ),
+            TableId::Shift => (
+                Late,
+                |p| p.shift.len(),
+                |p, _| crate::rv::shift::fill_distinct(&p.shift),
+            ),
+            TableId::Load => (
+                Early,
+                |p| p.loads.len(),
+                |p, _| load::build_trace(&p.loads, &mut ByteCounts::default()),
+            ),
+            TableId::Store => (
+                Early,
+                |p| p.stores.len(),
+                |p, _| store::build_trace(&p.stores, &mut ByteCounts::default()),
+            ),
+            TableId::MemwA => (
+                Early,
+                |p| p.mem_a.len(),
+                |p, _| memw::build_trace_a(&p.mem_a, &mut ByteCounts::default()),
+            ),
+            TableId::Decode
+            | TableId::Register
+            | TableId::Bitwise
+            | TableId::Eq
+            | TableId::Mul
+            | TableId::Dvrm
+            | TableId::Memw
+            | TableId::Page
+            | TableId::Page0
+            | TableId::Ecall
+            | TableId::Io => return None,
+        };
+        Some(RecordTable { stage, rows, fill })
+    }
+
+    /// A record table's host fill ([`RecordTable::fill`]).
+    type RecordFill = fn(&PackedTraces, &ProgramImage) -> RowMajorMatrix;
+
+    /// When table `t`'s records are final ([`record_table`]).
+    pub const fn record_stage(t: TableId) -> Option<RecordStage> {
+        match record_table(t) {
+            Some(r) => Some(r.stage),
+            None => None,
+        }
+    }
+
+    /// The `N` tables, in proof order, whose [`record_stage`] is `stage` (any stage if
+    /// `None`); fails to compile unless there are exactly `N`.
+    const fn record_tables<const N: usize>(stage: Option<RecordStage>) -> [TableId; N] {
+        let mut out = [TableId::Cpu; N];
+        let (mut i, mut n) = (0, 0);
+        while i < TableId::COUNT {
+            let t = TableId::ALL[i];
+            let pick = match (record_stage(t), stage) {
+                (None, _) => false,
+                (Some(_), None) => true,
+                (Some(s), Some(want)) => s as u8 == want as u8,
+            };
+            if pick {
+                assert!(n < N, "more record tables than N");
+                out[n] = t;
+                n += 1;
+            }
+            i += 1;
+        }
+        assert!(n == N, "fewer record tables than N");
+        out
+    }
+
+    /// The tables [`PackedTraces`] leaves as records, in proof order (those with a
+    /// [`record_stage`]).
+    pub const RECORD_TABLES: [TableId; 7] = record_tables(None);
 
     /// The packed records of the [`RECORD_TABLES`] and every other table's trace.
     #[derive(Clone, Debug, PartialEq, Eq)]
@@ -345,14 +491,12 @@ mod records {
     }
 
     /// The [`RECORD_TABLES`] whose records are final before the packing pass's last stage
-    /// (all but LT and SHIFT, whose distinct rows that stage merges).
-    pub const EARLY_TABLES: [TableId; 5] = [
-        TableId::Cpu,
-        TableId::MemwR,
-        TableId::Load,
-        TableId::Store,
-        TableId::MemwA,
-    ];
+    /// ([`RecordStage::Early`]: all but LT and SHIFT, whose distinct rows that stage merges).
+    pub const EARLY_TABLES: [TableId; 5] = record_tables(Some(RecordStage::Early));
+
+    /// The [`RECORD_TABLES`] whose records are final only after the packing pass
+    /// ([`RecordStage::Late`]: LT and SHIFT).
+    pub const LATE_TABLES: [TableId; 2] = record_tables(Some(RecordStage::Late));
 
     impl PackedTraces {
         /// The records, borrowed.
@@ -377,28 +521,11 @@ mod records {
         /// no padding), MUL and DVRM (their builders count distinct operations and keep only
         /// the trace).
         pub fn real_rows(&self) -> Vec<Option<usize>> {
-            let built = |t: TableId| self.table_rows.get(t.index()).copied().flatten();
             TableId::ALL
                 .iter()
-                .map(|&t| match t {
-                    TableId::Cpu => Some(self.cpu.dec_row.len()),
-                    TableId::MemwR => Some(self.memw_r.meta.len() + self.memw_r.extra.len()),
-                    TableId::Lt => Some(self.lt.len()),
-                    TableId::Shift => Some(self.shift.len()),
-                    TableId::Load => Some(self.loads.len()),
-                    TableId::Store => Some(self.stores.len()),
-                    TableId::MemwA => Some(self.mem_a.len()),
-                    TableId::Decode
-                    | TableId::Register
-                    | TableId::Bitwise
-                    | TableId::Eq
-                    | TableId::Mul
-                    | TableId::Dvrm
-                    | TableId::Memw
-                    | TableId::Page
-                    | TableId::Page0
-                    | TableId::Ecall
-                    | TableId::Io => built(t),
+                .map(|&t| match record_table(t) {
+                    Some(r) => Some((r.rows)(self)),
+                    None => self.table_rows.get(t.index()).copied().flatten(),
                 })
                 .collect()
         }
@@ -424,27 +551,7 @@ mod records {
         /// Table `t`'s trace filled on the host from its records (`None` unless `t` is one of
         /// the [`RECORD_TABLES`]); the same fills the device kernels make.
         pub fn fill_host(&self, program: &ProgramImage, t: TableId) -> Option<RowMajorMatrix> {
-            let mut scratch = ByteCounts::default();
-            Some(match t {
-                TableId::Cpu => cpu::fill_host(&self.cpu, &decode::fields_of(program)),
-                TableId::MemwR => memw_r::fill_host(&self.memw_r),
-                TableId::Lt => crate::rv::lt::fill_distinct(&self.lt),
-                TableId::Shift => crate::rv::shift::fill_distinct(&self.shift),
-                TableId::Load => load::build_trace(&self.loads, &mut scratch),
-                TableId::Store => store::build_trace(&self.stores, &mut scratch),
-                TableId::MemwA => memw::build_trace_a(&self.mem_a, &mut scratch),
-                TableId::Decode
-                | TableId::Register
-                | TableId::Bitwise
-                | TableId::Eq
-                | TableId::Mul
-                | TableId::Dvrm
-                | TableId::Memw
-                | TableId::Page
-                | TableId::Page0
-                | TableId::Ecall
-                | TableId::Io => return None,
-            })
+            record_table(t).map(|r| (r.fill)(self, program))
         }
     }
 }

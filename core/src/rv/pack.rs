@@ -27,12 +27,13 @@ use core::ops::Range;
 
 use super::bitwise::ByteCounts;
 use super::cpu::{self, CallMark, CpuRecords, Step};
-use super::decode::{self, class, decode_for_air, Decoded, ProgramImage};
+use super::decode::{self, class, decode_for_air, CodeSlots, Decoded, NoRow, ProgramImage};
 use super::ecall;
 use super::io;
 use super::load;
 use super::machine::{
-    alu_build, public_values, PackedTraces, RecordRefs, Rv64Machine, TraceError, MAX_OUTPUT,
+    alu_table, distinct_rows, public_values, AluBuild, PackedTraces, RecordRefs, Rv64Machine,
+    TraceError, MAX_OUTPUT,
 };
 use super::memw;
 use super::memw_r::{self, MemwRRecords, RegAccess, RegFile, RegRow};
@@ -42,9 +43,8 @@ use super::register;
 use super::store;
 use super::table::TableId;
 use super::{
-    distinct_height, merge_distinct, AluOp, Distinct, EcallOp, IoWord, LoadOp, StoreOp, WordAccess,
-    IO_IN, IO_OUT, IO_ZERO, MEMOP_LOAD, MEMOP_STORE, REG_BRK, REG_HEAP_LIMIT, REG_HEAP_START,
-    REG_INPUT, SYS_BRK, SYS_EXIT, SYS_READ,
+    distinct_height, merge_part, part_bounds, AluOp, Distinct, DistinctKey, EcallOp, IoWord,
+    LoadOp, StoreOp, WordAccess, IO_IN, IO_ZERO,
 };
 use crate::field::Felt;
 use crate::matrix::RowMajorMatrix;
@@ -247,7 +247,7 @@ fn tables(
         bounds: TableId::ALL
             .iter()
             .map(|&t| match distinct_rows(t) {
-                Some(_) => part_bounds(chunks, t, parts),
+                Some(_) => part_bounds(chunks.iter().map(|c| &c.rows[t.index()][..]), parts),
                 None => Vec::new(),
             })
             .collect(),
@@ -256,7 +256,7 @@ fn tables(
     let (built, counts): (Vec<Built>, Vec<ByteCounts>) = par
         .map(jobs.len(), |j| {
             let mut bytes = ByteCounts::default();
-            (build_table(jobs[j].1, &records, &mut bytes), bytes)
+            (build_table(jobs[j], &records, &mut bytes), bytes)
         })
         .into_iter()
         .unzip();
@@ -265,35 +265,23 @@ fn tables(
     // Per table, its distinct rows (LT, EQ, SHIFT): the parts in order.
     let mut distinct: Vec<Vec<Distinct>> = vec![Vec::new(); TableId::COUNT];
     let mut real_rows: Vec<Option<usize>> = vec![None; TableId::COUNT];
-    for &(t, job) in &jobs {
-        let rows = match job {
-            Job::Decode => Some(program.code.len()),
-            Job::Register => Some(super::NUM_REGS),
-            Job::Memw => Some(run.mem_s.len()),
-            Job::Ecall => Some(run.ecalls.len()),
-            Job::Io => Some(run.io.len()),
-            Job::Page0 => Some(run.zero.len()),
-            Job::Page => Some(run.mem.image.words.len().max(run.mem.image.zero.len())),
-            _ => None,
-        };
-        if rows.is_some() {
-            real_rows[t.index()] = rows;
-        }
-    }
-    for (&(t, job), out) in jobs.iter().zip(built) {
-        match (job, out) {
-            (_, Built::Trace(m)) => traces[t.index()] = Some(m),
-            (Job::Distinct(d, _), Built::Rows(rows)) => distinct[d.index()].extend(rows),
-            _ => {}
+    for (&(t, _), out) in jobs.iter().zip(built) {
+        match out {
+            Built::Nothing => {}
+            Built::Trace(m, rows) => {
+                traces[t.index()] = Some(m);
+                real_rows[t.index()] = rows;
+            }
+            Built::Rows(rows) => distinct[t.index()].extend(rows),
         }
     }
     // Their padding rows' lookups, and the traces built here.
     let mut padding = ByteCounts::default();
     for (&t, rows) in TableId::ALL.iter().zip(&distinct) {
-        if let Some((_, lookups, fill)) = distinct_rows(t) {
+        if let Some(d) = distinct_rows(t) {
             let h = distinct_height(rows.len());
-            lookups(&[], h - rows.len(), &mut padding);
-            if let Some(fill) = fill {
+            (d.lookups)(&[], h - rows.len(), &mut padding);
+            if let Some(fill) = d.fill {
                 // Filled in place, slices of rows in parallel.
                 const ROWS: usize = 1 << 14;
                 let width = machine.air(t).width();
@@ -428,65 +416,12 @@ fn replay<'a, S: Copy + Into<Step>>(
             run.reg(d.rd, cpu::written(&s, d), ts + 3, true);
         }
     }
-    run.zero = zero_words(&run.mem);
+    let mem = &run.mem;
+    run.zero = page0::zero_words(
+        &mem.image,
+        mem.words.iter().map(|(w, (v, t))| (w, v, t & !RO_BIT)),
+    );
     Ok(run)
-}
-
-/// The program's code slots, decoded once: a step's DECODE row from its pc, a row's fields.
-struct CodeSlots {
-    /// `(first pc, first slot, slots)` per run of consecutive instruction words.
-    runs: Vec<(u32, usize, usize)>,
-    /// Each slot's fields (defaults for an instruction this version cannot prove)…
-    fields: Vec<Decoded>,
-    /// …and whether it can be proven (no step gets the row of one that cannot).
-    provable: Vec<bool>,
-}
-
-impl CodeSlots {
-    fn new(program: &ProgramImage) -> CodeSlots {
-        let mut runs: Vec<(u32, usize, usize)> = Vec::new();
-        for (i, &(pc, _)) in program.code.iter().enumerate() {
-            match runs.last_mut() {
-                Some((first, _, len)) if first.wrapping_add(4 * *len as u32) == pc => *len += 1,
-                _ => runs.push((pc, i, 1)),
-            }
-        }
-        runs.sort_unstable();
-        let decoded: Vec<Option<Decoded>> = program
-            .code
-            .iter()
-            .map(|&(pc, word)| decode_for_air(pc, word))
-            .collect();
-        CodeSlots {
-            runs,
-            provable: decoded.iter().map(Option::is_some).collect(),
-            fields: decoded.into_iter().map(Option::unwrap_or_default).collect(),
-        }
-    }
-
-    /// The step's DECODE row.
-    fn get(&self, s: &Step) -> Result<u32, TraceError> {
-        let not_in = TraceError::NotInProgram { pc: s.pc };
-        let k = self.runs.partition_point(|r| r.0 <= s.pc);
-        let &(first, slot0, len) = self.runs.get(k.wrapping_sub(1)).ok_or(not_in.clone())?;
-        let off = s.pc - first;
-        if off % 4 != 0 || (off / 4) as usize >= len {
-            return Err(not_in);
-        }
-        let slot = slot0 + (off / 4) as usize;
-        if !self.provable[slot] {
-            return Err(TraceError::Unsupported {
-                pc: s.pc,
-                word: s.word,
-            });
-        }
-        Ok(slot as u32)
-    }
-
-    /// The fields of DECODE row `r`.
-    fn fields(&self, r: u32) -> &Decoded {
-        &self.fields[r as usize]
-    }
 }
 
 /// The DECODE rows of steps `start .. start + rows.len()` into `rows`, up to the first step
@@ -498,7 +433,17 @@ fn decode_chunk<S: Copy + Into<Step>>(
     slots: &CodeSlots,
 ) -> Result<(), (usize, TraceError)> {
     for (k, (row, &step)) in rows.iter_mut().zip(&steps[start..]).enumerate() {
-        *row = slots.get(&step.into()).map_err(|e| (start + k, e))?;
+        let s: Step = step.into();
+        *row = slots.row(s.pc).map_err(|e| {
+            let e = match e {
+                NoRow::NotInProgram => TraceError::NotInProgram { pc: s.pc },
+                NoRow::Unsupported => TraceError::Unsupported {
+                    pc: s.pc,
+                    word: s.word,
+                },
+            };
+            (start + k, e)
+        })?;
     }
     Ok(())
 }
@@ -629,22 +574,6 @@ impl MemReplay {
     }
 }
 
-/// The touched zero-initialised words (PAGE0's rows), in order.
-fn zero_words(mem: &MemReplay) -> Vec<page0::ZeroWord> {
-    mem.words
-        .iter()
-        .filter_map(|(w, (fin, t))| {
-            let range = mem.image.zero_range(w)?;
-            Some(page0::ZeroWord {
-                w,
-                range,
-                fin,
-                fin_ts: t & !RO_BIT,
-            })
-        })
-        .collect()
-}
-
 impl Run<'_> {
     /// A register access on the file: its row (the value and timestamp it found).
     fn reg(&mut self, reg: u8, value: u64, ts: u64, is_write: bool) -> RegRow {
@@ -675,7 +604,7 @@ impl Run<'_> {
         let ts = clk + 1;
         let w = addr32 / 8;
         let load = d.class[class::LOAD];
-        let funct3 = (d.alu_op - if load { MEMOP_LOAD } else { MEMOP_STORE }) as u8;
+        let funct3 = load::funct3_of(d.alu_op, load);
         let split = load::is_split(funct3, addr32);
         if split && w + 1 >= 1 << 29 {
             return Err(unmapped);
@@ -691,40 +620,17 @@ impl Run<'_> {
             }
         };
         // The bytes the access reads or overwrites must be those the executor recorded.
-        let width_funct3 = match funct3 % 4 {
-            3 => 3,
-            f => 4 + f,
-        };
-        let raw = load::load_value(&LoadOp {
-            ts,
-            funct3: width_funct3,
-            addr: addr32,
-            word0: old0.value,
-            word1: old1.value,
-        });
-        if raw != s.mem_val {
+        if load::accessed_bytes(funct3, addr32, old0.value, old1.value) != s.mem_val {
             return Err(TraceError::MemoryMismatch { pc, addr });
         }
         let (new0, new1) = if load {
-            self.loads.push(LoadOp {
-                ts,
-                funct3,
-                addr: addr32,
-                word0: old0.value,
-                word1: old1.value,
-            });
-            (old0.value, old1.value)
+            let (op, new) = load::record(ts, funct3, addr32, old0.value, old1.value);
+            self.loads.push(op);
+            new
         } else {
-            let op = StoreOp {
-                ts,
-                funct3,
-                addr: addr32,
-                value: s.rs2_val,
-                old0: old0.value,
-                old1: old1.value,
-            };
+            let (op, new) = store::record(ts, funct3, addr32, s.rs2_val, old0.value, old1.value);
             self.stores.push(op);
-            store::store_words(&op)
+            new
         };
         let a0 = self.mem.write(pc, w, old0, new0, ts, !load)?;
         let a1 = if split {
@@ -756,35 +662,13 @@ impl Run<'_> {
         mut pos: u64,
     ) -> Result<(), TraceError> {
         for (w, lo, c) in io::words_of(from, cnt) {
-            let covered = lo as usize..(lo + c) as usize;
             let old = self.mem.read(pc, w)?;
-            let mut bytes = old.value.to_le_bytes();
-            match kind {
-                IO_IN => {
-                    let rest = self.input.get(self.input_pos..).unwrap_or(&[]);
-                    let take = rest
-                        .get(..c as usize)
-                        .ok_or(TraceError::InputExhausted { pc })?;
-                    bytes[covered].copy_from_slice(take);
-                    self.input_pos += c as usize;
-                }
-                IO_OUT => self.output.extend_from_slice(&bytes[covered]),
-                _ => bytes[covered].fill(0),
-            }
-            let wr = kind != IO_OUT;
-            let a = self
-                .mem
-                .write(pc, w, old, u64::from_le_bytes(bytes), ts, wr)?;
-            self.io.push(IoWord {
-                kind,
-                ts,
-                pos,
-                w,
-                lo,
-                cnt: c,
-                old: a.old,
-                new: a.new,
-            });
+            let rest = self.input.get(self.input_pos..).unwrap_or(&[]);
+            let (new, taken) = io::transfer(kind, old.value, lo, c, rest, &mut self.output)
+                .ok_or(TraceError::InputExhausted { pc })?;
+            self.input_pos += taken;
+            let a = self.mem.write(pc, w, old, new, ts, io::writes(kind))?;
+            self.io.push(io::record(kind, pos, lo, c, &a));
             self.mem_a.push(a);
             pos += c as u64;
         }
@@ -795,43 +679,19 @@ impl Run<'_> {
     /// the chunks').
     fn ecall(&mut self, pc: u32, s: &Step, clk: u64, outpos: u64) -> Result<EcallOp, TraceError> {
         let (a7, a0) = (s.rs1_val, s.rs2_val);
-        let io = matches!((a7, a0), (64, 1) | (64, 2) | (63, 0));
-        let brk = a7 == SYS_BRK as u64;
-        if !io && !brk && a7 != SYS_EXIT as u64 {
-            return Err(TraceError::UnsupportedCall {
+        let mut op = ecall::record(clk, a7, a0, s.mem_addr, s.mem_val, s.rd_val, outpos).ok_or(
+            TraceError::UnsupportedCall {
                 pc,
                 number: a7,
                 arg: a0,
-            });
-        }
-        let ts = 4 * clk + 1;
+            },
+        )?;
         let first_extra = self.extra.len();
-        let mut op = EcallOp {
-            clk,
-            a7,
-            a0,
-            a1: s.mem_addr,
-            a2: s.mem_val,
-            res: s.rd_val,
-            outpos,
-            brk: [0; 3],
-            remaining: 0,
-        };
-        if io {
-            self.extra_reg(11, 0, ts, false);
-            self.extra_reg(12, 0, ts, false);
-        }
-        if (a7, a0) == (SYS_READ as u64, 0) {
-            // The unread input bytes: read, then lowered by the bytes returned (a result
-            // above them wraps here and fails the IO chain below).
-            op.remaining = self.extra_reg(REG_INPUT, 0, ts, false);
+        ecall::reg_accesses(&mut op, |reg, value, ts, is_write| {
+            self.extra_reg(reg, value, ts, is_write)
+        });
+        if let Some((IO_IN, ..)) = ecall::transfer(&op) {
             debug_assert_eq!(op.remaining, (self.input.len() - self.input_pos) as u64);
-            self.extra_reg(REG_INPUT, ecall::remaining_after(&op), ts + 1, true);
-        }
-        if brk {
-            op.brk =
-                [REG_BRK, REG_HEAP_LIMIT, REG_HEAP_START].map(|r| self.extra_reg(r, 0, ts, false));
-            self.extra_reg(REG_BRK, s.rd_val, ts + 1, true);
         }
         self.extra_of.push(first_extra..self.extra.len());
         if let Some((kind, buf, cnt)) = ecall::transfer(&op) {
@@ -905,41 +765,6 @@ impl AluRoutes {
     }
 }
 
-/// How table `t` keeps distinct rows (LT, EQ, SHIFT): their rows from operations,
-/// their trace's lookups, and for a table built here (EQ; LT's and SHIFT's rows are records
-/// for fills elsewhere) how to fill its rows into a zeroed row-major slice.
-type DistinctRows = (
-    fn(&[AluOp]) -> Vec<Distinct>,
-    fn(&[Distinct], usize, &mut ByteCounts),
-    Option<fn(&[Distinct], &mut [Felt])>,
-);
-
-fn distinct_rows(t: TableId) -> Option<DistinctRows> {
-    match t {
-        TableId::Lt => Some((super::lt::distinct, super::lt::lookups, None)),
-        TableId::Eq => Some((super::eq::distinct, no_lookups, Some(super::eq::fill_rows))),
-        TableId::Shift => Some((super::shift::distinct, super::shift::lookups, None)),
-        TableId::Cpu
-        | TableId::Decode
-        | TableId::MemwR
-        | TableId::Register
-        | TableId::Bitwise
-        | TableId::Mul
-        | TableId::Dvrm
-        | TableId::Load
-        | TableId::Store
-        | TableId::MemwA
-        | TableId::Memw
-        | TableId::Page
-        | TableId::Page0
-        | TableId::Ecall
-        | TableId::Io => None,
-    }
-}
-
-/// EQ makes no byte lookups.
-fn no_lookups(_: &[Distinct], _: usize, _: &mut ByteCounts) {}
-
 impl Chunk {
     fn push_alu(&mut self, routes: &AluRoutes, o: AluOp) {
         match routes.owner.get(o.op as usize).copied().flatten() {
@@ -980,7 +805,7 @@ fn step_chunk<S: Copy + Into<Step>>(
     let start = c * len;
     let steps = &steps[start..start + cols.rs1.len()];
     let mut out = Chunk {
-        mult: vec![0; slots.fields.len()],
+        mult: vec![0; slots.len()],
         ops: vec![Vec::new(); TableId::COUNT],
         rows: vec![Vec::new(); TableId::COUNT],
         no_table: None,
@@ -1040,8 +865,8 @@ fn step_chunk<S: Copy + Into<Step>>(
         }
     }
     for t in TableId::ALU {
-        if let Some((distinct, ..)) = distinct_rows(t) {
-            out.rows[t.index()] = distinct(&core::mem::take(&mut out.ops[t.index()]));
+        if let Some(d) = distinct_rows(t) {
+            out.rows[t.index()] = (d.distinct)(&core::mem::take(&mut out.ops[t.index()]));
         }
     }
     out
@@ -1050,57 +875,22 @@ fn step_chunk<S: Copy + Into<Step>>(
 // ---------------------------------------------------------------------------------------
 // Stage 3: tables.
 
-/// A job of the last stage.
-#[derive(Clone, Copy)]
-enum Job {
-    Decode,
-    /// MEMW_R: the lookups of the system calls' register accesses (the CPU's are the
-    /// chunks').
-    MemwR,
-    Register,
-    /// An ALU table built from its operations (MUL, DVRM).
-    Alu(TableId),
-    /// Part `p` of an ALU table's distinct rows (LT, EQ, SHIFT): those with keys in the
-    /// `p`-th range of its [`part_bounds`], and their lookups.
-    Distinct(TableId, usize),
-    Load,
-    Store,
-    MemwA,
-    Memw,
-    Page,
-    Page0,
-    Ecall,
-    Io,
-}
+/// A job of the last stage: a table and, for a table of distinct rows (LT, EQ, SHIFT), the
+/// part of them it merges (those with keys in the part's range of the table's
+/// [`part_bounds`]; 0 for the other tables).
+type Job = (TableId, usize);
 
-/// Every job with its table, in proof order, with `parts` parts of each table of distinct
-/// rows. CPU and BITWISE have none (the chunks make the CPU's records and lookups; BITWISE
-/// comes last).
-fn table_jobs(parts: usize) -> Vec<(TableId, Job)> {
+/// Every job, in proof order, with `parts` parts of each table of distinct rows. CPU and
+/// BITWISE have none (the chunks make the CPU's records and lookups; BITWISE comes last).
+fn table_jobs(parts: usize) -> Vec<Job> {
     let mut jobs = Vec::new();
     for t in TableId::ALL {
-        let job = match t {
-            TableId::Cpu | TableId::Bitwise => continue,
-            TableId::Decode => Job::Decode,
-            TableId::MemwR => Job::MemwR,
-            TableId::Register => Job::Register,
-            TableId::Lt | TableId::Eq | TableId::Shift | TableId::Mul | TableId::Dvrm => {
-                if distinct_rows(t).is_some() {
-                    jobs.extend((0..parts).map(|p| (t, Job::Distinct(t, p))));
-                    continue;
-                }
-                Job::Alu(t)
-            }
-            TableId::Load => Job::Load,
-            TableId::Store => Job::Store,
-            TableId::MemwA => Job::MemwA,
-            TableId::Memw => Job::Memw,
-            TableId::Page => Job::Page,
-            TableId::Page0 => Job::Page0,
-            TableId::Ecall => Job::Ecall,
-            TableId::Io => Job::Io,
+        let n = match (t, distinct_rows(t)) {
+            (TableId::Cpu | TableId::Bitwise, _) => 0,
+            (_, Some(_)) => parts,
+            (_, None) => 1,
         };
-        jobs.push((t, job));
+        jobs.extend((0..n).map(|p| (t, p)));
     }
     jobs
 }
@@ -1108,32 +898,12 @@ fn table_jobs(parts: usize) -> Vec<(TableId, Job)> {
 /// The most parts LT's and SHIFT's distinct rows are merged in.
 const MAX_DISTINCT_PARTS: usize = 16;
 
-/// The sort key of a distinct row.
-fn key(d: &Distinct) -> (u32, u64, u64) {
-    (d.op, d.a, d.b)
-}
-
-/// Keys splitting table `t`'s distinct rows of all chunks into `parts` ranges of
-/// similar sizes: the first range ends before the first key, the last starts at the last
-/// (chosen from a sample; any keys give the same rows, merged part by part).
-fn part_bounds(chunks: &[Chunk], t: TableId, parts: usize) -> Vec<(u32, u64, u64)> {
-    let i = t.index();
-    let total: usize = chunks.iter().map(|c| c.rows[i].len()).sum();
-    let every = (total / (16 * parts)).max(1);
-    let mut sample: Vec<(u32, u64, u64)> = chunks
-        .iter()
-        .flat_map(|c| c.rows[i].iter().step_by(every).map(key))
-        .collect();
-    sample.sort_unstable();
-    (1..parts)
-        .filter_map(|p| sample.get(p * sample.len() / parts).copied())
-        .collect()
-}
-
 /// What a job builds.
 enum Built {
     Nothing,
-    Trace(RowMajorMatrix),
+    /// A trace, with its real rows where one row stands for one record
+    /// ([`PackedTraces::table_rows`]).
+    Trace(RowMajorMatrix, Option<usize>),
     /// Distinct rows (LT, EQ, SHIFT).
     Rows(Vec<Distinct>),
 }
@@ -1147,87 +917,77 @@ struct Records<'a> {
     chunks: &'a [Chunk],
     /// Per table ([`TableId::index`]), the [`part_bounds`] of its distinct rows (LT, EQ,
     /// SHIFT).
-    bounds: Vec<Vec<(u32, u64, u64)>>,
+    bounds: Vec<Vec<DistinctKey>>,
 }
 
 /// One table's trace, rows or nothing, recording its byte lookups in `bytes`.
-fn build_table(job: Job, r: &Records<'_>, bytes: &mut ByteCounts) -> Built {
+fn build_table((t, part): Job, r: &Records<'_>, bytes: &mut ByteCounts) -> Built {
     let run = r.run;
-    match job {
-        Job::Decode => Built::Trace(decode::build_trace(
-            r.program,
-            r.chunks.iter().map(|c| &c.mult[..]),
-        )),
-        Job::MemwR => {
+    let trace = |m: RowMajorMatrix, rows: usize| Built::Trace(m, Some(rows));
+    match t {
+        // The chunks build the CPU's records and lookups; BITWISE comes last.
+        TableId::Cpu | TableId::Bitwise => Built::Nothing,
+        TableId::Decode => trace(
+            decode::build_trace(r.program, r.chunks.iter().map(|c| &c.mult[..])),
+            r.program.code.len(),
+        ),
+        TableId::MemwR => {
+            // The system calls' register accesses (the CPU's are the chunks').
             for row in r.extra {
                 memw_r::row_lookups(row, bytes);
             }
             Built::Nothing
         }
-        Job::Register => Built::Trace(register::build_trace(
-            &run.file,
-            run.input.len() as u32,
-            bytes,
-        )),
-        Job::Alu(t) => {
-            let ops: Vec<AluOp> = r
-                .chunks
-                .iter()
-                .flat_map(|c| &c.ops[t.index()])
-                .copied()
-                .collect();
-            match alu_build(t) {
-                Some(build) => Built::Trace(build(&ops, bytes)),
+        TableId::Register => trace(
+            register::build_trace(&run.file, run.input.len() as u32, bytes),
+            super::NUM_REGS,
+        ),
+        TableId::Lt | TableId::Eq | TableId::Shift | TableId::Mul | TableId::Dvrm => {
+            match alu_table(t).map(|a| a.build) {
+                Some(AluBuild::Ops(build)) => {
+                    let ops: Vec<AluOp> = r
+                        .chunks
+                        .iter()
+                        .flat_map(|c| &c.ops[t.index()])
+                        .copied()
+                        .collect();
+                    Built::Trace(build(&ops, bytes), None)
+                }
+                Some(AluBuild::Distinct(d)) => {
+                    let i = t.index();
+                    let lists = r.chunks.iter().map(|c| &c.rows[i][..]);
+                    let rows = merge_part(lists, &r.bounds[i], part);
+                    (d.lookups)(&rows, rows.len(), bytes);
+                    Built::Rows(rows)
+                }
                 None => Built::Nothing,
             }
         }
-        Job::Distinct(t, p) => {
-            let i = t.index();
-            // Keys from bounds[p - 1] (inclusive) to bounds[p] (exclusive); parts past the
-            // last bound are empty.
-            let bounds = &r.bounds[i];
-            if p > bounds.len() {
-                return Built::Rows(Vec::new());
-            }
-            let (lo, hi) = (p.checked_sub(1).map(|q| &bounds[q]), bounds.get(p));
-            let parts: Vec<&[Distinct]> = r
-                .chunks
-                .iter()
-                .map(|c| {
-                    let rows = &c.rows[i][..];
-                    let start = lo.map_or(0, |lo| rows.partition_point(|d| key(d) < *lo));
-                    let end = hi.map_or(rows.len(), |hi| rows.partition_point(|d| key(d) < *hi));
-                    &rows[start..end.max(start)]
-                })
-                .collect();
-            let rows = merge_distinct(&parts);
-            if let Some((_, lookups, _)) = distinct_rows(t) {
-                lookups(&rows, rows.len(), bytes);
-            }
-            Built::Rows(rows)
-        }
-        Job::Load => {
+        TableId::Load => {
             load::lookups(&run.loads, bytes);
             Built::Nothing
         }
-        Job::Store => {
+        TableId::Store => {
             store::lookups(&run.stores, bytes);
             Built::Nothing
         }
-        Job::MemwA => {
+        TableId::MemwA => {
             memw::lookups_a(&run.mem_a, bytes);
             Built::Nothing
         }
-        Job::Memw => Built::Trace(memw::build_trace_s(&run.mem_s, bytes)),
-        Job::Page => {
+        TableId::Memw => trace(memw::build_trace_s(&run.mem_s, bytes), run.mem_s.len()),
+        TableId::Page => {
             // Final memory of the image words (untouched ones keep their initial token).
             let mem = &run.mem;
             let last = |w: u32| mem.words.get(w).map(|(v, t)| (v, t & !RO_BIT));
-            Built::Trace(page::build_final(&mem.image, last, &run.zero))
+            trace(
+                page::build_final(&mem.image, last, &run.zero),
+                mem.image.words.len().max(mem.image.zero.len()),
+            )
         }
-        Job::Page0 => Built::Trace(page0::build_trace(&run.zero, bytes)),
-        Job::Ecall => Built::Trace(ecall::build_trace(&run.ecalls, bytes)),
-        Job::Io => Built::Trace(io::build_trace(&run.io, bytes)),
+        TableId::Page0 => trace(page0::build_trace(&run.zero, bytes), run.zero.len()),
+        TableId::Ecall => trace(ecall::build_trace(&run.ecalls, bytes), run.ecalls.len()),
+        TableId::Io => trace(io::build_trace(&run.io, bytes), run.io.len()),
     }
 }
 

@@ -268,6 +268,9 @@ crate::columns! {
     }
 }
 
+/// The multiplicity column (for tests), from [`DecodeCols`].
+pub const M: usize = col!(DecodeCols, m);
+
 const _: () = assert!(col!(DecodePreCols, entry) == TUPLE);
 
 /// Preprocessed columns: the tuple, then the entry flag.

@@ -209,3 +209,13 @@ fn fill_witness(
     bytes.range(low7[6], 0);
     row.write(out);
 }
+
+/// DVRM under the shared ALU tests (`rv::testing::alu`): its room's tests and its
+/// proving test in `kestrel-tests`.
+#[cfg(any(test, feature = "testing"))]
+pub const ALU_CASE: crate::rv::testing::alu::AluCase = crate::rv::testing::alu::AluCase {
+    air: &DvrmAir,
+    ops: &OPS,
+    build: build_trace,
+    force_c: None,
+};

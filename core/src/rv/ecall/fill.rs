@@ -5,7 +5,10 @@ use crate::air::columns::Columns;
 use crate::field::Felt;
 use crate::matrix::RowMajorMatrix;
 use crate::rv::bitwise::ByteCounts;
-use crate::rv::{AluOp, EcallOp, ALU_SLTU, IO_IN, IO_OUT, SYS_BRK, SYS_EXIT, SYS_READ, SYS_WRITE};
+use crate::rv::{
+    AluOp, EcallOp, ALU_SLTU, IO_IN, IO_OUT, REG_BRK, REG_HEAP_LIMIT, REG_HEAP_START, REG_INPUT,
+    SYS_BRK, SYS_EXIT, SYS_READ, SYS_WRITE,
+};
 use alloc::vec;
 use alloc::vec::Vec;
 
@@ -29,6 +32,59 @@ fn call_of(op: &EcallOp) -> Option<Call> {
         (a, _) if a == SYS_BRK as u64 => Call::Brk,
         _ => return None,
     })
+}
+
+/// ECALL's record of the call the CPU makes at cycle `clk`: `a7` and `a0` are its rs1 and
+/// rs2 values, `a1` and `a2` the arguments the executor recorded, `res` the value written
+/// to `a0`, `outpos` the public output bytes written before it; `brk` and `remaining` are
+/// left for [`reg_accesses`] to read. `None` for a call the proof does not cover.
+#[inline]
+pub fn record(
+    clk: u64,
+    a7: u64,
+    a0: u64,
+    a1: u64,
+    a2: u64,
+    res: u64,
+    outpos: u64,
+) -> Option<EcallOp> {
+    let op = EcallOp {
+        clk,
+        a7,
+        a0,
+        a1,
+        a2,
+        res,
+        outpos,
+        brk: [0; 3],
+        remaining: 0,
+    };
+    call_of(&op).map(|_| op)
+}
+
+/// The register accesses call `op` makes besides the CPU's (MEMW_R's rows after the CPU's),
+/// in order: `access(reg, value, ts, is_write)` makes one (writing `value`, or reading) and
+/// returns the value it found. A transfer reads `a1` and `a2`; a read reads [`REG_INPUT`]
+/// (into `op.remaining`) and lowers it by the bytes returned; `brk` reads [`REG_BRK`],
+/// [`REG_HEAP_LIMIT`] and [`REG_HEAP_START`] (into `op.brk`) and writes the new break.
+#[inline]
+pub fn reg_accesses(op: &mut EcallOp, mut access: impl FnMut(u32, u64, u64, bool) -> u64) {
+    let ts = 4 * op.clk + 1;
+    let call = call_of(op);
+    if matches!(call, Some(Call::WriteOut | Call::WriteDebug | Call::Read)) {
+        access(11, 0, ts, false);
+        access(12, 0, ts, false);
+    }
+    if call == Some(Call::Read) {
+        // The unread input bytes: read, then lowered by the bytes returned (a result above
+        // them wraps here and fails the IO chain).
+        op.remaining = access(REG_INPUT, 0, ts, false);
+        access(REG_INPUT, remaining_after(op), ts + 1, true);
+    }
+    if call == Some(Call::Brk) {
+        op.brk = [REG_BRK, REG_HEAP_LIMIT, REG_HEAP_START].map(|r| access(r, 0, ts, false));
+        access(REG_BRK, op.res, ts + 1, true);
+    }
 }
 
 /// Whether `op` is the exit call.

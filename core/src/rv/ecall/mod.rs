@@ -439,3 +439,6 @@ impl Air for EcallAir {
 mod fill;
 #[cfg(feature = "trace")]
 pub use fill::*;
+
+#[cfg(all(test, feature = "trace"))]
+mod tests;

@@ -28,6 +28,10 @@ pub fn distinct(ops: &[AluOp]) -> Vec<Distinct> {
     distinct_ops(ops)
 }
 
+/// EQ's byte lookups for its first rows: none (its rows make no byte lookups); the same
+/// signature as the other distinct-row tables' `lookups`.
+pub fn lookups(_rows: &[Distinct], _height: usize, _bytes: &mut ByteCounts) {}
+
 /// EQ's rows for `rows` (in order), row-major, into `out` (`rows.len()` rows of [`WIDTH`],
 /// zero on entry); padding rows stay zero. Rows are independent, so slices of `rows` fill
 /// the matching slices of the trace.
@@ -64,3 +68,16 @@ pub fn fill_rows(rows: &[Distinct], out: &mut [Felt]) {
         row.write(out);
     }
 }
+
+/// EQ under the shared ALU tests (`rv::testing::alu`): its room's tests and its
+/// proving test in `kestrel-tests`.
+#[cfg(any(test, feature = "testing"))]
+pub const ALU_CASE: crate::rv::testing::alu::AluCase = crate::rv::testing::alu::AluCase {
+    air: &EqAir,
+    ops: &[crate::rv::ALU_EQ],
+    build: build_trace,
+    force_c: Some(|row, c| {
+        row[NEQ] = Felt::ONE - Felt::new(c & 0xff);
+        c >> 8 == 0
+    }),
+};

@@ -1,7 +1,10 @@
-//! EQ's unit tests: the fill against the debug checker.
+//! EQ's unit tests: the fill against the debug checker; honest traces pass it, consistent
+//! forgeries (a wrong result the driver and the row agree on) and every single-cell
+//! mutation of a real row fail it (the shared ALU checks, `rv::testing::alu`).
 
 use super::*;
 use crate::rv::bitwise::ByteCounts;
+use crate::rv::testing::alu;
 use crate::rv::{distinct_height, AluOp};
 use alloc::vec::Vec;
 
@@ -33,4 +36,20 @@ fn rows_of_slices_concatenate_to_the_trace() {
             .iter()
             .all(|v| *v == Felt::ZERO));
     }
+}
+
+#[test]
+fn eq_honest_traces_pass_the_checker() {
+    alu::honest_checks(&ALU_CASE);
+}
+
+/// A consistent forgery: the driver and the table's row agree on a wrong result.
+#[test]
+fn eq_wrong_results_are_caught() {
+    alu::wrong_results(&ALU_CASE);
+}
+
+#[test]
+fn eq_mutations_are_detected() {
+    alu::mutations(&ALU_CASE, 8);
 }

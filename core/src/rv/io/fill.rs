@@ -5,7 +5,7 @@ use crate::air::columns::Columns;
 use crate::field::Felt;
 use crate::matrix::RowMajorMatrix;
 use crate::rv::bitwise::ByteCounts;
-use crate::rv::{IoWord, IO_OUT, IO_ZERO};
+use crate::rv::{IoWord, WordAccess, IO_IN, IO_OUT, IO_ZERO};
 use alloc::vec::Vec;
 
 /// Splits the buffer `[buf, buf + cnt)` into `(w, lo, cnt)` per word, in address order.
@@ -19,6 +19,55 @@ pub fn words_of(buf: u32, cnt: u32) -> Vec<(u32, u8, u8)> {
         a += c;
     }
     out
+}
+
+/// Whether an IO row of `kind` writes its word (an input transfer, a break shrink; output
+/// only reads).
+#[inline]
+pub fn writes(kind: u32) -> bool {
+    kind != IO_OUT
+}
+
+/// The word after an IO row of `kind` moves bytes `lo .. lo + cnt` of `old`, and how many
+/// input bytes it took: [`IO_IN`] copies them from the front of `input` (`None` if it is
+/// shorter), [`IO_OUT`] appends them to `output`, [`IO_ZERO`] zeroes them.
+#[inline]
+pub fn transfer(
+    kind: u32,
+    old: u64,
+    lo: u8,
+    cnt: u8,
+    input: &[u8],
+    output: &mut Vec<u8>,
+) -> Option<(u64, usize)> {
+    let covered = lo as usize..(lo + cnt) as usize;
+    let mut bytes = old.to_le_bytes();
+    let mut taken = 0;
+    match kind {
+        IO_IN => {
+            bytes[covered].copy_from_slice(input.get(..cnt as usize)?);
+            taken = cnt as usize;
+        }
+        IO_OUT => output.extend_from_slice(&bytes[covered]),
+        _ => bytes[covered].fill(0),
+    }
+    Some((u64::from_le_bytes(bytes), taken))
+}
+
+/// IO's record of bytes `lo .. lo + cnt` of a chain of `kind` at transfer position `pos`,
+/// over the memory access `a` (its word, timestamp, values before and after).
+#[inline]
+pub fn record(kind: u32, pos: u64, lo: u8, cnt: u8, a: &WordAccess) -> IoWord {
+    IoWord {
+        kind,
+        ts: a.ts,
+        pos,
+        w: a.w,
+        lo,
+        cnt,
+        old: a.old,
+        new: a.new,
+    }
 }
 
 /// IO's trace for `rows` (one per word of every transfer or zeroing chain, any order; `kind`

@@ -44,6 +44,50 @@ pub fn load_value(op: &LoadOp) -> u64 {
     }
 }
 
+/// The funct3 of a load (`load`) or store whose DECODE row carries `alu_op` (the
+/// [`BUS_MEMOP`] op: [`MEMOP_LOAD`] or [`MEMOP_STORE`](crate::rv::MEMOP_STORE) + funct3).
+#[inline]
+pub fn funct3_of(alu_op: u32, load: bool) -> u8 {
+    (alu_op
+        - if load {
+            MEMOP_LOAD
+        } else {
+            crate::rv::MEMOP_STORE
+        }) as u8
+}
+
+/// The bytes an access of `width_of(funct3)` bytes at `addr` finds in `word0` (and `word1`
+/// when split), zero-extended: what the executor records for a load or store alike.
+#[inline]
+pub fn accessed_bytes(funct3: u8, addr: u32, word0: u64, word1: u64) -> u64 {
+    // The unsigned load of the same width (funct3 3 and 7 already read 8 bytes unsigned).
+    let unsigned = match funct3 % 4 {
+        3 => 3,
+        f => 4 + f,
+    };
+    load_value(&LoadOp {
+        ts: 0,
+        funct3: unsigned,
+        addr,
+        word0,
+        word1,
+    })
+}
+
+/// LOAD's record of a load at memory timestamp `ts` that found `word0` (and `word1` when
+/// split), and the words it leaves: the same.
+#[inline]
+pub fn record(ts: u64, funct3: u8, addr: u32, word0: u64, word1: u64) -> (LoadOp, (u64, u64)) {
+    let op = LoadOp {
+        ts,
+        funct3,
+        addr,
+        word0,
+        word1,
+    };
+    (op, (word0, word1))
+}
+
 /// LOAD's trace: one row per op, in order, padded with zero rows to a power of two ≥ 8;
 /// byte lookups go to `bytes`.
 ///

@@ -83,3 +83,16 @@ pub fn build_trace(ops: &[AluOp], bytes: &mut ByteCounts) -> RowMajorMatrix {
     lookups(&rows, t.height(), bytes);
     t
 }
+
+/// LT under the shared ALU tests (`rv::testing::alu`): its room's tests and its
+/// proving test in `kestrel-tests`.
+#[cfg(any(test, feature = "testing"))]
+pub const ALU_CASE: crate::rv::testing::alu::AluCase = crate::rv::testing::alu::AluCase {
+    air: &LtAir,
+    ops: &[crate::rv::ALU_SLT, crate::rv::ALU_SLTU],
+    build: build_trace,
+    force_c: Some(|row, c| {
+        row[LT] = Felt::new(c & 0xff);
+        c >> 8 == 0
+    }),
+};

@@ -96,3 +96,13 @@ fn fill_row(out: &mut [Felt], op: &AluOp, count: u64, bytes: &mut ByteCounts) {
     bytes.range(2 * (p[3] & 0x7f), 0);
     row.write(out);
 }
+
+/// MUL under the shared ALU tests (`rv::testing::alu`): its room's tests and its
+/// proving test in `kestrel-tests`.
+#[cfg(any(test, feature = "testing"))]
+pub const ALU_CASE: crate::rv::testing::alu::AluCase = crate::rv::testing::alu::AluCase {
+    air: &MulAir,
+    ops: &OPS,
+    build: build_trace,
+    force_c: None,
+};

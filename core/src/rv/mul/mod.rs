@@ -230,3 +230,6 @@ impl Air for MulAir {
 mod fill;
 #[cfg(feature = "trace")]
 pub use fill::*;
+
+#[cfg(all(test, feature = "trace"))]
+mod tests;

@@ -7,6 +7,7 @@ use crate::matrix::RowMajorMatrix;
 use crate::rv::bitwise::ByteCounts;
 use crate::rv::padded_height;
 use crate::rv::page::ZeroRange;
+use alloc::vec::Vec;
 
 /// One touched zero-initialised word: its index, range, final value and timestamp.
 #[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
@@ -15,6 +16,24 @@ pub struct ZeroWord {
     pub range: ZeroRange,
     pub fin: u64,
     pub fin_ts: u64,
+}
+
+/// PAGE0's rows: the words of `touched` (`(w, final value, final timestamp)`, by increasing
+/// `w`) that lie in a zero range of `image`, in order.
+pub fn zero_words(
+    image: &crate::rv::page::MemoryImage,
+    touched: impl Iterator<Item = (u32, u64, u64)>,
+) -> Vec<ZeroWord> {
+    touched
+        .filter_map(|(w, fin, fin_ts)| {
+            Some(ZeroWord {
+                w,
+                range: image.zero_range(w)?,
+                fin,
+                fin_ts,
+            })
+        })
+        .collect()
 }
 
 /// PAGE0's trace (PAGE's builder is [`crate::rv::page::build_trace`]): `words` are the touched

@@ -147,3 +147,18 @@ fn fill_row(out: &mut [Felt], x: &Distinct) {
     row.m = Felt::from(x.mult);
     row.write(out);
 }
+
+/// SHIFT under the shared ALU tests (`rv::testing::alu`): its room's tests and its
+/// proving test in `kestrel-tests`.
+#[cfg(any(test, feature = "testing"))]
+pub const ALU_CASE: crate::rv::testing::alu::AluCase = crate::rv::testing::alu::AluCase {
+    air: &ShiftAir,
+    ops: &OPS,
+    build: build_trace,
+    force_c: Some(|row, c| {
+        for (i, byte) in c.to_le_bytes().into_iter().enumerate() {
+            row[C + i] = Felt::from(byte as u32);
+        }
+        true
+    }),
+};

@@ -18,6 +18,28 @@ pub fn store_words(op: &StoreOp) -> (u64, u64) {
     (word(0), word(1))
 }
 
+/// STORE's record of a store of rs2's `value` at memory timestamp `ts` over `old0` (and
+/// `old1` when split), and the words it leaves ([`store_words`]).
+#[inline]
+pub fn record(
+    ts: u64,
+    funct3: u8,
+    addr: u32,
+    value: u64,
+    old0: u64,
+    old1: u64,
+) -> (StoreOp, (u64, u64)) {
+    let op = StoreOp {
+        ts,
+        funct3,
+        addr,
+        value,
+        old0,
+        old1,
+    };
+    (op, store_words(&op))
+}
+
 /// STORE's trace: one row per op, in order, padded with zero rows to a power of two ≥ 8;
 /// byte lookups go to `bytes`.
 ///

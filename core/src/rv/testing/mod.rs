@@ -2,6 +2,17 @@
 //! [`super::BUS_ALU`] (as the CPU would), so a machine of driver + ALU table + BITWISE
 //! balances exactly when the ALU table is right.
 
+#[cfg(any(test, feature = "testing"))]
+pub mod alu;
+#[cfg(test)]
+pub(crate) mod loadstore;
+#[cfg(any(test, feature = "testing"))]
+pub mod mem;
+#[cfg(any(test, feature = "testing"))]
+pub mod mutation;
+#[cfg(test)]
+pub(crate) mod syscall;
+
 use alloc::vec;
 use alloc::vec::Vec;
 
