@@ -15,7 +15,9 @@ pub enum VerifyError {
     // ---- shape ----
     /// The input ended before the proof did.
     Truncated,
-    /// The [`ProofSource`](crate::ProofSource) failed (not the proof's fault).
+    /// The [`ProofSource`](crate::ProofSource) failed (not the proof's fault), or gave other
+    /// bytes when the verifier read the out-of-domain record a second time (a rewinding
+    /// source).
     Source,
     /// The first four bytes are not `KSTL`.
     BadMagic,
