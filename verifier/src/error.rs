@@ -75,7 +75,7 @@ impl fmt::Display for VerifyError {
         use VerifyError::*;
         match self {
             Truncated => write!(f, "proof truncated"),
-            Source => write!(f, "the proof's source failed"),
+            Source => write!(f, "the proof's source failed or changed between reads"),
             BadMagic => write!(f, "not a Kestrel proof (bad magic)"),
             UnsupportedVersion { got } => write!(f, "unsupported proof format version {got}"),
             Decode => write!(f, "malformed proof (non-canonical field element)"),

@@ -18,6 +18,9 @@
  *   filled buf[0 .. len), a positive value at the end of the input (fewer than len bytes
  *   left: the verifier asks for one byte past the proof and expects this answer), a negative
  *   value when the read failed (the call returns KESTREL_ERR_READ).
+ * - kestrel_verify_statement_rewind(vk, read_fn, seek_fn, ctx, ...): the same with a
+ *   kestrel_seek_fn that moves the input back to an offset already read; the out-of-domain
+ *   record is then read twice (both reads must agree) and the arena is the in-memory one.
  */
 
 
@@ -47,7 +50,7 @@
 // Rejected: the proof has the right shape, but a check failed.
 #define KESTREL_ERR_INVALID 5
 
-// The read callback failed (returned a negative value): not the proof's fault.
+// The read (or seek) callback failed, or the input gave other bytes when read a second time.
 #define KESTREL_ERR_READ 6
 
 // The smallest arena a call accepts (the allocator's bookkeeping needs 2–3 words; no proof
@@ -88,6 +91,12 @@ typedef struct KestrelReport {
 // `read_ctx` the caller passed, unchanged.
 typedef int (*kestrel_read_fn)(void *ctx, uint8_t *buf, size_t len);
 
+// Makes the next [`kestrel_read_fn`] call start at byte `pos` of the input (see
+// [`kestrel_verify_statement_rewind`]): `pos` is an offset from the input's first byte, one
+// the library has already read past. Returns 0 on success, nonzero when it cannot (the call
+// returns `KESTREL_ERR_READ`).
+typedef int (*kestrel_seek_fn)(void *ctx, size_t pos);
+
 #ifdef __cplusplus
 extern "C" {
 #endif // __cplusplus
@@ -124,6 +133,25 @@ int32_t kestrel_verify_statement(const uint8_t *vk,
 int32_t kestrel_verify_statement_stream(const uint8_t *vk,
                                         kestrel_read_fn read_fn,
                                         void *read_ctx,
+                                        uint8_t *arena,
+                                        size_t arena_len,
+                                        struct KestrelReport *report);
+
+// [`kestrel_verify_statement_stream`] for an input that can also seek back (a file, an SPI
+// flash read by address): `seek_fn(ctx, pos)` (a [`kestrel_seek_fn`]) makes the next
+// `read_fn` call start at byte `pos` of the file. The verifier then reads the proof's
+// out-of-domain record twice instead of holding it, so the arena is that of
+// [`kestrel_verify_statement`] (under 64 KiB for RV64IM). Both reads are hashed and must
+// agree: an input that gives other bytes the second time is rejected (`KESTREL_ERR_READ`).
+// `ctx` is passed to both callbacks. Results as for [`kestrel_verify_statement_stream`].
+//
+// # Safety
+// As for [`kestrel_verify_statement_stream`], and `seek_fn` is non-null and may be called
+// with `ctx` during the call.
+int32_t kestrel_verify_statement_rewind(const uint8_t *vk,
+                                        kestrel_read_fn read_fn,
+                                        kestrel_seek_fn seek_fn,
+                                        void *ctx,
                                         uint8_t *arena,
                                         size_t arena_len,
                                         struct KestrelReport *report);

@@ -13,7 +13,8 @@
 //! place and re-reads its out-of-domain record instead of holding it (the least heap);
 //! [`kestrel_verify_statement_stream`] pulls the file through a read callback
 //! ([`kestrel_read_fn`]) in pieces of at most 256 bytes, reads it once, and holds the
-//! out-of-domain values (about 59 KB more for RV64IM).
+//! out-of-domain values (about 59 KB more for RV64IM); [`kestrel_verify_statement_rewind`]
+//! adds a seek callback ([`kestrel_seek_fn`]) and needs only the in-memory arena.
 //!
 //! Every allocation of a call comes from the caller's arena (a first-fit allocator is laid
 //! over it for the duration of the call); nothing is allocated between calls, and the arena
@@ -55,7 +56,7 @@ pub const KESTREL_ERR_MALFORMED: i32 = 4;
 /// Rejected: the proof has the right shape, but a check failed.
 pub const KESTREL_ERR_INVALID: i32 = 5;
 
-/// The read callback failed (returned a negative value): not the proof's fault.
+/// The read (or seek) callback failed, or the input gave other bytes when read a second time.
 pub const KESTREL_ERR_READ: i32 = 6;
 
 /// The smallest arena a call accepts (the allocator's bookkeeping needs 2–3 words; no proof
@@ -223,10 +224,20 @@ unsafe fn with_arena<R>(
 pub type kestrel_read_fn =
     Option<unsafe extern "C" fn(ctx: *mut c_void, buf: *mut u8, len: usize) -> c_int>;
 
-/// The C read callback as a [`ProofSource`] (read once, in order; it cannot rewind).
+/// Makes the next [`kestrel_read_fn`] call start at byte `pos` of the input (see
+/// [`kestrel_verify_statement_rewind`]): `pos` is an offset from the input's first byte, one
+/// the library has already read past. Returns 0 on success, nonzero when it cannot (the call
+/// returns `KESTREL_ERR_READ`).
+#[allow(non_camel_case_types)]
+pub type kestrel_seek_fn = Option<unsafe extern "C" fn(ctx: *mut c_void, pos: usize) -> c_int>;
+
+/// The C callbacks as a [`ProofSource`]: read in order, and able to rewind when there is a
+/// seek callback (the library counts the bytes read to know the position).
 struct Callback {
     read: unsafe extern "C" fn(ctx: *mut c_void, buf: *mut u8, len: usize) -> c_int,
+    seek: Option<unsafe extern "C" fn(ctx: *mut c_void, pos: usize) -> c_int>,
     ctx: *mut c_void,
+    pos: usize,
 }
 
 impl ProofSource for Callback {
@@ -234,11 +245,30 @@ impl ProofSource for Callback {
         if buf.is_empty() {
             return Ok(());
         }
-        // SAFETY: `buf` is valid for `buf.len()` writable bytes; the caller of
-        // `kestrel_verify_statement_stream` guarantees `read` may be called with `ctx`.
+        // SAFETY: `buf` is valid for `buf.len()` writable bytes; the caller of the entry
+        // point guarantees `read` may be called with `ctx`.
         match unsafe { (self.read)(self.ctx, buf.as_mut_ptr(), buf.len()) } {
-            0 => Ok(()),
+            0 => {
+                self.pos += buf.len();
+                Ok(())
+            }
             r if r > 0 => Err(SourceError::End),
+            _ => Err(SourceError::Failed),
+        }
+    }
+
+    fn position(&self) -> Option<usize> {
+        self.seek.map(|_| self.pos)
+    }
+
+    fn seek(&mut self, pos: usize) -> Result<(), SourceError> {
+        let seek = self.seek.ok_or(SourceError::Failed)?;
+        // SAFETY: the caller of the entry point guarantees `seek` may be called with `ctx`.
+        match unsafe { seek(self.ctx, pos) } {
+            0 => {
+                self.pos = pos;
+                Ok(())
+            }
             _ => Err(SourceError::Failed),
         }
     }
@@ -448,7 +478,43 @@ pub unsafe extern "C" fn kestrel_verify_statement_stream(
     };
     let req = Request::Stream(Callback {
         read,
+        seek: None,
         ctx: read_ctx,
+        pos: 0,
+    });
+    // SAFETY: the caller's guarantees, forwarded.
+    unsafe { verify_into(vk, req, arena, arena_len, report) }
+}
+
+/// [`kestrel_verify_statement_stream`] for an input that can also seek back (a file, an SPI
+/// flash read by address): `seek_fn(ctx, pos)` (a [`kestrel_seek_fn`]) makes the next
+/// `read_fn` call start at byte `pos` of the file. The verifier then reads the proof's
+/// out-of-domain record twice instead of holding it, so the arena is that of
+/// [`kestrel_verify_statement`] (under 64 KiB for RV64IM). Both reads are hashed and must
+/// agree: an input that gives other bytes the second time is rejected (`KESTREL_ERR_READ`).
+/// `ctx` is passed to both callbacks. Results as for [`kestrel_verify_statement_stream`].
+///
+/// # Safety
+/// As for [`kestrel_verify_statement_stream`], and `seek_fn` is non-null and may be called
+/// with `ctx` during the call.
+#[no_mangle]
+pub unsafe extern "C" fn kestrel_verify_statement_rewind(
+    vk: *const u8,
+    read_fn: kestrel_read_fn,
+    seek_fn: kestrel_seek_fn,
+    ctx: *mut c_void,
+    arena: *mut u8,
+    arena_len: usize,
+    report: *mut KestrelReport,
+) -> i32 {
+    let (Some(read), Some(seek)) = (read_fn, seek_fn) else {
+        return KESTREL_ERR_ARGUMENT;
+    };
+    let req = Request::Stream(Callback {
+        read,
+        seek: Some(seek),
+        ctx,
+        pos: 0,
     });
     // SAFETY: the caller's guarantees, forwarded.
     unsafe { verify_into(vk, req, arena, arena_len, report) }

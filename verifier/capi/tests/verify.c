@@ -57,6 +57,9 @@ struct link {
     size_t len, pos, chunk;
     size_t calls;
     size_t fail_at; /* the read fails once this many bytes were delivered (SIZE_MAX: never) */
+    size_t seeks;
+    int fickle;     /* after a seek, deliver the byte 30 bytes past the target flipped */
+    size_t flip_at; /* SIZE_MAX: none */
 };
 
 static int link_read(void *ctx, uint8_t *buf, size_t len)
@@ -70,15 +73,30 @@ static int link_read(void *ctx, uint8_t *buf, size_t len)
     for (size_t done = 0; done < len;) {
         size_t n = len - done < l->chunk ? len - done : l->chunk;
         memcpy(buf + done, l->data + l->pos, n);
+        if (l->flip_at >= l->pos && l->flip_at < l->pos + n)
+            buf[done + (l->flip_at - l->pos)] ^= 1;
         l->pos += n;
         done += n;
     }
     return 0;
 }
 
+/* A kestrel_seek_fn: the link can go back to an offset it already delivered. */
+static int link_seek(void *ctx, size_t pos)
+{
+    struct link *l = ctx;
+    l->seeks++;
+    if (pos > l->pos)
+        return 1;
+    l->pos = pos;
+    if (l->fickle)
+        l->flip_at = pos + 30;
+    return 0;
+}
+
 static struct link link_over(const uint8_t *data, size_t len)
 {
-    struct link l = {data, len, 0, 7, 0, SIZE_MAX};
+    struct link l = {data, len, 0, 7, 0, SIZE_MAX, 0, 0, SIZE_MAX};
     return l;
 }
 
@@ -163,6 +181,26 @@ int main(int argc, char **argv)
             printf("FAIL the streamed statement differs from the in-memory one\n");
             failures++;
         }
+        /* With a seek callback too: the arena of the in-memory call. */
+        l = link_over(file, m);
+        rc = kestrel_verify_statement_rewind(svk, link_read, link_seek, &l, small_arena, sizeof small_arena, &r);
+        expect("statement file verifies through read and seek callbacks, in a 64 KiB arena", rc, KESTREL_OK,
+               &r);
+        printf("     %zu read calls, %zu seek, arena peak %zu B\n", l.calls, l.seeks, r.arena_peak);
+        if (rc == KESTREL_OK && (r.exit_code != exit_code || l.seeks != 1 || l.pos != m)) {
+            printf("FAIL the rewinding stream differs from the in-memory one\n");
+            failures++;
+        }
+        l = link_over(file, m);
+        l.fickle = 1;
+        expect("an input that changes a byte when read again is rejected",
+               kestrel_verify_statement_rewind(svk, link_read, link_seek, &l, small_arena, sizeof small_arena,
+                                               &r),
+               KESTREL_ERR_READ, &r);
+        expect("a null seek callback is an argument error",
+               kestrel_verify_statement_rewind(svk, link_read, NULL, &l, arena, sizeof arena, &r),
+               KESTREL_ERR_ARGUMENT, NULL);
+
         l = link_over(file, m - 1);
         expect("statement file, truncated, through the callback, is rejected",
                kestrel_verify_statement_stream(svk, link_read, &l, arena, sizeof arena, &r),
