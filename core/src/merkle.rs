@@ -5,6 +5,11 @@
 //! a leaf from ever being read as a node. Trees have 2^depth leaves.
 
 use serde::{Deserialize, Serialize};
+// Keccak-256: the `sha3` crate on 64-bit targets; bit-interleaved lanes on 32-bit cores
+// (`keccak32`, the same digests).
+#[cfg(target_pointer_width = "32")]
+use crate::keccak32::Keccak256;
+#[cfg(not(target_pointer_width = "32"))]
 use sha3::{Digest as _, Keccak256};
 
 use crate::field::{Ext3, Felt};
