@@ -9,6 +9,7 @@ extern crate alloc;
 pub mod air;
 pub mod field;
 pub mod isa;
+pub mod keccak32;
 pub mod keys;
 pub mod matrix;
 pub mod merkle;

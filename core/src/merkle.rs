@@ -29,6 +29,11 @@
 //! soundness bound: a cap is `2^c` roots of `2^c` subtrees, each binding as a Merkle root.
 
 use serde::{Deserialize, Serialize};
+// Keccak-256: the `sha3` crate on 64-bit targets; bit-interleaved lanes on 32-bit cores
+// (`keccak32`, the same digests).
+#[cfg(target_pointer_width = "32")]
+use crate::keccak32::Keccak256;
+#[cfg(not(target_pointer_width = "32"))]
 use sha3::{Digest as _, Keccak256};
 
 use crate::field::{Ext3, Felt};

@@ -6,6 +6,11 @@
 //! finalises `state ‖ absorbed ‖ SQUEEZE` into the new state and returns it; samples are
 //! drawn from squeezed blocks by rejection, so field elements are exactly uniform.
 
+// Keccak-256: the `sha3` crate on 64-bit targets; bit-interleaved lanes on 32-bit cores
+// (`keccak32`, the same digests).
+#[cfg(target_pointer_width = "32")]
+use crate::keccak32::Keccak256;
+#[cfg(not(target_pointer_width = "32"))]
 use sha3::{Digest as _, Keccak256};
 
 use crate::field::{Ext3, Felt, P};

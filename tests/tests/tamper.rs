@@ -37,7 +37,7 @@ use kestrel_prover_gpu::cpu::CpuBackend;
 use kestrel_prover_gpu::prover::{prove, setup, ProverError};
 use kestrel_prover_gpu::roofline::Ceilings;
 use kestrel_tests::codec::decode_proof;
-use kestrel_verifier::{verify, Round, VerifyError};
+use kestrel_verifier::{verify, verify_stream, ProofSource, Round, SourceError, VerifyError};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
@@ -104,6 +104,9 @@ impl Fixture {
         let (body, _) = prove(&CpuBackend, &pk, machine, traces, &public).expect("prove");
         let bytes = body.to_bytes();
         verify(machine, &pk.vk, &public, &bytes).expect("the untampered proof verifies");
+        let mut once: &[u8] = &bytes;
+        verify_stream(machine, &pk.vk, &public, &mut once)
+            .expect("the untampered proof verifies from a source that cannot rewind");
         Fixture {
             machine,
             vk: pk.vk,
@@ -113,12 +116,21 @@ impl Fixture {
         }
     }
 
-    /// Verifies raw bytes; panics (with the case name) if the verifier accepts them.
+    /// Verifies raw bytes; panics (with the case name) if the verifier accepts them. The
+    /// bytes are read in place (a source that rewinds: the OOD record read twice) and from
+    /// a source that cannot rewind (the OOD values held): both must give the same error.
     fn reject_bytes(&self, bytes: &[u8], case: &str) -> VerifyError {
-        match verify(self.machine, &self.vk, &self.public, bytes) {
+        let e = match verify(self.machine, &self.vk, &self.public, bytes) {
             Ok(()) => panic!("{case}: tampered proof was accepted"),
             Err(e) => e,
-        }
+        };
+        let mut once: &[u8] = bytes;
+        assert_eq!(
+            verify_stream(self.machine, &self.vk, &self.public, &mut once),
+            Err(e.clone()),
+            "{case}: a source that cannot rewind gives another result"
+        );
+        e
     }
 
     /// Re-encodes a mutated body and verifies it.
@@ -1498,4 +1510,108 @@ fn cheating_prover_final_poly_is_fri_final_poly() {
         VerifyError::FriFinalPoly { query: 0 },
         "final codeword replaced by zeros"
     );
+}
+
+// ---------------------------------------------------------------------------------------
+// A rewinding source that changes its bytes.
+// ---------------------------------------------------------------------------------------
+
+/// A rewinding source over `bytes` that, once rewound, flips the lowest bit of the byte
+/// `flip` bytes after where it was rewound to, or lands `skew` bytes after it.
+struct Fickle<'a> {
+    bytes: &'a [u8],
+    pos: usize,
+    seeks: usize,
+    flip: Option<usize>,
+    flip_at: Option<usize>,
+    skew: usize,
+}
+
+impl<'a> Fickle<'a> {
+    fn new(bytes: &'a [u8], flip: Option<usize>, skew: usize) -> Fickle<'a> {
+        Fickle {
+            bytes,
+            pos: 0,
+            seeks: 0,
+            flip,
+            flip_at: None,
+            skew,
+        }
+    }
+}
+
+impl ProofSource for Fickle<'_> {
+    fn read_exact(&mut self, buf: &mut [u8]) -> Result<(), SourceError> {
+        let end = self.pos + buf.len();
+        if end > self.bytes.len() {
+            return Err(SourceError::End);
+        }
+        buf.copy_from_slice(&self.bytes[self.pos..end]);
+        if let Some(at) = self.flip_at.filter(|at| (self.pos..end).contains(at)) {
+            buf[at - self.pos] ^= 1;
+        }
+        self.pos = end;
+        Ok(())
+    }
+
+    fn remaining(&self) -> Option<usize> {
+        Some(self.bytes.len() - self.pos)
+    }
+
+    fn position(&self) -> Option<usize> {
+        Some(self.pos)
+    }
+
+    fn seek(&mut self, pos: usize) -> Result<(), SourceError> {
+        self.seeks += 1;
+        self.flip_at = self.flip.map(|k| pos + k);
+        self.pos = (pos + self.skew).min(self.bytes.len());
+        Ok(())
+    }
+}
+
+/// The out-of-domain record is read twice from a rewinding source (once), and a source
+/// whose second read differs in any byte of the record (a count, a value) or that lands
+/// elsewhere is rejected as a failed source, never accepted.
+#[test]
+fn a_source_that_changes_the_ood_record_between_reads_is_rejected() {
+    for f in [fibonacci(), range_check()] {
+        let mut honest = Fickle::new(&f.bytes, None, 0);
+        assert_eq!(
+            verify_stream(f.machine, &f.vk, &f.public, &mut honest),
+            Ok(())
+        );
+        assert_eq!(honest.seeks, 1, "the OOD record is read twice");
+        let ood_bytes: usize = f
+            .body
+            .ood
+            .iter()
+            .map(|o| {
+                7 * 4
+                    + 24 * (o.pre.len()
+                        + o.pre_next.len()
+                        + o.main.len()
+                        + o.main_next.len()
+                        + o.aux.len()
+                        + o.aux_next.len()
+                        + o.quotient.len())
+            })
+            .sum();
+        for k in (0..ood_bytes).step_by(3).chain([ood_bytes - 1]) {
+            let mut src = Fickle::new(&f.bytes, Some(k), 0);
+            assert_eq!(
+                verify_stream(f.machine, &f.vk, &f.public, &mut src),
+                Err(VerifyError::Source),
+                "byte {k} of {ood_bytes} of the OOD record changed on the second read"
+            );
+        }
+        for skew in [1, 4, 24] {
+            let mut src = Fickle::new(&f.bytes, None, skew);
+            assert_eq!(
+                verify_stream(f.machine, &f.vk, &f.public, &mut src),
+                Err(VerifyError::Source),
+                "rewound {skew} bytes too far"
+            );
+        }
+    }
 }

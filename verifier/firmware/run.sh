@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Builds the verifier firmware (Debian's Rust 1.85, thumbv8m.main-none-eabihf), the QEMU
-# instruction-counting plugin and an RV64IM statement file from the current prover, then runs
+# instruction-counting plugin and RV64IM statement files from the current prover, then runs
 # each proof on QEMU's mps2-an505 (Cortex-M33) and prints a table: result, peak heap, stack
 # high-water, instructions between the markers around the verifier call, code size.
 #
@@ -22,13 +22,15 @@ echo "== firmware (Debian's cargo 1.85, -Zbuild-std)"
 (cd "$here" && env -u CARGO_TARGET_DIR RUSTC_BOOTSTRAP=1 /usr/bin/cargo build --release)
 elf="$here/target/thumbv8m.main-none-eabihf/release/kestrel-firmware"
 
-echo "== RV64IM statement file: fibonacci(20), CPU backend, blowup 8"
+echo "== RV64IM statement files: fibonacci(20), CPU backend, blowup 8 and 4 (the default preset)"
 (cd "$root" && cargo build --release --bin kestrel)
 kestrel="${CARGO_TARGET_DIR:-$root/target}/release/kestrel"
 printf 20 >"$out/fib20.in"
-"$kestrel" prove "$root/tests/guests/bin/fibonacci.elf" --input "$out/fib20.in" --backend cpu \
-    --blowup 8 -o "$out/fib20.stmt" >"$out/prove.log" 2>&1
-"$kestrel" vk "$root/tests/guests/bin/fibonacci.elf" --blowup 8 -o "$out/fib20.vk" >/dev/null
+for b in 8 4; do
+    "$kestrel" prove "$root/tests/guests/bin/fibonacci.elf" --input "$out/fib20.in" --backend cpu \
+        --blowup $b -o "$out/fib20-b$b.stmt" >"$out/prove-b$b.log" 2>&1
+    "$kestrel" vk "$root/tests/guests/bin/fibonacci.elf" --blowup $b -o "$out/fib20-b$b.vk" >/dev/null
+done
 
 # mkblob KIND PARAM VK DATA OUT [FLIP]: the firmware's blob (src/main.rs); FLIP flips the
 # lowest bit of the data's middle byte (a tampered proof).
@@ -46,8 +48,10 @@ PY
 fx="$root/tests/fixtures"
 mkblob 0 6 "$fx/fib-golden.vk" "$fx/fib-golden.proof" "$out/golden.blob"
 mkblob 0 6 "$fx/fib-golden.vk" "$fx/fib-golden.proof" "$out/golden-tampered.blob" flip
-mkblob 1 0 "$out/fib20.vk" "$out/fib20.stmt" "$out/rv64im.blob"
-mkblob 1 0 "$out/fib20.vk" "$out/fib20.stmt" "$out/rv64im-tampered.blob" flip
+for b in 8 4; do
+    mkblob 1 0 "$out/fib20-b$b.vk" "$out/fib20-b$b.stmt" "$out/rv64im-b$b.blob"
+    mkblob 1 0 "$out/fib20-b$b.vk" "$out/fib20-b$b.stmt" "$out/rv64im-b$b-tampered.blob" flip
+done
 
 sizes=$(arm-none-eabi-size -A "$elf")
 text=$(awk '$1 == ".text" { print $2 }' <<<"$sizes")
@@ -63,7 +67,7 @@ run() { # NAME BLOB EXPECT(ok|rejected)
     local log="$out/$1.log" rc=0
     timeout 600 qemu-system-arm -M mps2-an505 -nographic -monitor none \
         -semihosting-config enable=on,target=native -kernel "$elf" \
-        -device loader,file="$2",addr=0x10100000 \
+        -device loader,file="$2",addr=0x80000000 \
         -plugin "$out/icount.so,begin=$begin,end=$end" -d plugin >"$log" 2>&1 || rc=$?
     local line insns result
     line=$(grep '^kestrel-fw:' "$log" || true)
@@ -79,8 +83,10 @@ run() { # NAME BLOB EXPECT(ok|rejected)
 }
 run golden "$out/golden.blob" ok
 run golden-tampered "$out/golden-tampered.blob" rejected
-run rv64im-fib20 "$out/rv64im.blob" ok
-run rv64im-fib20-tampered "$out/rv64im-tampered.blob" rejected
+run rv64im-fib20-blowup8 "$out/rv64im-b8.blob" ok
+run rv64im-fib20-blowup8-tampered "$out/rv64im-b8-tampered.blob" rejected
+run rv64im-fib20-blowup4 "$out/rv64im-b4.blob" ok
+run rv64im-fib20-blowup4-tampered "$out/rv64im-b4-tampered.blob" rejected
 
 echo
 echo "Cortex-M33 (QEMU mps2-an505), opt-level s, fat LTO, panic abort; code = .text + .rodata"

@@ -15,7 +15,9 @@ pub enum VerifyError {
     // ---- shape ----
     /// The input ended before the proof did.
     Truncated,
-    /// The [`ProofSource`](crate::ProofSource) failed (not the proof's fault).
+    /// The [`ProofSource`](crate::ProofSource) failed (not the proof's fault), or gave other
+    /// bytes when the verifier read the out-of-domain record a second time (a rewinding
+    /// source).
     Source,
     /// The first four bytes are not `KSTL`.
     BadMagic,
@@ -69,7 +71,7 @@ impl fmt::Display for VerifyError {
         use VerifyError::*;
         match self {
             Truncated => write!(f, "proof truncated"),
-            Source => write!(f, "the proof's source failed"),
+            Source => write!(f, "the proof's source failed or changed between reads"),
             BadMagic => write!(f, "not a Kestrel proof (bad magic)"),
             UnsupportedVersion { got } => write!(f, "unsupported proof format version {got}"),
             Decode => write!(f, "malformed proof (non-canonical field element)"),

@@ -31,5 +31,5 @@ mod verify;
 
 pub use error::{Round, VerifyError};
 pub use kestrel_core;
-pub use source::{ProofSource, SourceError};
+pub use source::{ProofSource, SliceSource, SourceError};
 pub use verify::{read_params, verify, verify_stream};

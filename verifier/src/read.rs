@@ -87,6 +87,16 @@ impl<'a> Reader<'a> {
         }
     }
 
+    /// Where the next read starts, if the source can rewind there.
+    pub(crate) fn position(&self) -> Option<usize> {
+        self.src.position()
+    }
+
+    /// Makes the next read start at `pos` (from [`Reader::position`]).
+    pub(crate) fn seek(&mut self, pos: usize) -> Result<(), VerifyError> {
+        Ok(self.src.seek(pos)?)
+    }
+
     /// Succeeds only at the end of the input.
     pub(crate) fn end(&mut self) -> Result<(), VerifyError> {
         let mut b = [0u8; 1];

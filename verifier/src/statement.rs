@@ -183,11 +183,12 @@ pub fn verify_statement_stream(
     Ok(statement)
 }
 
-/// [`verify_statement_stream`] for a file in memory (or memory-mapped flash).
+/// [`verify_statement_stream`] for a file in memory (or memory-mapped flash): read in
+/// place through a [`SliceSource`](crate::SliceSource), which rewinds (the smaller heap).
 ///
 /// # Errors
 /// [`FileError`] for a malformed file or a proof that does not verify.
 pub fn verify_statement_file(vk: &VerifyingKey, file: &[u8]) -> Result<Statement, FileError> {
-    let mut src = file;
+    let mut src = crate::SliceSource::new(file);
     verify_statement_stream(vk, &mut src)
 }

@@ -8,7 +8,7 @@ use alloc::vec::Vec;
 
 use kestrel_core::air::logup::signed;
 use kestrel_core::air::{
-    combine_quotient, logup, Machine, TableShape, VerifierFolder, ZerofierInverses,
+    combine_quotient, logup, Machine, TableAir, TableShape, VerifierFolder, ZerofierInverses,
 };
 use kestrel_core::field::{bit_reverse, powers, Ext3, Felt, Field};
 use kestrel_core::keys::VerifyingKey;
@@ -21,7 +21,7 @@ use kestrel_core::stark::{
     deep_columns, fold_pair, fri_cap_bits, lde_point, protocol_shape, FriShape, Matrix,
     RoundTreeShape, Rounds, FRI_CAP_BITS, ROUND_CAP_BITS,
 };
-use kestrel_core::transcript::check_pow;
+use kestrel_core::transcript::{check_pow, Transcript};
 
 use crate::read::Reader;
 use crate::source::ProofSource;
@@ -183,117 +183,54 @@ pub fn verify_stream(
         return Err(VerifyError::LogUpSum);
     }
 
-    // 6. Out-of-domain values: held (flat) until λ is drawn, each table's constraints
-    //    checked against its quotient at ζ, then reduced to the two DEEP sums per table
-    //    and dropped.
+    // 6. Out-of-domain values, table by table: each table's constraints checked against its
+    //    quotient at ζ as its values are read, all of them absorbed, then λ drawn and every
+    //    table's values reduced to its two DEEP sums. A source that can rewind is read
+    //    twice (once for the checks and λ, once after λ for the sums: no values held);
+    //    otherwise the values are held until λ.
     r.count("OOD tables", nt, 0)?;
     let ood_len: usize = shapes.iter().map(|s| OodLayout::of(s).len).sum();
     r.fits(ood_len * EXT_LEN + nt * 7 * COUNT_LEN)?;
-    let mut ood = Vec::with_capacity(ood_len);
-    for s in &shapes {
-        let l = OodLayout::of(s);
-        for (what, n) in OOD_LISTS.iter().zip(l.lens) {
-            r.count(what, n, EXT_LEN)?;
-            for _ in 0..n {
-                ood.push(r.ext()?);
-            }
+    let check = OodCheck {
+        tables: &tables,
+        shapes: &shapes,
+        log_heights: &log_heights,
+        totals: &totals,
+        public,
+        alpha_powers: &alpha_powers,
+        beta: ch.beta,
+        gamma,
+        zeta,
+    };
+    let rewind = r.position();
+    let (lambda, deep) = if let Some(start) = rewind {
+        let max_len = shapes
+            .iter()
+            .map(|s| OodLayout::of(s).len)
+            .max()
+            .unwrap_or(0);
+        let mut pass = OodPass::new(&mut r, &check, max_len, false);
+        let lambda = rounds.ood_values(&mut pass);
+        let first = pass.finish()?;
+        let end = r.position();
+        // The second read: the same bytes or a source error (what it reads was read, shape
+        // checked and bound by the transcript the first time).
+        r.seek(start)?;
+        let mut second = OodStream::new(&mut r, true);
+        let deep = deep_sums(&shapes, &log_heights, zeta, lambda, &mut second)
+            .map_err(|_| VerifyError::Source)?;
+        if second.digest() != first || r.position() != end {
+            return Err(VerifyError::Source);
         }
-    }
-    let lambda = rounds.ood_values(ood.iter().copied());
-
-    let mut totals_iter = totals.iter();
-    let mut at = 0;
-    for (t, table) in tables.iter().enumerate() {
-        let s = &shapes[t];
-        let l = OodLayout::of(s);
-        let o = l.view(&ood[at..at + l.len]);
-        at += l.len;
-        let total = if s.num_interactions > 0 {
-            totals_iter.next().copied().unwrap_or_default()
-        } else {
-            Ext3::ZERO
-        };
-        let n = 1u64 << log_heights[t];
-        let omega = two_adic(log_heights[t] as u32);
-        let omega_last = omega.inverse().ok_or(VerifyError::OodPointInDomain)?;
-        let zn = zeta.exp_u64(n);
-        let z = ZerofierInverses {
-            inv_zh: (zn - Felt::ONE)
-                .inverse()
-                .ok_or(VerifyError::OodPointInDomain)?,
-            x_minus_last: zeta - omega_last,
-            inv_first: (zeta - Felt::ONE)
-                .inverse()
-                .ok_or(VerifyError::OodPointInDomain)?,
-            inv_last: (zeta - omega_last)
-                .inverse()
-                .ok_or(VerifyError::OodPointInDomain)?,
-        };
-        let aux = recombine(o[4]);
-        let aux_next = recombine(o[5]);
-        let gamma_powers = powers(gamma, s.num_constraints);
-        let mut f = VerifierFolder::new(
-            o[2],
-            o[3],
-            o[0],
-            o[1],
-            &aux,
-            &aux_next,
-            public,
-            &alpha_powers,
-            ch.beta,
-            total,
-            &gamma_powers,
-        );
-        table.eval_verifier(&mut f);
-        let acc = f.finish();
-        let c = combine_quotient(&acc, &z);
-        let mut q = Ext3::ZERO;
-        let mut zpow = Ext3::ONE;
-        for chunk in o[6].chunks_exact(3) {
-            q += zpow * Ext3::from_coord_evals([chunk[0], chunk[1], chunk[2]]);
-            zpow *= zn;
-        }
-        if c != q {
-            return Err(VerifyError::OodMismatch { table: t });
-        }
-    }
-
-    // DEEP: the weights are λ^0, λ^1, … over every table's columns in table order, each
-    // table's at ζ then at ζω ([`kestrel_core::stark::deep_weights`]). Table t's weights
-    // are λ^off_t·λ^k, so one list of powers λ^k (as long as the widest table's opened
-    // row, made once the values are dropped) serves every table and every query.
-    let mut deep = Vec::with_capacity(nt);
-    let mut scale = Ext3::ONE;
-    let mut at = 0;
-    for (t, s) in shapes.iter().enumerate() {
-        let l = OodLayout::of(s);
-        let o = l.view(&ood[at..at + l.len]);
-        at += l.len;
-        let (nz, nzw) = deep_columns(s);
-        let scale_next = scale * lambda.exp_u64(nz as u64);
-        // Σ λ^k·v_k by a running power: no list of powers while the values are held.
-        let dot = |vals: &mut dyn Iterator<Item = &Ext3>| -> Ext3 {
-            let (mut acc, mut w) = (Ext3::ZERO, Ext3::ONE);
-            for v in vals {
-                acc += w * *v;
-                w *= lambda;
-            }
-            acc
-        };
-        let sum_z = scale * dot(&mut o[0].iter().chain(o[2]).chain(o[4]).chain(o[6]));
-        let sum_zw = scale_next * dot(&mut o[1].iter().chain(o[3]).chain(o[5]));
-        deep.push(DeepTable {
-            scale,
-            scale_next,
-            nzw,
-            sum_z,
-            sum_zw,
-            zeta_next: zeta * two_adic(log_heights[t] as u32),
-        });
-        scale = scale_next * lambda.exp_u64(nzw as u64);
-    }
-    drop(ood);
+        (lambda, deep)
+    } else {
+        let mut pass = OodPass::new(&mut r, &check, ood_len, true);
+        let lambda = rounds.ood_values(&mut pass);
+        pass.finish()?;
+        let mut held = OodHeld(pass.buf.iter());
+        let deep = deep_sums(&shapes, &log_heights, zeta, lambda, &mut held)?;
+        (lambda, deep)
+    };
     let max_nz = shapes.iter().map(|s| deep_columns(s).0).max().unwrap_or(0);
     let lambda_powers = powers(lambda, max_nz);
 
@@ -563,6 +500,270 @@ impl OodLayout {
             head
         })
     }
+}
+
+/// What checking a table's out-of-domain values against its quotient needs.
+struct OodCheck<'a> {
+    tables: &'a [&'a dyn TableAir],
+    shapes: &'a [TableShape],
+    log_heights: &'a [u8],
+    totals: &'a [Ext3],
+    public: &'a [Felt],
+    alpha_powers: &'a [Ext3],
+    beta: Ext3,
+    gamma: Ext3,
+    zeta: Ext3,
+}
+
+impl OodCheck<'_> {
+    /// Table `t`'s constraints at ζ (its values `o`, the seven lists) against its quotient;
+    /// `total` is its LogUp total (zero without interactions).
+    fn table(&self, t: usize, o: [&[Ext3]; 7], total: Ext3) -> Result<(), VerifyError> {
+        let s = &self.shapes[t];
+        let zeta = self.zeta;
+        let n = 1u64 << self.log_heights[t];
+        let omega = two_adic(self.log_heights[t] as u32);
+        let omega_last = omega.inverse().ok_or(VerifyError::OodPointInDomain)?;
+        let zn = zeta.exp_u64(n);
+        let z = ZerofierInverses {
+            inv_zh: (zn - Felt::ONE)
+                .inverse()
+                .ok_or(VerifyError::OodPointInDomain)?,
+            x_minus_last: zeta - omega_last,
+            inv_first: (zeta - Felt::ONE)
+                .inverse()
+                .ok_or(VerifyError::OodPointInDomain)?,
+            inv_last: (zeta - omega_last)
+                .inverse()
+                .ok_or(VerifyError::OodPointInDomain)?,
+        };
+        let aux = recombine(o[4]);
+        let aux_next = recombine(o[5]);
+        let gamma_powers = powers(self.gamma, s.num_constraints);
+        let mut f = VerifierFolder::new(
+            o[2],
+            o[3],
+            o[0],
+            o[1],
+            &aux,
+            &aux_next,
+            self.public,
+            self.alpha_powers,
+            self.beta,
+            total,
+            &gamma_powers,
+        );
+        self.tables[t].eval_verifier(&mut f);
+        let acc = f.finish();
+        let c = combine_quotient(&acc, &z);
+        let mut q = Ext3::ZERO;
+        let mut zpow = Ext3::ONE;
+        for chunk in o[6].chunks_exact(3) {
+            q += zpow * Ext3::from_coord_evals([chunk[0], chunk[1], chunk[2]]);
+            zpow *= zn;
+        }
+        if c != q {
+            return Err(VerifyError::OodMismatch { table: t });
+        }
+        Ok(())
+    }
+}
+
+/// A table's out-of-domain values, list by list, in proof order.
+trait OodValues {
+    /// List `i` (of [`OOD_LISTS`]) of `n` values begins.
+    fn list(&mut self, i: usize, n: usize) -> Result<(), VerifyError>;
+    /// The next value.
+    fn value(&mut self) -> Result<Ext3, VerifyError>;
+}
+
+/// Out-of-domain values read from the proof: each list's count checked, each value
+/// canonical, and (when `hash`) every value absorbed into a digest of the record, which
+/// tells a second read of the record from the first.
+struct OodStream<'r, 'a> {
+    r: &'r mut Reader<'a>,
+    hash: Option<Transcript>,
+}
+
+impl<'r, 'a> OodStream<'r, 'a> {
+    fn new(r: &'r mut Reader<'a>, hash: bool) -> OodStream<'r, 'a> {
+        OodStream {
+            r,
+            hash: hash.then(|| Transcript::new(b"kestrel-ood-record")),
+        }
+    }
+
+    /// The digest of the values read (all zero without hashing).
+    fn digest(&mut self) -> [u8; 32] {
+        self.hash.as_mut().map_or([0; 32], |h| h.squeeze())
+    }
+}
+
+impl OodValues for OodStream<'_, '_> {
+    fn list(&mut self, i: usize, n: usize) -> Result<(), VerifyError> {
+        self.r.count(OOD_LISTS[i], n, EXT_LEN)
+    }
+
+    fn value(&mut self) -> Result<Ext3, VerifyError> {
+        let v = self.r.ext()?;
+        if let Some(h) = &mut self.hash {
+            h.observe_ext(v);
+        }
+        Ok(v)
+    }
+}
+
+/// Out-of-domain values held in memory (flat, in proof order).
+struct OodHeld<'a>(core::slice::Iter<'a, Ext3>);
+
+impl OodValues for OodHeld<'_> {
+    fn list(&mut self, _: usize, _: usize) -> Result<(), VerifyError> {
+        Ok(())
+    }
+
+    fn value(&mut self) -> Result<Ext3, VerifyError> {
+        self.0.next().copied().ok_or(VerifyError::Truncated)
+    }
+}
+
+/// The first read of the out-of-domain record, as the values the transcript absorbs: each
+/// table's values are read into `buf` and checked against its quotient before they are
+/// yielded. Without `keep`, `buf` holds one table's values at a time; with it, all of them
+/// (for the DEEP sums). The first error ends the values; [`OodPass::finish`] returns it.
+struct OodPass<'r, 'a, 'c> {
+    src: OodStream<'r, 'a>,
+    check: &'c OodCheck<'c>,
+    keep: bool,
+    buf: Vec<Ext3>,
+    next: usize,
+    table: usize,
+    aux_table: usize,
+    err: Option<VerifyError>,
+}
+
+impl<'r, 'a, 'c> OodPass<'r, 'a, 'c> {
+    fn new(
+        r: &'r mut Reader<'a>,
+        check: &'c OodCheck<'c>,
+        capacity: usize,
+        keep: bool,
+    ) -> OodPass<'r, 'a, 'c> {
+        OodPass {
+            src: OodStream::new(r, !keep),
+            check,
+            keep,
+            buf: Vec::with_capacity(capacity),
+            next: 0,
+            table: 0,
+            aux_table: 0,
+            err: None,
+        }
+    }
+
+    /// Reads and checks the next table's values into `buf`.
+    fn read_table(&mut self) -> Result<(), VerifyError> {
+        let t = self.table;
+        let s = &self.check.shapes[t];
+        if !self.keep {
+            self.buf.clear();
+            self.next = 0;
+        }
+        let at = self.buf.len();
+        let l = OodLayout::of(s);
+        for (i, &n) in l.lens.iter().enumerate() {
+            self.src.list(i, n)?;
+            for _ in 0..n {
+                self.buf.push(self.src.value()?);
+            }
+        }
+        let total = if s.num_interactions > 0 {
+            self.aux_table += 1;
+            self.check
+                .totals
+                .get(self.aux_table - 1)
+                .copied()
+                .unwrap_or_default()
+        } else {
+            Ext3::ZERO
+        };
+        self.check.table(t, l.view(&self.buf[at..]), total)?;
+        self.table += 1;
+        Ok(())
+    }
+
+    /// The record's digest (the first error instead, if reading or a check failed).
+    fn finish(&mut self) -> Result<[u8; 32], VerifyError> {
+        match self.err.take() {
+            Some(e) => Err(e),
+            None if self.table < self.check.shapes.len() => Err(VerifyError::Truncated),
+            None => Ok(self.src.digest()),
+        }
+    }
+}
+
+impl Iterator for OodPass<'_, '_, '_> {
+    type Item = Ext3;
+
+    fn next(&mut self) -> Option<Ext3> {
+        while self.next == self.buf.len() {
+            if self.err.is_some() || self.table == self.check.shapes.len() {
+                return None;
+            }
+            if let Err(e) = self.read_table() {
+                self.err = Some(e);
+                return None;
+            }
+        }
+        self.next += 1;
+        self.buf.get(self.next - 1).copied()
+    }
+}
+
+/// Every table's DEEP sums from its out-of-domain values, read in proof order. The
+/// weights are λ^0, λ^1, … over every table's columns in table order, each table's at ζ
+/// then at ζω ([`kestrel_core::stark::deep_weights`]). Table t's weights are λ^off_t·λ^k,
+/// so one list of powers λ^k (as long as the widest table's opened row) serves every
+/// table and every query.
+fn deep_sums(
+    shapes: &[TableShape],
+    log_heights: &[u8],
+    zeta: Ext3,
+    lambda: Ext3,
+    values: &mut dyn OodValues,
+) -> Result<Vec<DeepTable>, VerifyError> {
+    let mut deep = Vec::with_capacity(shapes.len());
+    let mut scale = Ext3::ONE;
+    for (t, s) in shapes.iter().enumerate() {
+        let l = OodLayout::of(s);
+        let (nz, nzw) = deep_columns(s);
+        let scale_next = scale * lambda.exp_u64(nz as u64);
+        // Σ λ^k·v_k by running powers: the lists at ζ (even) and at ζω (odd) in turn.
+        let (mut sum_z, mut w_z, mut sum_zw, mut w_zw) =
+            (Ext3::ZERO, Ext3::ONE, Ext3::ZERO, Ext3::ONE);
+        for (i, &n) in l.lens.iter().enumerate() {
+            values.list(i, n)?;
+            for _ in 0..n {
+                let v = values.value()?;
+                if i % 2 == 0 {
+                    sum_z += w_z * v;
+                    w_z *= lambda;
+                } else {
+                    sum_zw += w_zw * v;
+                    w_zw *= lambda;
+                }
+            }
+        }
+        deep.push(DeepTable {
+            scale,
+            scale_next,
+            nzw,
+            sum_z: scale * sum_z,
+            sum_zw: scale_next * sum_zw,
+            zeta_next: zeta * two_adic(log_heights[t] as u32),
+        });
+        scale = scale_next * lambda.exp_u64(nzw as u64);
+    }
+    Ok(deep)
 }
 
 fn two_adic(bits: u32) -> Felt {

@@ -131,6 +131,14 @@ pub struct SymbolicBuilder {
     num_public: usize,
     pub constraints: Vec<SymConstraint>,
     pub interactions: Vec<SymInteraction>,
+    /// Degrees only ([`TableShape::of`]): each expression is dropped once its degree is
+    /// recorded, so the builder holds no DAG (a verifier's heap stays small).
+    degrees_only: bool,
+    /// Per constraint, in order: class, name, degree (degrees-only mode).
+    constraint_degrees: Vec<(ConstraintClass, &'static str, usize)>,
+    /// Per interaction, in order: the multiplicity's degree, the values' highest degree (0
+    /// without values), the number of values (degrees-only mode).
+    interaction_degrees: Vec<(usize, usize, usize)>,
 }
 
 impl SymbolicBuilder {
@@ -141,6 +149,9 @@ impl SymbolicBuilder {
             num_public,
             constraints: Vec::new(),
             interactions: Vec::new(),
+            degrees_only: false,
+            constraint_degrees: Vec::new(),
+            interaction_degrees: Vec::new(),
         }
     }
 }
@@ -172,6 +183,10 @@ impl AirBuilder for SymbolicBuilder {
         self.read_pure(index, self.num_public, Op::Public(index))
     }
     fn constrain(&mut self, class: ConstraintClass, name: &'static str, e: SymExpr) {
+        if self.degrees_only {
+            self.constraint_degrees.push((class, name, e.degree()));
+            return;
+        }
         self.constraints.push(SymConstraint {
             class,
             name,
@@ -185,6 +200,12 @@ impl AirBuilder for SymbolicBuilder {
         multiplicity: SymExpr,
         values: &[SymExpr],
     ) {
+        if self.degrees_only {
+            let f = values.iter().map(SymExpr::degree).max().unwrap_or(0);
+            self.interaction_degrees
+                .push((multiplicity.degree(), f, values.len()));
+            return;
+        }
         self.interactions.push(SymInteraction {
             bus,
             direction,
@@ -271,38 +292,30 @@ impl TableShape {
     /// # Errors
     /// A [`ShapeError`] when a degree is out of range or the AIR reads past its widths.
     pub fn of(table: &dyn TableAir, num_public: usize) -> Result<TableShape, ShapeError> {
-        let b = SymbolicBuilder::symbolic(table, num_public);
+        let b = SymbolicBuilder::degrees(table, num_public);
         let name = || String::from(table.name());
         let mut max_degree = 0;
         let mut chunks = 1;
-        for c in &b.constraints {
-            let d = c.expr.degree();
+        for &(class, constraint, d) in &b.constraint_degrees {
             if d >= BAD_READ_DEGREE {
                 return Err(ShapeError::OutOfRangeRead {
                     table: name(),
-                    constraint: c.name.into(),
+                    constraint: constraint.into(),
                 });
             }
             if d > MAX_CONSTRAINT_DEGREE {
                 return Err(ShapeError::DegreeTooHigh {
                     table: name(),
-                    constraint: c.name,
+                    constraint,
                     degree: d,
                 });
             }
             max_degree = max_degree.max(d);
-            chunks = chunks.max(quotient_chunks_for(c.class, d));
+            chunks = chunks.max(quotient_chunks_for(class, d));
         }
         let mut max_values = 0;
-        let mut fdeg = Vec::with_capacity(b.interactions.len());
-        for (i, it) in b.interactions.iter().enumerate() {
-            let d = it
-                .values
-                .iter()
-                .map(SymExpr::degree)
-                .chain([it.multiplicity.degree()])
-                .max()
-                .unwrap_or(0);
+        for (i, &(m, f, n_values)) in b.interaction_degrees.iter().enumerate() {
+            let d = m.max(f);
             if d >= BAD_READ_DEGREE {
                 return Err(ShapeError::OutOfRangeRead {
                     table: name(),
@@ -316,32 +329,31 @@ impl TableShape {
                     degree: d,
                 });
             }
-            max_values = max_values.max(it.values.len());
-            let f = it.values.iter().map(SymExpr::degree).max().unwrap_or(0);
-            fdeg.push((it.multiplicity.degree(), f));
+            max_values = max_values.max(n_values);
         }
-        for pair in fdeg.chunks(2) {
+        for pair in b.interaction_degrees.chunks(2) {
             let d = match *pair {
-                [(ma, fa), (mb, fb)] => (1 + fa + fb).max(ma + fb).max(mb + fa),
-                [(ma, fa)] => (1 + fa).max(ma),
+                [(ma, fa, _), (mb, fb, _)] => (1 + fa + fb).max(ma + fb).max(mb + fa),
+                [(ma, fa, _)] => (1 + fa).max(ma),
                 _ => 0,
             };
             max_degree = max_degree.max(d);
             chunks = chunks.max(quotient_chunks_for(ConstraintClass::AllRows, d));
         }
-        if !b.interactions.is_empty() {
+        if !b.interaction_degrees.is_empty() {
             // Running-sum constraints have degree 1 (boundary ones need one chunk).
             max_degree = max_degree.max(1);
         }
-        let n_int = b.interactions.len();
+        let n_int = b.interaction_degrees.len();
+        let n_constraints = b.constraint_degrees.len();
         Ok(TableShape {
             width: table.width(),
             preprocessed_width: table.preprocessed_width(),
-            num_air_constraints: b.constraints.len(),
+            num_air_constraints: n_constraints,
             num_interactions: n_int,
             max_interaction_values: max_values,
             aux_width: 3 * aux_ext_columns(n_int),
-            num_constraints: b.constraints.len() + logup_constraint_count(n_int),
+            num_constraints: n_constraints + logup_constraint_count(n_int),
             max_degree,
             quotient_chunks: chunks,
         })
@@ -352,6 +364,15 @@ impl SymbolicBuilder {
     /// Runs `table.eval` symbolically.
     pub fn symbolic(table: &dyn TableAir, num_public: usize) -> SymbolicBuilder {
         let mut b = SymbolicBuilder::new(table.width(), table.preprocessed_width(), num_public);
+        table.eval_symbolic(&mut b);
+        b
+    }
+
+    /// Runs `table.eval` symbolically keeping only degrees (what [`TableShape::of`] needs):
+    /// no constraint or interaction is kept as a DAG.
+    fn degrees(table: &dyn TableAir, num_public: usize) -> SymbolicBuilder {
+        let mut b = SymbolicBuilder::new(table.width(), table.preprocessed_width(), num_public);
+        b.degrees_only = true;
         table.eval_symbolic(&mut b);
         b
     }

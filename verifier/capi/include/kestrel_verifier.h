@@ -1,23 +1,26 @@
 /*
  * Kestrel's verifier for firmware written in C: link libkestrel_verifier_capi.a.
  *
- * Each call verifies one proof held in memory (e.g. memory-mapped flash, read in place) and
- * takes every allocation it needs from the caller's arena; the library allocates nothing
- * between calls. Calls are not reentrant (KESTREL_ERR_BUSY). If the arena is too small the
- * call cannot return an error: the library calls abort(). Size the arena from
- * KestrelReport.arena_peak measured on a proof of the same shape, plus a margin for the
+ * Each call verifies one proof and takes every allocation it needs from the caller's arena;
+ * the library allocates nothing between calls. Calls are not reentrant (KESTREL_ERR_BUSY). If
+ * the arena is too small the call cannot return an error: the library calls abort(). Size the
+ * arena from KestrelReport.arena_peak measured on a proof of the same shape (the verifier's
+ * heap depends on the AIR's shape, not on the proof's size), plus a margin for the
  * allocator's overhead.
  *
- * Feeding the proof in chunks. Once the verifier consumes proofs as a stream, a chunked
- * variant of kestrel_verify_statement takes, instead of (file, file_len), a reader
- *
- *     typedef intptr_t (*kestrel_read_fn)(void *ctx, uint8_t *buf, size_t len);
- *
- * which the library calls repeatedly, in file order, from within the verifying call: it
- * writes the next 1 ..= len bytes of the statement file to buf and returns how many it wrote,
- * 0 at the end of the file, or a negative value for a read error (the call then returns an
- * error code). ctx is passed through unchanged. The arena contract, the report and the error
- * codes are those of kestrel_verify_statement.
+ * Two ways to pass the statement file:
+ * - kestrel_verify_statement(vk, file, file_len, ...): the file in memory (e.g. memory-mapped
+ *   flash), read in place; the verifier reads its out-of-domain record twice instead of
+ *   holding it, so it needs the least arena (under 64 KiB for RV64IM).
+ * - kestrel_verify_statement_stream(vk, read_fn, read_ctx, ...): the file pulled through a
+ *   kestrel_read_fn, in order, at most 256 bytes per call, read once (the out-of-domain
+ *   values are held: about 59 KB more arena for RV64IM). The callback returns 0 when it
+ *   filled buf[0 .. len), a positive value at the end of the input (fewer than len bytes
+ *   left: the verifier asks for one byte past the proof and expects this answer), a negative
+ *   value when the read failed (the call returns KESTREL_ERR_READ).
+ * - kestrel_verify_statement_rewind(vk, read_fn, seek_fn, ctx, ...): the same with a
+ *   kestrel_seek_fn that moves the input back to an offset already read; the out-of-domain
+ *   record is then read twice (both reads must agree) and the arena is the in-memory one.
  */
 
 
@@ -47,6 +50,9 @@
 // Rejected: the proof has the right shape, but a check failed.
 #define KESTREL_ERR_INVALID 5
 
+// The read (or seek) callback failed, or the input gave other bytes when read a second time.
+#define KESTREL_ERR_READ 6
+
 // The smallest arena a call accepts (the allocator's bookkeeping needs 2–3 words; no proof
 // verifies in so little, but a smaller one is an argument error rather than a panic).
 #define KESTREL_MIN_ARENA 256
@@ -70,6 +76,27 @@ typedef struct KestrelReport {
   char message[KESTREL_MESSAGE_LEN];
 } KestrelReport;
 
+// Reads the next `len` bytes of the input into `buf` (see [`kestrel_verify_statement_stream`]).
+//
+// Called from within the verifying call, in input order, with `1 <= len <= 256` and `buf`
+// valid for `len` writable bytes. Returns:
+// - `0`: `buf[0 .. len)` was filled with the next `len` bytes;
+// - a positive value: the input ended, fewer than `len` bytes were left (what `buf` then
+//   holds is ignored). The verifier asks for one byte past the end of the proof: the
+//   callback must answer that with a positive value (any byte there is rejected as
+//   trailing);
+// - a negative value: the read failed; the call returns `KESTREL_ERR_READ`.
+//
+// After a nonzero return the callback is not called again during that call. `ctx` is the
+// `read_ctx` the caller passed, unchanged.
+typedef int (*kestrel_read_fn)(void *ctx, uint8_t *buf, size_t len);
+
+// Makes the next [`kestrel_read_fn`] call start at byte `pos` of the input (see
+// [`kestrel_verify_statement_rewind`]): `pos` is an offset from the input's first byte, one
+// the library has already read past. Returns 0 on success, nonzero when it cannot (the call
+// returns `KESTREL_ERR_READ`).
+typedef int (*kestrel_seek_fn)(void *ctx, size_t pos);
+
 #ifdef __cplusplus
 extern "C" {
 #endif // __cplusplus
@@ -91,6 +118,43 @@ int32_t kestrel_verify_statement(const uint8_t *vk,
                                  uint8_t *arena,
                                  size_t arena_len,
                                  struct KestrelReport *report);
+
+// [`kestrel_verify_statement`] for a statement file fed in pieces: the library calls
+// `read_fn(read_ctx, buf, len)` (a [`kestrel_read_fn`]) from within this call, in file order,
+// for the next `len <= 256` bytes each time, until the file has been read and one more
+// byte was asked for (the callback then reports the end). The file is read once; the
+// arena must hold what the verifier keeps, the out-of-domain values included (the report's
+// `arena_peak` says how much). Results as for [`kestrel_verify_statement`], and
+// `KESTREL_ERR_READ` when the callback returned a negative value.
+//
+// # Safety
+// `read_fn` is non-null and may be called with `read_ctx` during the call (it writes at
+// most `len` bytes to `buf`); `vk`, `arena`, `report` as for [`kestrel_verify_statement`].
+int32_t kestrel_verify_statement_stream(const uint8_t *vk,
+                                        kestrel_read_fn read_fn,
+                                        void *read_ctx,
+                                        uint8_t *arena,
+                                        size_t arena_len,
+                                        struct KestrelReport *report);
+
+// [`kestrel_verify_statement_stream`] for an input that can also seek back (a file, an SPI
+// flash read by address): `seek_fn(ctx, pos)` (a [`kestrel_seek_fn`]) makes the next
+// `read_fn` call start at byte `pos` of the file. The verifier then reads the proof's
+// out-of-domain record twice instead of holding it, so the arena is that of
+// [`kestrel_verify_statement`] (under 64 KiB for RV64IM). Both reads are hashed and must
+// agree: an input that gives other bytes the second time is rejected (`KESTREL_ERR_READ`).
+// `ctx` is passed to both callbacks. Results as for [`kestrel_verify_statement_stream`].
+//
+// # Safety
+// As for [`kestrel_verify_statement_stream`], and `seek_fn` is non-null and may be called
+// with `ctx` during the call.
+int32_t kestrel_verify_statement_rewind(const uint8_t *vk,
+                                        kestrel_read_fn read_fn,
+                                        kestrel_seek_fn seek_fn,
+                                        void *ctx,
+                                        uint8_t *arena,
+                                        size_t arena_len,
+                                        struct KestrelReport *report);
 
 // Verifies a proof of the Fibonacci example AIR (`kestrel fib`; the golden fixture) with
 // public values `public_values[0 .. n_public)` (canonical Goldilocks elements: first two terms and

@@ -1,12 +1,20 @@
 //! A C interface to Kestrel's verifier, for firmware written in C.
 //!
 //! ```c
-//! static uint8_t arena[4 << 20];
+//! static uint8_t arena[64 << 10];
 //! KestrelReport report;
 //! int32_t rc = kestrel_verify_statement(vk, file, file_len, arena, sizeof arena, &report);
 //! if (rc == KESTREL_OK) { /* report.exit_code, report.output[0 .. report.output_len) */ }
 //! else { /* rejected: report.message says why */ }
 //! ```
+//!
+//! The verifier streams the proof: its heap depends on the AIR's shape, not on the proof's
+//! size. [`kestrel_verify_statement`] reads a file held in memory (or memory-mapped flash) in
+//! place and re-reads its out-of-domain record instead of holding it (the least heap);
+//! [`kestrel_verify_statement_stream`] pulls the file through a read callback
+//! ([`kestrel_read_fn`]) in pieces of at most 256 bytes, reads it once, and holds the
+//! out-of-domain values (about 59 KB more for RV64IM); [`kestrel_verify_statement_rewind`]
+//! adds a seek callback ([`kestrel_seek_fn`]) and needs only the in-memory arena.
 //!
 //! Every allocation of a call comes from the caller's arena (a first-fit allocator is laid
 //! over it for the duration of the call); nothing is allocated between calls, and the arena
@@ -23,7 +31,7 @@ extern crate alloc;
 
 use core::alloc::{GlobalAlloc, Layout};
 use core::cell::UnsafeCell;
-use core::ffi::c_char;
+use core::ffi::{c_char, c_int, c_void};
 use core::fmt::Write as _;
 use core::ptr::{self, NonNull};
 use core::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
@@ -31,8 +39,8 @@ use core::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use kestrel_verifier::kestrel_core::air::examples::FibonacciMachine;
 use kestrel_verifier::kestrel_core::field::Felt;
 use kestrel_verifier::kestrel_core::keys::VerifyingKey;
-use kestrel_verifier::statement::{verify_statement_file, FileError, Statement};
-use kestrel_verifier::VerifyError;
+use kestrel_verifier::statement::{verify_statement_stream, FileError, Statement};
+use kestrel_verifier::{ProofSource, SliceSource, SourceError, VerifyError};
 use linked_list_allocator::Heap;
 
 /// The proof verified.
@@ -47,6 +55,9 @@ pub const KESTREL_ERR_FORMAT: i32 = 3;
 pub const KESTREL_ERR_MALFORMED: i32 = 4;
 /// Rejected: the proof has the right shape, but a check failed.
 pub const KESTREL_ERR_INVALID: i32 = 5;
+
+/// The read (or seek) callback failed, or the input gave other bytes when read a second time.
+pub const KESTREL_ERR_READ: i32 = 6;
 
 /// The smallest arena a call accepts (the allocator's bookkeeping needs 2–3 words; no proof
 /// verifies in so little, but a smaller one is an argument error rather than a panic).
@@ -196,27 +207,104 @@ unsafe fn with_arena<R>(
 // The verifier
 // ---------------------------------------------------------------------------------------
 
+/// Reads the next `len` bytes of the input into `buf` (see [`kestrel_verify_statement_stream`]).
+///
+/// Called from within the verifying call, in input order, with `1 <= len <= 256` and `buf`
+/// valid for `len` writable bytes. Returns:
+/// - `0`: `buf[0 .. len)` was filled with the next `len` bytes;
+/// - a positive value: the input ended, fewer than `len` bytes were left (what `buf` then
+///   holds is ignored). The verifier asks for one byte past the end of the proof: the
+///   callback must answer that with a positive value (any byte there is rejected as
+///   trailing);
+/// - a negative value: the read failed; the call returns `KESTREL_ERR_READ`.
+///
+/// After a nonzero return the callback is not called again during that call. `ctx` is the
+/// `read_ctx` the caller passed, unchanged.
+#[allow(non_camel_case_types)]
+pub type kestrel_read_fn =
+    Option<unsafe extern "C" fn(ctx: *mut c_void, buf: *mut u8, len: usize) -> c_int>;
+
+/// Makes the next [`kestrel_read_fn`] call start at byte `pos` of the input (see
+/// [`kestrel_verify_statement_rewind`]): `pos` is an offset from the input's first byte, one
+/// the library has already read past. Returns 0 on success, nonzero when it cannot (the call
+/// returns `KESTREL_ERR_READ`).
+#[allow(non_camel_case_types)]
+pub type kestrel_seek_fn = Option<unsafe extern "C" fn(ctx: *mut c_void, pos: usize) -> c_int>;
+
+/// The C callbacks as a [`ProofSource`]: read in order, and able to rewind when there is a
+/// seek callback (the library counts the bytes read to know the position).
+struct Callback {
+    read: unsafe extern "C" fn(ctx: *mut c_void, buf: *mut u8, len: usize) -> c_int,
+    seek: Option<unsafe extern "C" fn(ctx: *mut c_void, pos: usize) -> c_int>,
+    ctx: *mut c_void,
+    pos: usize,
+}
+
+impl ProofSource for Callback {
+    fn read_exact(&mut self, buf: &mut [u8]) -> Result<(), SourceError> {
+        if buf.is_empty() {
+            return Ok(());
+        }
+        // SAFETY: `buf` is valid for `buf.len()` writable bytes; the caller of the entry
+        // point guarantees `read` may be called with `ctx`.
+        match unsafe { (self.read)(self.ctx, buf.as_mut_ptr(), buf.len()) } {
+            0 => {
+                self.pos += buf.len();
+                Ok(())
+            }
+            r if r > 0 => Err(SourceError::End),
+            _ => Err(SourceError::Failed),
+        }
+    }
+
+    fn position(&self) -> Option<usize> {
+        self.seek.map(|_| self.pos)
+    }
+
+    fn seek(&mut self, pos: usize) -> Result<(), SourceError> {
+        let seek = self.seek.ok_or(SourceError::Failed)?;
+        // SAFETY: the caller of the entry point guarantees `seek` may be called with `ctx`.
+        match unsafe { seek(self.ctx, pos) } {
+            0 => {
+                self.pos = pos;
+                Ok(())
+            }
+            _ => Err(SourceError::Failed),
+        }
+    }
+}
+
 enum Request<'a> {
-    /// A statement file (`kestrel prove`'s output) for the RV64IM machine.
+    /// A statement file (`kestrel prove`'s output) for the RV64IM machine, in memory.
     Statement(&'a [u8]),
+    /// A statement file pulled through a read callback.
+    Stream(Callback),
     /// A proof for the Fibonacci example AIR with these public values.
     Fibonacci { proof: &'a [u8], public: &'a [u64] },
 }
 
-/// The library's one call into the verifier (switching to the streaming API changes this
-/// function only).
+/// The library's one adapter to the verifier's streaming API: each request as a
+/// [`ProofSource`] (the in-memory inputs as a [`SliceSource`], which rewinds).
 fn run_verifier(vk: &VerifyingKey, req: Request<'_>) -> Result<Option<Statement>, FileError> {
     match req {
-        Request::Statement(file) => verify_statement_file(vk, file).map(Some),
+        Request::Statement(file) => {
+            verify_statement_stream(vk, &mut SliceSource::new(file)).map(Some)
+        }
+        Request::Stream(mut cb) => verify_statement_stream(vk, &mut cb).map(Some),
         Request::Fibonacci { proof, public } => {
             let public: alloc::vec::Vec<Felt> = public
                 .iter()
                 .map(|&v| Felt::from_canonical(v))
                 .collect::<Option<_>>()
                 .ok_or(FileError::Proof(VerifyError::Decode))?;
-            kestrel_verifier::verify(&FibonacciMachine, vk, &public, proof)
-                .map(|()| None)
-                .map_err(FileError::Proof)
+            kestrel_verifier::verify_stream(
+                &FibonacciMachine,
+                vk,
+                &public,
+                &mut SliceSource::new(proof),
+            )
+            .map(|()| None)
+            .map_err(FileError::Proof)
         }
     }
 }
@@ -224,9 +312,12 @@ fn run_verifier(vk: &VerifyingKey, req: Request<'_>) -> Result<Option<Statement>
 fn error_code(e: &FileError) -> i32 {
     use VerifyError::*;
     match e {
+        FileError::Format("the proof file's source failed") | FileError::Proof(Source) => {
+            KESTREL_ERR_READ
+        }
         FileError::Format(_) => KESTREL_ERR_FORMAT,
         FileError::Proof(
-            TooShort { .. }
+            Truncated
             | BadMagic
             | UnsupportedVersion { .. }
             | Decode
@@ -362,6 +453,73 @@ pub unsafe extern "C" fn kestrel_verify_statement(
     unsafe { verify_into(vk, Request::Statement(file), arena, arena_len, report) }
 }
 
+/// [`kestrel_verify_statement`] for a statement file fed in pieces: the library calls
+/// `read_fn(read_ctx, buf, len)` (a [`kestrel_read_fn`]) from within this call, in file order,
+/// for the next `len <= 256` bytes each time, until the file has been read and one more
+/// byte was asked for (the callback then reports the end). The file is read once; the
+/// arena must hold what the verifier keeps, the out-of-domain values included (the report's
+/// `arena_peak` says how much). Results as for [`kestrel_verify_statement`], and
+/// `KESTREL_ERR_READ` when the callback returned a negative value.
+///
+/// # Safety
+/// `read_fn` is non-null and may be called with `read_ctx` during the call (it writes at
+/// most `len` bytes to `buf`); `vk`, `arena`, `report` as for [`kestrel_verify_statement`].
+#[no_mangle]
+pub unsafe extern "C" fn kestrel_verify_statement_stream(
+    vk: *const u8,
+    read_fn: kestrel_read_fn,
+    read_ctx: *mut c_void,
+    arena: *mut u8,
+    arena_len: usize,
+    report: *mut KestrelReport,
+) -> i32 {
+    let Some(read) = read_fn else {
+        return KESTREL_ERR_ARGUMENT;
+    };
+    let req = Request::Stream(Callback {
+        read,
+        seek: None,
+        ctx: read_ctx,
+        pos: 0,
+    });
+    // SAFETY: the caller's guarantees, forwarded.
+    unsafe { verify_into(vk, req, arena, arena_len, report) }
+}
+
+/// [`kestrel_verify_statement_stream`] for an input that can also seek back (a file, an SPI
+/// flash read by address): `seek_fn(ctx, pos)` (a [`kestrel_seek_fn`]) makes the next
+/// `read_fn` call start at byte `pos` of the file. The verifier then reads the proof's
+/// out-of-domain record twice instead of holding it, so the arena is that of
+/// [`kestrel_verify_statement`] (under 64 KiB for RV64IM). Both reads are hashed and must
+/// agree: an input that gives other bytes the second time is rejected (`KESTREL_ERR_READ`).
+/// `ctx` is passed to both callbacks. Results as for [`kestrel_verify_statement_stream`].
+///
+/// # Safety
+/// As for [`kestrel_verify_statement_stream`], and `seek_fn` is non-null and may be called
+/// with `ctx` during the call.
+#[no_mangle]
+pub unsafe extern "C" fn kestrel_verify_statement_rewind(
+    vk: *const u8,
+    read_fn: kestrel_read_fn,
+    seek_fn: kestrel_seek_fn,
+    ctx: *mut c_void,
+    arena: *mut u8,
+    arena_len: usize,
+    report: *mut KestrelReport,
+) -> i32 {
+    let (Some(read), Some(seek)) = (read_fn, seek_fn) else {
+        return KESTREL_ERR_ARGUMENT;
+    };
+    let req = Request::Stream(Callback {
+        read,
+        seek: Some(seek),
+        ctx,
+        pos: 0,
+    });
+    // SAFETY: the caller's guarantees, forwarded.
+    unsafe { verify_into(vk, req, arena, arena_len, report) }
+}
+
 /// Verifies a proof of the Fibonacci example AIR (`kestrel fib`; the golden fixture) with
 /// public values `public_values[0 .. n_public)` (canonical Goldilocks elements: first two terms and
 /// the last) against `vk`. Results as for [`kestrel_verify_statement`] (no exit code or
@@ -414,6 +572,7 @@ pub extern "C" fn kestrel_error_name(code: i32) -> *const c_char {
         KESTREL_ERR_FORMAT => b"not a statement file\0",
         KESTREL_ERR_MALFORMED => b"malformed proof\0",
         KESTREL_ERR_INVALID => b"invalid proof\0",
+        KESTREL_ERR_READ => b"read failed\0",
         _ => b"unknown\0",
     };
     s.as_ptr().cast()

@@ -1,7 +1,9 @@
 //! The verifier's embedded tests, on QEMU's mps2-an505 (Cortex-M33) with `defmt-test`:
-//! the golden Fibonacci proof verifies on the device, a copy with one byte flipped, a wrong
-//! public value and a truncated copy are rejected, statement files round-trip and a file
-//! that is not one is refused. `RUSTC_BOOTSTRAP=1 /usr/bin/cargo test` (see `runner.sh`).
+//! the golden Fibonacci proof verifies on the device read in place (a `SliceSource`, which
+//! rewinds) and read once (a `&[u8]`), a copy with one byte flipped, a wrong public value,
+//! a truncated copy and one with a trailing byte are rejected the same way by both, a
+//! statement file streamed from memory is read and its proof checked, statement files
+//! round-trip and a file that is not one is refused. `RUSTC_BOOTSTRAP=1 /usr/bin/cargo test` (see `runner.sh`).
 #![no_std]
 #![no_main]
 
@@ -43,9 +45,21 @@ fn public() -> [Felt; 3] {
     ]
 }
 
-/// The one call into the verifier for these tests (the streaming API changes this only).
+/// The one call into the verifier for these tests: the proof streamed from memory, read in
+/// place (the source rewinds; the out-of-domain record is read twice); and, to compare, read
+/// once from a `&[u8]` that cannot rewind. Both must agree.
 fn verify(public: &[Felt], proof: &[u8]) -> Result<(), kestrel_verifier::VerifyError> {
-    kestrel_verifier::verify(&FibonacciMachine, &VerifyingKey(*VK), public, proof)
+    let vk = VerifyingKey(*VK);
+    let in_place = kestrel_verifier::verify_stream(
+        &FibonacciMachine,
+        &vk,
+        public,
+        &mut kestrel_verifier::SliceSource::new(proof),
+    );
+    let mut once = proof;
+    let read_once = kestrel_verifier::verify_stream(&FibonacciMachine, &vk, public, &mut once);
+    defmt::assert!(in_place == read_once, "a source that cannot rewind disagrees");
+    in_place
 }
 
 #[defmt_test::tests]
@@ -87,7 +101,33 @@ mod tests {
     #[test]
     fn truncated_proof_is_a_shape_error() {
         let e = verify(&public(), &PROOF[..PROOF.len() - 1]);
-        assert!(matches!(e, Err(VerifyError::Decode)));
+        assert!(matches!(e, Err(VerifyError::Truncated)));
+    }
+
+    #[test]
+    fn trailing_byte_is_rejected() {
+        let mut long: Vec<u8> = PROOF.to_vec();
+        long.push(0);
+        let e = verify(&public(), &long);
+        assert!(matches!(e, Err(VerifyError::TrailingBytes { count: 1 })));
+    }
+
+    #[test]
+    fn statement_file_is_streamed_from_memory() {
+        use kestrel_verifier::statement::read_statement;
+        use kestrel_verifier::SliceSource;
+
+        // The golden proof behind a statement header: the statement is read from the
+        // source, which is left at the proof's first byte.
+        let st = Statement {
+            exit_code: 0,
+            output: b"6765\n".to_vec(),
+        };
+        let file = encode_statement(&st, PROOF);
+        let mut src = SliceSource::new(&file);
+        let back = read_statement(&mut src).unwrap();
+        assert_eq!(back.output.as_slice(), b"6765\n".as_slice());
+        assert!(verify(&public(), src.rest()).is_ok());
     }
 
     #[test]

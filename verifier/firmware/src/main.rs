@@ -1,8 +1,10 @@
 //! Kestrel's verifier as Cortex-M33 firmware (QEMU `mps2-an505`, semihosting).
 //!
-//! The proof is not linked in: `run.sh` loads a *blob* into the code SSRAM at [`BLOB_ADDR`]
-//! (QEMU `-device loader`), so one build checks every proof. The firmware verifies it in
-//! place (no copy), then prints one line through semihosting:
+//! The proof is not linked in: `run.sh` loads a *blob* into the PSRAM at [`BLOB_ADDR`]
+//! (QEMU `-device loader`; standing in for memory-mapped external flash), so one build
+//! checks every proof. The firmware streams it from there in place (a `SliceSource` over
+//! the region: no copy, and the verifier re-reads the out-of-domain record instead of
+//! holding it) with a 64 KiB heap, then prints one line through semihosting:
 //!
 //! ```text
 //! kestrel-fw: kind=statement bytes=2251876 result=ok exit_code=0 output_len=5 heap_peak=… stack=…
@@ -44,14 +46,14 @@ use embedded_alloc::LlffHeap;
 use kestrel_verifier::kestrel_core::air::examples::{fibonacci_trace_result, FibonacciMachine};
 use kestrel_verifier::kestrel_core::field::Felt;
 use kestrel_verifier::kestrel_core::keys::VerifyingKey;
-use kestrel_verifier::statement::{verify_statement_file, FileError, Statement};
-use kestrel_verifier::VerifyError;
+use kestrel_verifier::statement::{verify_statement_stream, FileError, Statement};
+use kestrel_verifier::{SliceSource, VerifyError};
 
-/// Where `run.sh` loads the blob: the code SSRAM's last 3 MiB (the memory map gives the
-/// first MiB to the code).
-const BLOB_ADDR: usize = 0x1010_0000;
+/// Where `run.sh` loads the blob: the PSRAM (16 MiB at `0x8000_0000`), standing in for
+/// memory-mapped external flash (an RV64IM proof at the default preset is over 3 MiB).
+const BLOB_ADDR: usize = 0x8000_0000;
 /// The blob region's size.
-const BLOB_MAX: usize = 3 << 20;
+const BLOB_MAX: usize = 16 << 20;
 const HEADER: usize = 8 + 4 + 4 + 4 + 32;
 const MAGIC: &[u8; 8] = b"KFWPROOF";
 
@@ -59,8 +61,9 @@ const MAGIC: &[u8; 8] = b"KFWPROOF";
 // Heap: a first-fit allocator over a static arena, behind a counting wrapper
 // ---------------------------------------------------------------------------------------
 
-/// The heap arena: 3.5 MiB of the board's 4 MiB of RAM (the rest: data, stack).
-const HEAP_SIZE: usize = 3584 * 1024;
+/// The heap arena: 64 KiB (the issue's bound; the streaming verifier needs less for every
+/// proof `run.sh` checks: an allocation failure would end the run as a panic).
+const HEAP_SIZE: usize = 64 * 1024;
 static mut HEAP_MEM: [MaybeUninit<u8>; HEAP_SIZE] = [MaybeUninit::uninit(); HEAP_SIZE];
 
 /// Counts live bytes and keeps their high-water mark.
@@ -119,7 +122,7 @@ pub extern "C" fn kestrel_fw_mark_end() {
 }
 
 const PAINT: u32 = 0x5afe_c0de;
-/// Bytes painted below the caller's frame (the RAM left after the heap is ~0.5 MiB).
+/// Bytes painted below the caller's frame (the RAM left after the heap is ~3.9 MiB).
 const PAINT_BYTES: usize = 128 * 1024;
 /// Left unpainted just below the caller's stack pointer: the painting function's own frame.
 const PAINT_GAP: usize = 512;
@@ -133,7 +136,7 @@ fn paint_stack() -> usize {
     while p < top {
         // SAFETY: the region lies in RAM below the live stack (the stack grows down from the
         // top of RAM, the heap and statics end more than `PAINT_BYTES + PAINT_GAP` below
-        // it: `HEAP_SIZE` leaves ~0.5 MiB), and nothing holds a reference into it.
+        // it: `HEAP_SIZE` leaves ~3.9 MiB), and nothing holds a reference into it.
         unsafe { core::ptr::write_volatile(p as *mut u32, PAINT) };
         p += 4;
     }
@@ -194,7 +197,7 @@ fn u32_at(b: &[u8], at: usize) -> u32 {
 }
 
 fn read_blob() -> Result<Case<'static>, &'static str> {
-    // SAFETY: the code SSRAM is mapped at reset and nothing writes it after QEMU loaded the
+    // SAFETY: the PSRAM is mapped at reset and nothing writes it after QEMU loaded the
     // blob; the slice stays within the blob region (`BLOB_MAX`), read-only.
     let region: &'static [u8] =
         unsafe { core::slice::from_raw_parts(BLOB_ADDR as *const u8, BLOB_MAX) };
@@ -222,8 +225,8 @@ fn read_blob() -> Result<Case<'static>, &'static str> {
     }
 }
 
-/// The firmware's one call into the verifier (switching to the streaming API changes this
-/// function only).
+/// The firmware's one adapter to the verifier: the proof streamed from the blob region in
+/// place through a [`SliceSource`] (which rewinds).
 #[inline(never)]
 fn verify_blob(case: &Case<'_>) -> Outcome {
     match case {
@@ -237,14 +240,16 @@ fn verify_blob(case: &Case<'_>) -> Outcome {
                 Felt::ONE,
                 fibonacci_trace_result(*log_rows, Felt::ONE, Felt::ONE),
             ];
-            Outcome::Proof(kestrel_verifier::verify(
+            Outcome::Proof(kestrel_verifier::verify_stream(
                 &FibonacciMachine,
                 vk,
                 &public,
-                proof,
+                &mut SliceSource::new(proof),
             ))
         }
-        Case::Statement { vk, file } => Outcome::Statement(verify_statement_file(vk, file)),
+        Case::Statement { vk, file } => {
+            Outcome::Statement(verify_statement_stream(vk, &mut SliceSource::new(file)))
+        }
     }
 }
 

@@ -1,0 +1,423 @@
+//! Keccak-f[1600] and Keccak-256 for 32-bit cores: bit-interleaved lanes.
+//!
+//! Each 64-bit lane is held as two 32-bit words, its even bits and its odd bits, so a 64-bit
+//! rotation is two 32-bit rotations (by `r/2`, or by `(r+1)/2` and `(r−1)/2` with the halves
+//! swapped) instead of the four shifts and ORs a generic 64-bit rotation costs on a 32-bit
+//! core. The state stays interleaved between permutations: only the absorbed input words and
+//! the squeezed digest are converted. The same results as the `keccak` crate's `f1600` and
+//! `sha3::Keccak256` (tested on the host, where this code runs too).
+
+/// A Keccak-f[1600] state, bit-interleaved: `s[2i]` holds lane `i`'s even bits, `s[2i+1]` its
+/// odd bits (lane `i = x + 5y`, as in the `keccak` crate).
+pub type State = [u32; 50];
+
+const RC: [u64; 24] = [
+    0x0000_0000_0000_0001,
+    0x0000_0000_0000_8082,
+    0x8000_0000_0000_808a,
+    0x8000_0000_8000_8000,
+    0x0000_0000_0000_808b,
+    0x0000_0000_8000_0001,
+    0x8000_0000_8000_8081,
+    0x8000_0000_0000_8009,
+    0x0000_0000_0000_008a,
+    0x0000_0000_0000_0088,
+    0x0000_0000_8000_8009,
+    0x0000_0000_8000_000a,
+    0x0000_0000_8000_808b,
+    0x8000_0000_0000_008b,
+    0x8000_0000_0000_8089,
+    0x8000_0000_0000_8003,
+    0x8000_0000_0000_8002,
+    0x8000_0000_0000_0080,
+    0x0000_0000_0000_800a,
+    0x8000_0000_8000_000a,
+    0x8000_0000_8000_8081,
+    0x8000_0000_0000_8080,
+    0x0000_0000_8000_0001,
+    0x8000_0000_8000_8008,
+];
+
+/// The round constants, interleaved.
+const RC_I: [(u32, u32); 24] = {
+    let mut out = [(0u32, 0u32); 24];
+    let mut i = 0;
+    while i < 24 {
+        out[i] = interleave(RC[i]);
+        i += 1;
+    }
+    out
+};
+
+/// ρ offsets by lane `x + 5y` (the round below has them inlined; kept for the tests). π moves
+/// lane `x + 5y` to lane `y + 5((2x + 3y) mod 5)`.
+#[cfg(test)]
+const RHO: [u32; 25] = [
+    0, 1, 62, 28, 27, 36, 44, 6, 55, 20, 3, 10, 43, 25, 39, 41, 45, 15, 21, 8, 18, 2, 61, 56, 14,
+];
+
+/// Gathers a 32-bit word's even bits into its low half and its odd bits into its high half.
+const fn unshuffle(mut x: u32) -> u32 {
+    let mut t = (x ^ (x >> 1)) & 0x2222_2222;
+    x ^= t ^ (t << 1);
+    t = (x ^ (x >> 2)) & 0x0c0c_0c0c;
+    x ^= t ^ (t << 2);
+    t = (x ^ (x >> 4)) & 0x00f0_00f0;
+    x ^= t ^ (t << 4);
+    t = (x ^ (x >> 8)) & 0x0000_ff00;
+    x ^= t ^ (t << 8);
+    x
+}
+
+/// The inverse of [`unshuffle`].
+const fn shuffle(mut x: u32) -> u32 {
+    let mut t = (x ^ (x >> 8)) & 0x0000_ff00;
+    x ^= t ^ (t << 8);
+    t = (x ^ (x >> 4)) & 0x00f0_00f0;
+    x ^= t ^ (t << 4);
+    t = (x ^ (x >> 2)) & 0x0c0c_0c0c;
+    x ^= t ^ (t << 2);
+    t = (x ^ (x >> 1)) & 0x2222_2222;
+    x ^= t ^ (t << 1);
+    x
+}
+
+/// A 64-bit lane as (even bits, odd bits).
+pub const fn interleave(v: u64) -> (u32, u32) {
+    let lo = unshuffle(v as u32);
+    let hi = unshuffle((v >> 32) as u32);
+    ((lo & 0xffff) | (hi << 16), (lo >> 16) | (hi & 0xffff_0000))
+}
+
+/// The inverse of [`interleave`].
+pub const fn deinterleave(even: u32, odd: u32) -> u64 {
+    let lo = shuffle((even & 0xffff) | (odd << 16));
+    let hi = shuffle((even >> 16) | (odd & 0xffff_0000));
+    (lo as u64) | ((hi as u64) << 32)
+}
+
+/// Rotates the interleaved lane `(e, o)` left by `r` (as a 64-bit rotation; the round
+/// applies the same rule with constant amounts).
+#[cfg(test)]
+fn rot(e: u32, o: u32, r: u32) -> (u32, u32) {
+    if r % 2 == 0 {
+        (e.rotate_left(r / 2), o.rotate_left(r / 2))
+    } else {
+        (o.rotate_left(r.div_ceil(2)), e.rotate_left(r / 2))
+    }
+}
+
+/// Keccak-f[1600] on an interleaved state. Straight-line rounds with constant indices and
+/// rotation amounts; each round reads one state and writes the other, with ρ and π folded
+/// into χ's loads and χ done one half (even or odd words) of a row at a time, so few values
+/// are live at once on a core with 13 usable registers.
+pub fn permute(s: &mut State) {
+    let mut t = [0u32; 50];
+    for rc in RC_I.chunks_exact(2) {
+        round(s, &mut t, rc[0]);
+        round(&t, s, rc[1]);
+    }
+}
+
+/// One round from `a` into `out`.
+#[inline(always)]
+fn round(a: &State, out: &mut State, (rc_e, rc_o): (u32, u32)) {
+    let c0e = a[0] ^ a[10] ^ a[20] ^ a[30] ^ a[40];
+    let c0o = a[1] ^ a[11] ^ a[21] ^ a[31] ^ a[41];
+    let c1e = a[2] ^ a[12] ^ a[22] ^ a[32] ^ a[42];
+    let c1o = a[3] ^ a[13] ^ a[23] ^ a[33] ^ a[43];
+    let c2e = a[4] ^ a[14] ^ a[24] ^ a[34] ^ a[44];
+    let c2o = a[5] ^ a[15] ^ a[25] ^ a[35] ^ a[45];
+    let c3e = a[6] ^ a[16] ^ a[26] ^ a[36] ^ a[46];
+    let c3o = a[7] ^ a[17] ^ a[27] ^ a[37] ^ a[47];
+    let c4e = a[8] ^ a[18] ^ a[28] ^ a[38] ^ a[48];
+    let c4o = a[9] ^ a[19] ^ a[29] ^ a[39] ^ a[49];
+    let d = [
+        c4e ^ c1o.rotate_left(1),
+        c4o ^ c1e,
+        c0e ^ c2o.rotate_left(1),
+        c0o ^ c2e,
+        c1e ^ c3o.rotate_left(1),
+        c1o ^ c3e,
+        c2e ^ c4o.rotate_left(1),
+        c2o ^ c4e,
+        c3e ^ c0o.rotate_left(1),
+        c3o ^ c0e,
+    ];
+    // row 0, even words
+    let b0 = (a[0] ^ d[0]).rotate_left(0);
+    let b1 = (a[12] ^ d[2]).rotate_left(22);
+    let b2 = (a[25] ^ d[5]).rotate_left(22);
+    let b3 = (a[37] ^ d[7]).rotate_left(11);
+    let b4 = (a[48] ^ d[8]).rotate_left(7);
+    out[0] = b0 ^ (!b1 & b2) ^ rc_e;
+    out[2] = b1 ^ (!b2 & b3);
+    out[4] = b2 ^ (!b3 & b4);
+    out[6] = b3 ^ (!b4 & b0);
+    out[8] = b4 ^ (!b0 & b1);
+    // row 0, odd words
+    let b0 = (a[1] ^ d[1]).rotate_left(0);
+    let b1 = (a[13] ^ d[3]).rotate_left(22);
+    let b2 = (a[24] ^ d[4]).rotate_left(21);
+    let b3 = (a[36] ^ d[6]).rotate_left(10);
+    let b4 = (a[49] ^ d[9]).rotate_left(7);
+    out[1] = b0 ^ (!b1 & b2) ^ rc_o;
+    out[3] = b1 ^ (!b2 & b3);
+    out[5] = b2 ^ (!b3 & b4);
+    out[7] = b3 ^ (!b4 & b0);
+    out[9] = b4 ^ (!b0 & b1);
+    // row 1, even words
+    let b0 = (a[6] ^ d[6]).rotate_left(14);
+    let b1 = (a[18] ^ d[8]).rotate_left(10);
+    let b2 = (a[21] ^ d[1]).rotate_left(2);
+    let b3 = (a[33] ^ d[3]).rotate_left(23);
+    let b4 = (a[45] ^ d[5]).rotate_left(31);
+    out[10] = b0 ^ (!b1 & b2);
+    out[12] = b1 ^ (!b2 & b3);
+    out[14] = b2 ^ (!b3 & b4);
+    out[16] = b3 ^ (!b4 & b0);
+    out[18] = b4 ^ (!b0 & b1);
+    // row 1, odd words
+    let b0 = (a[7] ^ d[7]).rotate_left(14);
+    let b1 = (a[19] ^ d[9]).rotate_left(10);
+    let b2 = (a[20] ^ d[0]).rotate_left(1);
+    let b3 = (a[32] ^ d[2]).rotate_left(22);
+    let b4 = (a[44] ^ d[4]).rotate_left(30);
+    out[11] = b0 ^ (!b1 & b2);
+    out[13] = b1 ^ (!b2 & b3);
+    out[15] = b2 ^ (!b3 & b4);
+    out[17] = b3 ^ (!b4 & b0);
+    out[19] = b4 ^ (!b0 & b1);
+    // row 2, even words
+    let b0 = (a[3] ^ d[3]).rotate_left(1);
+    let b1 = (a[14] ^ d[4]).rotate_left(3);
+    let b2 = (a[27] ^ d[7]).rotate_left(13);
+    let b3 = (a[38] ^ d[8]).rotate_left(4);
+    let b4 = (a[40] ^ d[0]).rotate_left(9);
+    out[20] = b0 ^ (!b1 & b2);
+    out[22] = b1 ^ (!b2 & b3);
+    out[24] = b2 ^ (!b3 & b4);
+    out[26] = b3 ^ (!b4 & b0);
+    out[28] = b4 ^ (!b0 & b1);
+    // row 2, odd words
+    let b0 = (a[2] ^ d[2]).rotate_left(0);
+    let b1 = (a[15] ^ d[5]).rotate_left(3);
+    let b2 = (a[26] ^ d[6]).rotate_left(12);
+    let b3 = (a[39] ^ d[9]).rotate_left(4);
+    let b4 = (a[41] ^ d[1]).rotate_left(9);
+    out[21] = b0 ^ (!b1 & b2);
+    out[23] = b1 ^ (!b2 & b3);
+    out[25] = b2 ^ (!b3 & b4);
+    out[27] = b3 ^ (!b4 & b0);
+    out[29] = b4 ^ (!b0 & b1);
+    // row 3, even words
+    let b0 = (a[9] ^ d[9]).rotate_left(14);
+    let b1 = (a[10] ^ d[0]).rotate_left(18);
+    let b2 = (a[22] ^ d[2]).rotate_left(5);
+    let b3 = (a[35] ^ d[5]).rotate_left(8);
+    let b4 = (a[46] ^ d[6]).rotate_left(28);
+    out[30] = b0 ^ (!b1 & b2);
+    out[32] = b1 ^ (!b2 & b3);
+    out[34] = b2 ^ (!b3 & b4);
+    out[36] = b3 ^ (!b4 & b0);
+    out[38] = b4 ^ (!b0 & b1);
+    // row 3, odd words
+    let b0 = (a[8] ^ d[8]).rotate_left(13);
+    let b1 = (a[11] ^ d[1]).rotate_left(18);
+    let b2 = (a[23] ^ d[3]).rotate_left(5);
+    let b3 = (a[34] ^ d[4]).rotate_left(7);
+    let b4 = (a[47] ^ d[7]).rotate_left(28);
+    out[31] = b0 ^ (!b1 & b2);
+    out[33] = b1 ^ (!b2 & b3);
+    out[35] = b2 ^ (!b3 & b4);
+    out[37] = b3 ^ (!b4 & b0);
+    out[39] = b4 ^ (!b0 & b1);
+    // row 4, even words
+    let b0 = (a[4] ^ d[4]).rotate_left(31);
+    let b1 = (a[17] ^ d[7]).rotate_left(28);
+    let b2 = (a[29] ^ d[9]).rotate_left(20);
+    let b3 = (a[31] ^ d[1]).rotate_left(21);
+    let b4 = (a[42] ^ d[2]).rotate_left(1);
+    out[40] = b0 ^ (!b1 & b2);
+    out[42] = b1 ^ (!b2 & b3);
+    out[44] = b2 ^ (!b3 & b4);
+    out[46] = b3 ^ (!b4 & b0);
+    out[48] = b4 ^ (!b0 & b1);
+    // row 4, odd words
+    let b0 = (a[5] ^ d[5]).rotate_left(31);
+    let b1 = (a[16] ^ d[6]).rotate_left(27);
+    let b2 = (a[28] ^ d[8]).rotate_left(19);
+    let b3 = (a[30] ^ d[0]).rotate_left(20);
+    let b4 = (a[43] ^ d[3]).rotate_left(1);
+    out[41] = b0 ^ (!b1 & b2);
+    out[43] = b1 ^ (!b2 & b3);
+    out[45] = b2 ^ (!b3 & b4);
+    out[47] = b3 ^ (!b4 & b0);
+    out[49] = b4 ^ (!b0 & b1);
+}
+
+/// Keccak-f[1600] on a plain state of 64-bit lanes (the `keccak` crate's `f1600`), through
+/// the interleaved form.
+pub fn f1600(lanes: &mut [u64; 25]) {
+    let mut s = [0u32; 50];
+    for (i, &v) in lanes.iter().enumerate() {
+        (s[2 * i], s[2 * i + 1]) = interleave(v);
+    }
+    permute(&mut s);
+    for (i, v) in lanes.iter_mut().enumerate() {
+        *v = deinterleave(s[2 * i], s[2 * i + 1]);
+    }
+}
+
+/// Keccak-256's rate in bytes.
+const RATE: usize = 136;
+
+/// Keccak-256 (the original padding `0x01 … 0x80`, as `sha3::Keccak256`), incremental.
+#[derive(Clone)]
+pub struct Keccak256 {
+    state: State,
+    buf: [u8; RATE],
+    pos: usize,
+}
+
+impl Default for Keccak256 {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl Keccak256 {
+    pub fn new() -> Keccak256 {
+        Keccak256 {
+            state: [0; 50],
+            buf: [0; RATE],
+            pos: 0,
+        }
+    }
+
+    fn absorb_block(&mut self) {
+        for (i, w) in self.buf.chunks_exact(8).enumerate() {
+            let mut b = [0u8; 8];
+            b.copy_from_slice(w);
+            let (e, o) = interleave(u64::from_le_bytes(b));
+            self.state[2 * i] ^= e;
+            self.state[2 * i + 1] ^= o;
+        }
+        permute(&mut self.state);
+        self.pos = 0;
+    }
+
+    pub fn update(&mut self, data: impl AsRef<[u8]>) {
+        let mut data = data.as_ref();
+        while !data.is_empty() {
+            let n = (RATE - self.pos).min(data.len());
+            self.buf[self.pos..self.pos + n].copy_from_slice(&data[..n]);
+            self.pos += n;
+            data = &data[n..];
+            if self.pos == RATE {
+                self.absorb_block();
+            }
+        }
+    }
+
+    /// The digest; the hasher is reset to empty.
+    pub fn finalize_reset(&mut self) -> [u8; 32] {
+        self.buf[self.pos..].fill(0);
+        self.buf[self.pos] ^= 0x01;
+        self.buf[RATE - 1] ^= 0x80;
+        self.absorb_block();
+        let mut out = [0u8; 32];
+        for (i, chunk) in out.chunks_exact_mut(8).enumerate() {
+            chunk.copy_from_slice(
+                &deinterleave(self.state[2 * i], self.state[2 * i + 1]).to_le_bytes(),
+            );
+        }
+        *self = Keccak256::new();
+        out
+    }
+
+    /// The digest.
+    pub fn finalize(mut self) -> [u8; 32] {
+        self.finalize_reset()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use sha3::Digest as _;
+
+    /// A small deterministic generator (xorshift64*) for random states.
+    fn rng(seed: &mut u64) -> u64 {
+        *seed ^= *seed >> 12;
+        *seed ^= *seed << 25;
+        *seed ^= *seed >> 27;
+        seed.wrapping_mul(0x2545_f491_4f6c_dd1d)
+    }
+
+    #[test]
+    fn interleaving_round_trips() {
+        let mut seed = 0x9e37_79b9_7f4a_7c15;
+        for _ in 0..1000 {
+            let v = rng(&mut seed);
+            let (e, o) = interleave(v);
+            assert_eq!(deinterleave(e, o), v);
+            for bit in 0..32 {
+                assert_eq!((e >> bit) & 1, ((v >> (2 * bit)) & 1) as u32);
+                assert_eq!((o >> bit) & 1, ((v >> (2 * bit + 1)) & 1) as u32);
+            }
+        }
+    }
+
+    #[test]
+    fn rotation_matches_64_bit_rotation() {
+        let mut seed = 7;
+        assert_eq!(RHO[1], 1);
+        for r in 0..64 {
+            let v = rng(&mut seed);
+            let (e, o) = interleave(v);
+            let (re, ro) = rot(e, o, r);
+            assert_eq!(deinterleave(re, ro), v.rotate_left(r), "r = {r}");
+        }
+    }
+
+    #[test]
+    fn permutation_matches_the_keccak_crate_on_random_states() {
+        let mut seed = 0x1234_5678_9abc_def1;
+        let mut zero = [0u64; 25];
+        let mut reference = zero;
+        f1600(&mut zero);
+        keccak::f1600(&mut reference);
+        assert_eq!(zero, reference);
+        for _ in 0..500 {
+            let mut a = [0u64; 25];
+            for v in &mut a {
+                *v = rng(&mut seed);
+            }
+            let mut b = a;
+            f1600(&mut a);
+            keccak::f1600(&mut b);
+            assert_eq!(a, b);
+        }
+    }
+
+    #[test]
+    fn keccak256_matches_sha3_at_every_length_and_split() {
+        let mut seed = 99;
+        let data: alloc::vec::Vec<u8> = (0..700).map(|_| rng(&mut seed) as u8).collect();
+        for len in (0..300).chain([407, 408, 543, 544, 700]) {
+            let want: [u8; 32] = sha3::Keccak256::digest(&data[..len]).into();
+            let mut h = Keccak256::new();
+            h.update(&data[..len]);
+            assert_eq!(h.finalize(), want, "length {len}");
+            // The same bytes in uneven pieces, and a reset hasher reused.
+            let mut h = Keccak256::new();
+            h.update(b"junk");
+            h.finalize_reset();
+            for piece in data[..len].chunks(1 + len % 37) {
+                h.update(piece);
+            }
+            assert_eq!(h.finalize_reset(), want, "length {len} in pieces");
+        }
+    }
+}
