@@ -70,7 +70,7 @@ impl CudaBackend {
         self.dev.counters.reset();
     }
 
-    /// Sets the device-memory budget in bytes (`None`: the free memory at start, the
+    /// Sets the device-memory budget in bytes (`None`: the free memory at start less a margin, the
     /// default). Buffers already held count against it.
     pub fn set_vram_budget(&self, bytes: Option<u64>) {
         self.dev

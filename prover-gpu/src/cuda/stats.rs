@@ -27,7 +27,7 @@ pub struct CudaStats {
     pub device_bytes_peak: u64,
     /// Device memory held now.
     pub device_bytes_now: u64,
-    /// The device-memory budget every allocation fits under (free memory at start, or
+    /// The device-memory budget every allocation fits under (free memory at start less a margin, or
     /// `--vram-budget`); `u64::MAX` when turned off.
     pub vram_budget: u64,
     /// The last plan: the proof's working set in bytes (see `cuda::plan`).
