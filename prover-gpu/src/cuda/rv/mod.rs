@@ -8,12 +8,16 @@
 //! stay on the host. This module dispatches on [`TableId`]; `alu_ops` and `records` hold
 //! the upload helpers the tables share.
 
+use std::sync::Arc;
+
+use cudarc::driver::CudaStream;
 use kestrel_core::rv;
 use kestrel_core::rv::decode::{self, ProgramImage};
 use kestrel_core::rv::machine::{RecordRefs, TableId};
 
 use super::backend::CudaBackend;
 use super::committed::CudaTrace;
+use super::device::CudaDevice;
 use super::error::CudaError;
 use crate::backend::TablePlan;
 use crate::prover::ProverError;
@@ -43,18 +47,57 @@ fn check_height(op: &'static str, height: usize, rows: usize) -> Result<u32, Cud
     Ok(height.trailing_zeros())
 }
 
-/// `(width, height)` of record table `t`'s trace as its fill builds it (`None` for the
-/// other tables).
-fn record_dims(p: &RecordRefs<'_>, t: TableId) -> Option<(usize, usize)> {
-    let records = |n: usize| n.next_power_of_two().max(8);
+/// A record table's device fill: its trace's `(width, height)` from the records, and the
+/// launcher that enqueues its kernel on a stream.
+struct DeviceFill {
+    dims: fn(&RecordRefs<'_>) -> (usize, usize),
+    enqueue: Enqueue,
+}
+
+type Enqueue = fn(
+    &CudaDevice,
+    &Arc<CudaStream>,
+    &RecordRefs<'_>,
+    &ProgramImage,
+) -> Result<CudaTrace, CudaError>;
+
+/// A trace of `n` records pads to a power of two, at least 8 rows.
+fn padded_rows(n: usize) -> usize {
+    n.next_power_of_two().max(8)
+}
+
+/// The device fill of table `t`: the one list of the tables filled on the device (`None`
+/// for the tables the packing pass builds on the host).
+fn device_fill(t: TableId) -> Option<DeviceFill> {
     Some(match t {
-        TableId::Cpu => (rv::cpu::WIDTH, p.cpu.height),
-        TableId::MemwR => (rv::memw_r::WIDTH, p.memw_r.height),
-        TableId::Lt => (rv::lt::WIDTH, records(p.lt.len())),
-        TableId::Shift => (rv::shift::WIDTH, records(p.shift.len())),
-        TableId::Load => (rv::load::WIDTH, records(p.loads.len())),
-        TableId::Store => (rv::store::WIDTH, records(p.stores.len())),
-        TableId::MemwA => (rv::memw::MEMW_A.num_columns(), records(p.mem_a.len())),
+        TableId::Cpu => DeviceFill {
+            dims: |p| (rv::cpu::WIDTH, p.cpu.height),
+            enqueue: |d, s, r, image| cpu::enqueue_cpu(d, s, r.cpu, &decode::fields_of(image)),
+        },
+        TableId::MemwR => DeviceFill {
+            dims: |p| (rv::memw_r::WIDTH, p.memw_r.height),
+            enqueue: |d, s, r, _| memw_r::enqueue_memw_r(d, s, r.memw_r),
+        },
+        TableId::Lt => DeviceFill {
+            dims: |p| (rv::lt::WIDTH, padded_rows(p.lt.len())),
+            enqueue: |d, s, r, _| lt::enqueue_lt(d, s, r.lt),
+        },
+        TableId::Shift => DeviceFill {
+            dims: |p| (rv::shift::WIDTH, padded_rows(p.shift.len())),
+            enqueue: |d, s, r, _| shift::enqueue_shift(d, s, r.shift),
+        },
+        TableId::Load => DeviceFill {
+            dims: |p| (rv::load::WIDTH, padded_rows(p.loads.len())),
+            enqueue: |d, s, r, _| load::enqueue_load(d, s, r.loads),
+        },
+        TableId::Store => DeviceFill {
+            dims: |p| (rv::store::WIDTH, padded_rows(p.stores.len())),
+            enqueue: |d, s, r, _| store::enqueue_store(d, s, r.stores),
+        },
+        TableId::MemwA => DeviceFill {
+            dims: |p| (rv::memw::MEMW_A.num_columns(), padded_rows(p.mem_a.len())),
+            enqueue: |d, s, r, _| memw::enqueue_memw_a(d, s, r.mem_a),
+        },
         TableId::Decode
         | TableId::Register
         | TableId::Bitwise
@@ -86,35 +129,20 @@ impl RvFills for CudaBackend {
         let dev = self.device();
         let plan: Vec<TablePlan> = tables
             .iter()
-            .map(|&t| record_dims(r, t).map(|(main, h)| plan_of(main, h)))
+            .map(|&t| {
+                device_fill(t)
+                    .map(|f| (f.dims)(r))
+                    .map(|(main, h)| plan_of(main, h))
+            })
             .collect::<Option<_>>()
             .ok_or(ProverError::Internal("no fill kernel for a record table"))?;
         self.check_plan(&plan, 1, 0)?;
         let streams: Vec<_> = tables.iter().map(|_| dev.stream()).collect();
         let mut out = Vec::with_capacity(tables.len());
         for (&t, s) in tables.iter().zip(&streams) {
-            let trace = match t {
-                TableId::Cpu => cpu::enqueue_cpu(dev, s, r.cpu, &decode::fields_of(image))?,
-                TableId::MemwR => memw_r::enqueue_memw_r(dev, s, r.memw_r)?,
-                TableId::Lt => lt::enqueue_lt(dev, s, r.lt)?,
-                TableId::Shift => shift::enqueue_shift(dev, s, r.shift)?,
-                TableId::Load => load::enqueue_load(dev, s, r.loads)?,
-                TableId::Store => store::enqueue_store(dev, s, r.stores)?,
-                TableId::MemwA => memw::enqueue_memw_a(dev, s, r.mem_a)?,
-                TableId::Decode
-                | TableId::Register
-                | TableId::Bitwise
-                | TableId::Eq
-                | TableId::Mul
-                | TableId::Dvrm
-                | TableId::Memw
-                | TableId::Page
-                | TableId::Page0
-                | TableId::Ecall
-                | TableId::Io => {
-                    return Err(ProverError::Internal("no fill kernel for a record table"))
-                }
-            };
+            let fill =
+                device_fill(t).ok_or(ProverError::Internal("no fill kernel for a record table"))?;
+            let trace = (fill.enqueue)(dev, s, r, image)?;
             out.push((t, trace));
         }
         for s in &streams {
