@@ -154,6 +154,18 @@ pub struct ProofBody {
 struct Writer(Vec<u8>);
 
 impl Writer {
+    fn header(&mut self, version: u16, p: &StarkParams) {
+        self.0.extend_from_slice(&MAGIC);
+        self.0.extend_from_slice(&version.to_le_bytes());
+        self.0.push(p.log_blowup);
+        self.0.extend_from_slice(&p.num_queries.to_le_bytes());
+        self.0.push(p.pow_bits);
+        self.0.push(p.log_final_poly_len);
+    }
+    fn heights(&mut self, h: &[u8]) {
+        self.count(h.len());
+        self.0.extend_from_slice(h);
+    }
     fn count(&mut self, n: usize) {
         // Every list is bounded far below 2^32 (the prover's shapes); saturate regardless.
         self.0
@@ -185,17 +197,16 @@ impl ProofBody {
     /// The proof's bytes in format version 3 (the module's layout).
     pub fn to_bytes(&self) -> Vec<u8> {
         let mut w = Writer(Vec::with_capacity(self.encoded_len()));
-        w.0.extend_from_slice(&MAGIC);
-        w.0.extend_from_slice(&FORMAT_VERSION.to_le_bytes());
-        let p = &self.params;
-        w.0.push(p.log_blowup);
-        w.0.extend_from_slice(&p.num_queries.to_le_bytes());
-        w.0.push(p.pow_bits);
-        w.0.push(p.log_final_poly_len);
-        w.count(self.log_heights.len());
-        w.0.extend_from_slice(&self.log_heights);
+        w.header(FORMAT_VERSION, &self.params);
+        w.heights(&self.log_heights);
         w.digests(&self.preprocessed_cap);
         w.digests(&self.main_cap);
+        self.write_after_main(&mut w);
+        w.0
+    }
+
+    /// Everything after the main cap, from the totals to the last query.
+    fn write_after_main(&self, w: &mut Writer) {
         w.exts(&self.totals);
         w.digests(&self.aux_cap);
         w.digests(&self.quotient_cap);
@@ -233,7 +244,6 @@ impl ProofBody {
                 w.digests(&s.path);
             }
         }
-        w.0
     }
 
     /// The length of [`Self::to_bytes`].
@@ -287,5 +297,89 @@ impl ProofBody {
             }
         }
         p
+    }
+}
+
+/// The format version of a segmented run's proof ([`SegmentedProof`]).
+pub const SEGMENTED_FORMAT_VERSION: u16 = 4;
+
+/// A segmented run's proof (format version 4): one part per segment, in execution order,
+/// then the run part, all under the LogUp challenges drawn after every part's main cap
+/// ([`crate::stark::RunRounds`]). Each part is a [`ProofBody`] of its tables (the run
+/// part's carries the preprocessed cap; the segments' have none), with the same
+/// parameters.
+///
+/// ```text
+/// magic, version (4), params          as format 3
+/// preprocessed_cap    list<Digest>
+/// parts               u32             segments + 1
+/// phase 1, per part   log_heights list<u8>, main_cap list<Digest>
+/// phase 2, per part   log_heights list<u8>, main_cap list<Digest>, then format 3's
+///                     records from totals to the last query
+/// ```
+///
+/// Phase 2 repeats each part's heights and main cap so that a verifier holds none of
+/// phase 1: it keeps a running digest of what phase 1 listed and checks that phase 2
+/// lists the same.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SegmentedProof {
+    pub params: StarkParams,
+    pub preprocessed_cap: Vec<Digest>,
+    /// The segments' parts in execution order, then the run part.
+    pub parts: Vec<ProofBody>,
+}
+
+impl SegmentedProof {
+    /// The proof's bytes (the type's layout).
+    pub fn to_bytes(&self) -> Vec<u8> {
+        let mut w = Writer(Vec::with_capacity(self.encoded_len()));
+        w.header(SEGMENTED_FORMAT_VERSION, &self.params);
+        w.digests(&self.preprocessed_cap);
+        w.count(self.parts.len());
+        for p in &self.parts {
+            w.heights(&p.log_heights);
+            w.digests(&p.main_cap);
+        }
+        for p in &self.parts {
+            w.heights(&p.log_heights);
+            w.digests(&p.main_cap);
+            p.write_after_main(&mut w);
+        }
+        w.0
+    }
+
+    /// The length of [`Self::to_bytes`].
+    pub fn encoded_len(&self) -> usize {
+        let p = self.size_parts();
+        p.opened_values + p.merkle_paths + p.fri + p.ood + p.other
+    }
+
+    /// The encoded size by part, summed over the parts.
+    pub fn size_parts(&self) -> SizeParts {
+        let mut sum = SizeParts {
+            other: HEADER_LEN
+                + PARAMS_LEN
+                + COUNT_LEN
+                + COUNT_LEN
+                + self.preprocessed_cap.len() * DIGEST_LEN,
+            ..SizeParts::default()
+        };
+        for p in &self.parts {
+            let s = p.size_parts();
+            let phase1 = 2 * COUNT_LEN + p.log_heights.len() + p.main_cap.len() * DIGEST_LEN;
+            sum.opened_values += s.opened_values;
+            sum.merkle_paths += s.merkle_paths;
+            sum.fri += s.fri;
+            sum.ood += s.ood;
+            // Each part's own header, parameters and preprocessed cap are not written;
+            // its heights and main cap are written twice.
+            sum.other += s.other
+                - HEADER_LEN
+                - PARAMS_LEN
+                - COUNT_LEN
+                - p.preprocessed_cap.len() * DIGEST_LEN
+                + phase1;
+        }
+        sum
     }
 }

@@ -164,6 +164,64 @@ impl Rounds {
     }
 }
 
+/// The rounds of a segmented run ([`crate::proof`] format 4) before the parts go their own
+/// ways. One transcript absorbs the statement, the parameters, the preprocessed cap and
+/// every part's heights and main cap, in part order ([`RunRounds::part_main`]); then the
+/// LogUp challenges shared by all parts are drawn ([`RunRounds::challenges`]), and each part
+/// continues on its own copy of the transcript ([`RunRounds::part`]) from [`Rounds::aux`]
+/// on. A part's challenges after α, β therefore depend on every part's main commitment and
+/// on its own index, so parts cannot be dropped, repeated, reordered or taken from another
+/// run without changing what every later part must answer.
+pub struct RunRounds {
+    tr: Transcript,
+}
+
+impl RunRounds {
+    /// The run's transcript started on the statement, the parameters, the preprocessed
+    /// cap, the public values and the number of parts.
+    pub fn start(
+        machine: &str,
+        params: &StarkParams,
+        preprocessed_cap: &[Digest],
+        public: &[Felt],
+        num_parts: usize,
+    ) -> RunRounds {
+        let mut tr = start_transcript(machine, params, preprocessed_cap, &[], public);
+        tr.label(b"segmented");
+        tr.observe_u64(num_parts as u64);
+        RunRounds { tr }
+    }
+
+    /// The next part's heights and main cap.
+    pub fn part_main(&mut self, log_heights: &[u8], main_cap: &[Digest]) {
+        self.tr.label(b"part main");
+        self.tr.observe_bytes(log_heights);
+        for r in main_cap {
+            self.tr.observe_digest(r);
+        }
+    }
+
+    /// The LogUp challenges every part shares (after every part's main cap).
+    pub fn challenges(&mut self) -> LogUpChallenges {
+        self.tr.label(b"logup");
+        LogUpChallenges {
+            alpha: self.tr.sample_ext(),
+            beta: self.tr.sample_ext(),
+        }
+    }
+
+    /// Part `index`'s rounds, from [`Rounds::aux`] on (after [`RunRounds::challenges`]).
+    pub fn part(&self, index: usize) -> Rounds {
+        let mut tr = self.tr.clone();
+        tr.label(b"part");
+        tr.observe_u64(index as u64);
+        Rounds {
+            tr,
+            fri_started: false,
+        }
+    }
+}
+
 /// A committed matrix of a table: the rounds' commitments, in the order DEEP combines
 /// their columns and a query opens them.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]

@@ -50,7 +50,10 @@ use kestrel_core::params::StarkParams;
 use crate::backend::MainTrace;
 use crate::cpu::CpuBackend;
 use crate::error::ProverError;
-use crate::limits::{read_capped, read_elf, ReadError, MAX_ELF_FILE, MAX_PROVABLE_CYCLES};
+use crate::limits::{
+    read_capped, read_elf, ReadError, DEFAULT_PROVE_CYCLES, MAX_ELF_FILE, MAX_PROVABLE_CYCLES,
+    MAX_SEGMENT_CYCLES, MIN_SEGMENT_CYCLES,
+};
 use crate::prover::{prove_main_observed, setup, ProvingKey};
 use crate::roofline::{Ceilings, StageRoofline, STAGES};
 use crate::rv::{machine_for, main_traces_timed, program_image, MainTracesError};
@@ -203,8 +206,8 @@ pub struct ProveOptions {
     pub backend: BackendChoice,
     /// The parameter preset, by its LDE blowup: 2, 4 (the default) or 8.
     pub blowup: usize,
-    /// Stop with an error after this many instructions; at most (and by default)
-    /// [`MAX_PROVABLE_CYCLES`].
+    /// Stop with an error after this many instructions; at most [`MAX_PROVABLE_CYCLES`]
+    /// (2^36), by default [`DEFAULT_PROVE_CYCLES`] (2^26).
     pub max_cycles: u64,
     /// Device-memory budget in bytes for the CUDA backend (`None`: the free device memory
     /// at start).
@@ -215,6 +218,10 @@ pub struct ProveOptions {
     /// After the proof, measure the backend's ceilings and report the roofline
     /// ([`Report::roofline`]); costs a fraction of a second.
     pub roofline: bool,
+    /// log2 of the most cycles per segment (`--segment-cycles`): a longer run is proven in
+    /// segments ([`crate::segmented`]); `None`: the backend's default
+    /// ([`default_segment_log`]).
+    pub segment_log: Option<u32>,
 }
 
 impl Default for ProveOptions {
@@ -222,10 +229,11 @@ impl Default for ProveOptions {
         ProveOptions {
             backend: BackendChoice::Auto,
             blowup: 4,
-            max_cycles: MAX_PROVABLE_CYCLES,
+            max_cycles: DEFAULT_PROVE_CYCLES,
             vram_budget: None,
             host_fills: false,
             roofline: false,
+            segment_log: None,
         }
     }
 }
@@ -247,6 +255,10 @@ impl ProveOptions {
     pub fn check(&self) -> Result<(), Error> {
         self.params()?;
         check_cycles(self.max_cycles).map_err(|e| Error::Usage(format!("--max-cycles: {e}")))?;
+        if let Some(l) = self.segment_log {
+            check_segment_cycles(1u64.checked_shl(l).unwrap_or(0))
+                .map_err(|e| Error::Usage(format!("--segment-cycles: {e}")))?;
+        }
         if self.vram_budget.is_some()
             && (self.backend == BackendChoice::Cpu || !cfg!(feature = "cuda"))
         {
@@ -275,6 +287,31 @@ pub fn preset_of(p: &StarkParams) -> Option<usize> {
         .map(StarkParams::blowup)
 }
 
+/// Checks a segment size: a power of two in [`MIN_SEGMENT_CYCLES`]`..=`[`MAX_SEGMENT_CYCLES`].
+///
+/// # Errors
+/// A message saying which sizes are accepted.
+pub fn check_segment_cycles(n: u64) -> Result<u32, String> {
+    if !n.is_power_of_two() || !(MIN_SEGMENT_CYCLES..=MAX_SEGMENT_CYCLES).contains(&n) {
+        return Err(format!(
+            "{n} is not a power of two from 2^8 = {MIN_SEGMENT_CYCLES} to 2^26 = \
+             {MAX_SEGMENT_CYCLES}"
+        ));
+    }
+    Ok(n.trailing_zeros())
+}
+
+/// The default segment size (log2) of a backend at a preset: what fits one segment's proof
+/// in 24 GB of device memory on the CUDA backend (about 11 KB per cycle at blowup 2,
+/// 20 KB at 4, BENCHMARKS.md) and in a few GB of host memory on the CPU backend.
+pub fn default_segment_log(backend: &str, blowup: usize) -> u32 {
+    let extra = blowup.trailing_zeros().saturating_sub(1);
+    match backend {
+        "cuda" => 21 - extra,
+        _ => 17 - extra,
+    }
+}
+
 /// Checks a cycle limit against [`MAX_PROVABLE_CYCLES`].
 ///
 /// # Errors
@@ -282,8 +319,7 @@ pub fn preset_of(p: &StarkParams) -> Option<usize> {
 pub fn check_cycles(n: u64) -> Result<(), String> {
     if n > MAX_PROVABLE_CYCLES {
         return Err(format!(
-            "{n} is more cycles than prove can prove: at most 2^26 = {MAX_PROVABLE_CYCLES} \
-             (`kestrel run` takes more)"
+            "{n} is more cycles than prove can prove: at most 2^36 = {MAX_PROVABLE_CYCLES}"
         ));
     }
     Ok(())
@@ -315,6 +351,8 @@ pub enum Progress {
         /// The run's cycles.
         cycles: u64,
     },
+    /// A segmented proof finished a part ([`crate::segmented`]).
+    Segment(crate::segmented::SegmentProgress),
     /// Phase `index` of [`PHASES`] starts.
     Phase {
         index: usize,
@@ -369,8 +407,21 @@ pub struct Report {
     /// This process's peak resident memory after the proof ([`peak_rss_bytes`]).
     pub peak_rss_bytes: Option<u64>,
     /// With [`ProveOptions::roofline`]: the ceilings measured after the proof (or why not)
-    /// and each stage against them.
+    /// and each stage against them (whole proofs only).
     pub roofline: Option<Result<(Ceilings, Vec<StageRoofline>), String>>,
+    /// A segmented proof: its segments and their size (log2 cycles), and the wall time of
+    /// its two phases (`None`: one proof of the whole run).
+    pub segmented: Option<SegmentedReport>,
+}
+
+/// How a segmented proof went ([`Report::segmented`]).
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
+pub struct SegmentedReport {
+    pub segments: usize,
+    pub segment_log: u32,
+    /// Seconds of phase 1 (execute, pack and commit every part) and of phase 2 (again, and
+    /// prove every part).
+    pub phase_seconds: [f64; 2],
 }
 
 impl Report {
@@ -642,8 +693,8 @@ impl Guest {
             let hint = match source {
                 VmError::MaxCycles { .. } if options.max_cycles == MAX_PROVABLE_CYCLES => {
                     format!(
-                        ": prove can prove at most 2^26 = {MAX_PROVABLE_CYCLES} cycles (the \
-                         default and largest --max-cycles)"
+                        ": prove can prove at most 2^36 = {MAX_PROVABLE_CYCLES} cycles (the \
+                         largest --max-cycles)"
                     )
                 }
                 VmError::MaxCycles { .. } => {
@@ -665,6 +716,20 @@ impl Guest {
         first: Exit,
         clock: &mut Clock<'_>,
     ) -> Result<Proved, Error> {
+        let segment_log = options
+            .segment_log
+            .unwrap_or_else(|| default_segment_log(backend.name(), options.blowup));
+        if first.cycles > 1 << segment_log {
+            return self.prove_segmented(
+                backend,
+                input,
+                options,
+                params,
+                first,
+                segment_log,
+                clock,
+            );
+        }
         clock.start(1);
         let mut vm = Vm::new(&self.program, input.to_vec()).with_max_cycles(first.cycles);
         let mut rec = VecRecorder::with_capacity_mapped(usize::try_from(first.cycles).unwrap_or(0));
@@ -789,6 +854,7 @@ impl Guest {
             backend_report,
             peak_rss_bytes: peak_rss_bytes(),
             roofline: None,
+            segmented: None,
         };
         if options.roofline {
             let work = crate::roofline::model(&report.proof_shape());
@@ -813,6 +879,104 @@ impl Guest {
         Ok(Proved {
             statement,
             proof: bytes,
+            report,
+        })
+    }
+}
+
+impl Guest {
+    /// A run longer than one segment, proven in segments ([`crate::segmented`]).
+    #[allow(clippy::too_many_arguments)]
+    fn prove_segmented<B: RvFills>(
+        &self,
+        backend: &B,
+        input: &[u8],
+        options: &ProveOptions,
+        params: StarkParams,
+        first: Exit,
+        segment_log: u32,
+        clock: &mut Clock<'_>,
+    ) -> Result<Proved, Error> {
+        let device_fills = backend.has_device_fills() && !options.host_fills;
+        let execute_ms = clock.phase_ms().first().map_or(0.0, |p| p.1);
+        let run = crate::segmented::prove_segmented(
+            backend,
+            &self.program,
+            input,
+            params,
+            first.cycles,
+            segment_log,
+            device_fills,
+            &mut |p| (clock.progress)(&Progress::Segment(p.clone())),
+        )
+        .map_err(|e| match e {
+            crate::segmented::SegmentedError::Run(source) => Error::Run {
+                source,
+                hint: String::new(),
+            },
+            crate::segmented::SegmentedError::Trace(t) => Error::Trace(MainTracesError::Trace(t)),
+            crate::segmented::SegmentedError::Prove { phase, source } => {
+                Error::Prove { phase, source }
+            }
+            crate::segmented::SegmentedError::Internal(m) => Error::Internal(m),
+        })?;
+        let seconds = clock.since_start().as_secs_f64();
+        let machine = machine_for(&program_image(&self.program));
+        let tables = run
+            .tables
+            .iter()
+            .map(|&(t, rows, columns, real)| {
+                let shape = kestrel_core::air::TableShape::of(
+                    machine.air(t),
+                    kestrel_core::rv::machine::NUM_PUBLIC,
+                )
+                .map_err(|e| Error::Internal(format!("{e}")))?;
+                Ok(TableReport {
+                    name: t.name().to_string(),
+                    built_on: if device_fills
+                        && kestrel_core::rv::machine::RECORD_TABLES.contains(&t)
+                    {
+                        "device"
+                    } else {
+                        "host"
+                    },
+                    rows,
+                    columns,
+                    aux_columns: shape.aux_width,
+                    preprocessed_columns: shape.preprocessed_width,
+                    quotient_chunks: shape.quotient_chunks,
+                    interactions: shape.num_interactions,
+                    fill: real.map(|r| r as f64 / rows.max(1) as f64),
+                })
+            })
+            .collect::<Result<Vec<_>, Error>>()?;
+        let mut phases = vec![("execute".to_string(), execute_ms)];
+        phases.extend(run.phases);
+        let statement = Statement::from_public(&run.public);
+        let report = Report {
+            backend: backend.name(),
+            device_fills,
+            cycles: first.cycles,
+            params,
+            vk: run.vk,
+            phases,
+            seconds,
+            tables,
+            pow_nonce: run.proof.parts.first().map_or(0, |p| p.pow_nonce),
+            record_bytes: 0,
+            proof_parts: run.proof.size_parts(),
+            backend_report: backend.report(),
+            peak_rss_bytes: peak_rss_bytes(),
+            roofline: None,
+            segmented: Some(SegmentedReport {
+                segments: run.segments,
+                segment_log,
+                phase_seconds: run.phase_seconds,
+            }),
+        };
+        Ok(Proved {
+            statement,
+            proof: run.proof.to_bytes(),
             report,
         })
     }

@@ -24,7 +24,8 @@ use serde_json::{json, Map, Value};
 use crate::api::{self, ErrorKind, Guest, ProveOptions, Proved, RvFills};
 use crate::cli_common::{finish, hex, null_fields, output_fields, Cmd, Failure};
 use crate::limits::{
-    read_capped, OutFile, ReadError, MAX_INPUT, MAX_PROOF_FILE, MAX_PROVABLE_CYCLES, VK_BYTES,
+    read_capped, OutFile, ReadError, DEFAULT_PROVE_CYCLES, MAX_INPUT, MAX_PROOF_FILE,
+    MAX_PROVABLE_CYCLES, VK_BYTES,
 };
 use crate::select::BackendChoice;
 
@@ -39,10 +40,15 @@ pub struct ProveArgs {
     /// Private input (the guest's fd 0).
     #[arg(long)]
     pub input: Option<PathBuf>,
-    /// Stop after this many instructions (at most 2^26 = 67108864, the most `prove` can
-    /// prove, which is the default).
-    #[arg(long, default_value_t = MAX_PROVABLE_CYCLES, value_parser = parse_prove_cycles)]
+    /// Stop after this many instructions (default 2^26 = 67108864; at most 2^36, the most
+    /// `prove` can prove).
+    #[arg(long, default_value_t = DEFAULT_PROVE_CYCLES, value_parser = parse_prove_cycles)]
     pub max_cycles: u64,
+    /// Most cycles per segment: a power of two from 2^8 to 2^26 (default: what fits the
+    /// backend, 2^20 on CUDA and 2^16 on the CPU at blowup 4). A longer run is proven in
+    /// segments, in memory set by the segment size; a shorter one in one proof.
+    #[arg(long, value_parser = parse_segment_cycles)]
+    pub segment_cycles: Option<u32>,
     /// LDE blowup preset: 2, 4 or 8.
     #[arg(long, default_value_t = 4, value_parser = parse_blowup)]
     pub blowup: usize,
@@ -126,6 +132,15 @@ pub fn parse_prove_cycles(s: &str) -> Result<u64, String> {
     Ok(n)
 }
 
+/// clap's parser of `prove --segment-cycles`: a power of two in range; its log2.
+///
+/// # Errors
+/// A message for clap.
+pub fn parse_segment_cycles(s: &str) -> Result<u32, String> {
+    let n: u64 = s.parse().map_err(|e| format!("{e}"))?;
+    api::check_segment_cycles(n)
+}
+
 /// Opens an output file before the work.
 fn out_file(path: &Path, what: &str) -> Result<OutFile, Failure> {
     OutFile::create(path).map_err(|e| {
@@ -163,6 +178,7 @@ impl ProveArgs {
             vram_budget: self.vram_budget,
             host_fills: self.host_fills,
             roofline: self.stats.is_some(),
+            segment_log: self.segment_cycles,
         }
     }
 }
@@ -262,6 +278,11 @@ fn prove_inner(
                 pb.set_message(progress_line(*index, name, *elapsed, *time_left, cycles));
             }
         }
+        api::Progress::Segment(p) => {
+            if let Some(pb) = &bar {
+                pb.set_message(segment_line(p, cycles));
+            }
+        }
     };
     let proved = prove(&prep.guest, &prep.input, &a.options(), &mut on_progress);
     if let Some(pb) = &bar {
@@ -343,6 +364,28 @@ fn progress_line(
     s
 }
 
+/// The progress line of a segmented proof: the phase, parts done of total, the rate so far
+/// over both phases' work, the time left.
+fn segment_line(p: &crate::segmented::SegmentProgress, cycles: u64) -> String {
+    let what = if p.phase == 1 { "commit" } else { "prove" };
+    let mut s = format!(
+        "[{}/2] {what}: part {}/{} · {:.1} s",
+        p.phase,
+        p.done,
+        p.total,
+        p.elapsed.as_secs_f64()
+    );
+    if let Some(left) = p.time_left {
+        let hz = cycles as f64 / (p.elapsed + left).as_secs_f64().max(1e-9);
+        s += &format!(
+            " · about {:.0} s left · {:.2} MHz",
+            left.as_secs_f64(),
+            hz / 1e6
+        );
+    }
+    s
+}
+
 /// `prove --stats`'s object.
 fn stats_json(proved: &Proved) -> Value {
     let r = &proved.report;
@@ -405,6 +448,7 @@ fn stats_json(proved: &Proved) -> Value {
         "proof_bytes": proved.proof.len(),
         "proof_parts": r.proof_parts,
         "peak_rss_bytes": r.peak_rss_bytes,
+        "segmented": r.segmented,
         "ceilings": ceilings,
         "roofline": roofline,
     })

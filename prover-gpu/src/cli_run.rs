@@ -89,7 +89,7 @@ fn run_inner(args: &RunArgs, fields: &mut Map<String, Value>) -> Result<i32, Fai
     if run.result.is_ok() && !provable {
         let _ = writeln!(
             stderr,
-            "warning: {cycles} cycles: `kestrel prove` proves at most 2^26 = {} cycles, so \
+            "warning: {cycles} cycles: `kestrel prove` proves at most 2^36 = {} cycles, so \
              this run cannot be proven",
             crate::limits::MAX_PROVABLE_CYCLES
         );

@@ -25,5 +25,6 @@ pub mod par;
 pub mod prover;
 pub mod roofline;
 pub mod rv;
+pub mod segmented;
 pub mod select;
 pub mod vm;

@@ -9,7 +9,8 @@
 //! | private input | [`MAX_INPUT`] = 16 MiB | see its doc |
 //! | proof file | [`MAX_PROOF_FILE`] = 256 MiB | see its doc |
 //! | verifying key | exactly [`VK_BYTES`] = 32 bytes | |
-//! | cycles proven | [`MAX_PROVABLE_CYCLES`] = 2^26 | the packing pass refuses longer runs |
+//! | cycles proven | [`MAX_PROVABLE_CYCLES`] = 2^36 | the verifier's bound on a segmented run (timestamps below 2^39) |
+//! | cycles in one proof | [`MAX_SEGMENT_CYCLES`] = 2^26 | the packing pass refuses longer segments |
 
 use std::fs::File;
 use std::io::{Read, Write};
@@ -39,10 +40,21 @@ pub const MAX_PROOF_FILE: u64 = 256 << 20;
 /// Size of a verifying key file.
 pub const VK_BYTES: u64 = 32;
 
-/// Most cycles `prove` can prove, and its default `--max-cycles`: 2^26, the largest run the
-/// packing pass accepts (`kestrel_core::rv::pack`: more steps are `TraceError::TooLong`);
-/// the CPU table has one row per cycle.
-pub const MAX_PROVABLE_CYCLES: u64 = 1 << 26;
+/// Most cycles `prove` can prove: 2^36, the longest segmented run the verifier accepts
+/// (`kestrel_verifier::MAX_RUN_LOG_CYCLES`).
+pub const MAX_PROVABLE_CYCLES: u64 = 1 << kestrel_verifier::MAX_RUN_LOG_CYCLES;
+
+/// `prove`'s default `--max-cycles`: 2^26 (a guest that loops forever stops in a second or
+/// so; longer runs name a larger limit).
+pub const DEFAULT_PROVE_CYCLES: u64 = 1 << 26;
+
+/// Most cycles one proof (one segment) holds: 2^26, the largest run the packing pass
+/// accepts (`kestrel_core::rv::pack`: more steps are `TraceError::TooLong`); the CPU
+/// table has one row per cycle.
+pub const MAX_SEGMENT_CYCLES: u64 = 1 << 26;
+
+/// Fewest cycles a segment may have (`--segment-cycles`).
+pub const MIN_SEGMENT_CYCLES: u64 = 1 << 8;
 
 /// `n` in MiB or KiB where it is a whole number of them, else in bytes, for messages.
 pub fn bytes_human(n: u64) -> String {

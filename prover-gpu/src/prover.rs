@@ -162,9 +162,11 @@ pub fn prove<B: Backend>(
         &dims,
         &host,
         public,
+        Schedule::Whole,
         &mut |_| {},
         |t| backend.commit_trace(&traces[t], lb),
-    )
+    )?
+    .body()
 }
 
 /// As [`prove`], for main traces of which some live in the backend's memory
@@ -197,6 +199,103 @@ pub fn prove_main_observed<B: DeviceTraces>(
     public: &[Felt],
     observer: &mut dyn FnMut(&'static str),
 ) -> Result<(ProofBody, ProveTimings), ProverError> {
+    prove_scheduled(
+        backend,
+        pk,
+        machine,
+        traces,
+        public,
+        Schedule::Whole,
+        observer,
+    )?
+    .body()
+}
+
+/// Phase 1 of a segmented run's part ([`kestrel_core::proof::SegmentedProof`]): its main
+/// traces committed (and dropped); its heights and main cap, for
+/// [`kestrel_core::stark::RunRounds::part_main`].
+///
+/// # Errors
+/// As [`prove`].
+pub fn part_main_cap<B: DeviceTraces>(
+    backend: &B,
+    pk: &ProvingKey<B>,
+    machine: &dyn Machine,
+    traces: Vec<MainTrace<B>>,
+    public: &[Felt],
+) -> Result<(Vec<u8>, Vec<Digest>), ProverError> {
+    match prove_scheduled(
+        backend,
+        pk,
+        machine,
+        traces,
+        public,
+        Schedule::MainOnly,
+        &mut |_| {},
+    )? {
+        Outcome::Main { log_heights, cap } => Ok((log_heights, cap)),
+        Outcome::Body(..) => Err(ProverError::Internal("phase 1 made a proof")),
+    }
+}
+
+/// Phase 2 of a segmented run's part: its main traces (the same as phase 1's) committed
+/// again and proven under the run's shared LogUp challenges `ch`, on the part's own
+/// transcript `rounds` ([`kestrel_core::stark::RunRounds::part`]).
+///
+/// # Errors
+/// As [`prove`].
+#[allow(clippy::too_many_arguments)]
+pub fn prove_part<B: DeviceTraces>(
+    backend: &B,
+    pk: &ProvingKey<B>,
+    machine: &dyn Machine,
+    traces: Vec<MainTrace<B>>,
+    public: &[Felt],
+    ch: LogUpChallenges,
+    rounds: Rounds,
+    observer: &mut dyn FnMut(&'static str),
+) -> Result<(ProofBody, ProveTimings), ProverError> {
+    let schedule = Schedule::Part { ch, rounds };
+    prove_scheduled(backend, pk, machine, traces, public, schedule, observer)?.body()
+}
+
+/// Which rounds a call proves.
+enum Schedule {
+    /// The whole protocol on its own transcript (format 3).
+    Whole,
+    /// The main round only: a segmented part's phase 1.
+    MainOnly,
+    /// Everything after the main round, under a segmented run's shared challenges.
+    Part { ch: LogUpChallenges, rounds: Rounds },
+}
+
+/// What a [`Schedule`] yields.
+enum Outcome {
+    Body(ProofBody, ProveTimings),
+    Main {
+        log_heights: Vec<u8>,
+        cap: Vec<Digest>,
+    },
+}
+
+impl Outcome {
+    fn body(self) -> Result<(ProofBody, ProveTimings), ProverError> {
+        match self {
+            Outcome::Body(b, t) => Ok((b, t)),
+            Outcome::Main { .. } => Err(ProverError::Internal("a main round without a proof")),
+        }
+    }
+}
+
+fn prove_scheduled<B: DeviceTraces>(
+    backend: &B,
+    pk: &ProvingKey<B>,
+    machine: &dyn Machine,
+    traces: Vec<MainTrace<B>>,
+    public: &[Felt],
+    schedule: Schedule,
+    observer: &mut dyn FnMut(&'static str),
+) -> Result<Outcome, ProverError> {
     let dims: Vec<(usize, usize)> = traces.iter().map(|t| t.dims(backend)).collect();
     let mut hosts = Vec::with_capacity(traces.len());
     let mut devices: Vec<Option<B::DeviceTrace>> = Vec::with_capacity(traces.len());
@@ -221,6 +320,7 @@ pub fn prove_main_observed<B: DeviceTraces>(
         &dims,
         &host,
         public,
+        schedule,
         observer,
         |t| match (host[t], devices[t].take()) {
             (Some(m), None) => backend.commit_trace(m, lb),
@@ -240,9 +340,10 @@ fn prove_core<B: Backend>(
     dims: &[(usize, usize)],
     host: &[Option<&RowMajorMatrix>],
     public: &[Felt],
+    schedule: Schedule,
     observer: &mut dyn FnMut(&'static str),
     mut commit_main: impl FnMut(usize) -> Result<B::Committed, ProverError>,
-) -> Result<(ProofBody, ProveTimings), ProverError> {
+) -> Result<Outcome, ProverError> {
     let mut timings = Marks {
         timings: ProveTimings::default(),
         observer,
@@ -257,7 +358,8 @@ fn prove_core<B: Backend>(
             got: dims.len(),
         });
     }
-    if !machine.public_len_ok(public.len()) {
+    // A segmented part's phase 1 comes before the run's public values are known.
+    if !matches!(schedule, Schedule::MainOnly) && !machine.public_len_ok(public.len()) {
         return Err(ProverError::PublicCount {
             expected: machine.num_public_values(),
             got: public.len(),
@@ -307,7 +409,6 @@ fn prove_core<B: Backend>(
         .collect();
     backend.plan_memory(&plan, lb)?;
     let pre_cap = pk.preprocessed_cap.clone();
-    let mut rounds = Rounds::start(&pk.machine_name, &params, &pre_cap, &log_heights, public);
     let p = Proving {
         backend,
         pk,
@@ -320,7 +421,20 @@ fn prove_core<B: Backend>(
 
     let main = p.commit_main(&mut commit_main)?;
     timings.mark("commit main", &mut clock);
-    let ch = rounds.main(&main.cap);
+    let (ch, mut rounds) = match schedule {
+        Schedule::Whole => {
+            let mut rounds =
+                Rounds::start(&pk.machine_name, &params, &pre_cap, &p.log_heights, public);
+            (rounds.main(&main.cap), rounds)
+        }
+        Schedule::MainOnly => {
+            return Ok(Outcome::Main {
+                log_heights: p.log_heights,
+                cap: main.cap,
+            })
+        }
+        Schedule::Part { ch, rounds } => (ch, rounds),
+    };
     let aux = p.logup(&main, ch)?;
     timings.mark("logup aux", &mut clock);
     let gamma = rounds.aux(&aux.totals, &aux.cap);
@@ -366,7 +480,7 @@ fn prove_core<B: Backend>(
         pow_nonce,
         queries,
     };
-    Ok((body, timings.timings))
+    Ok(Outcome::Body(body, timings.timings))
 }
 
 /// What every round reads: the backend, the key, the tables and their heights, the main

@@ -38,6 +38,12 @@ pub enum VerifyError {
     PublicCount { expected: usize, got: usize },
     /// A table height outside `[2^MIN_LOG_HEIGHT, 2^MAX_LOG_HEIGHT]`.
     LogHeight { table: usize, got: u8 },
+    /// A segmented proof for a machine that does not prove in segments.
+    NotSegmentable,
+    /// A segmented run longer than the verifier accepts (its segments' cycles).
+    RunTooLong,
+    /// A segmented proof's second listing of its parts differs from its first.
+    PartsMismatch,
     /// A list in the proof has the wrong length.
     Length {
         what: &'static str,
@@ -96,6 +102,9 @@ impl fmt::Display for VerifyError {
                 expected,
                 got,
             } => write!(f, "{what}: expected {expected}, got {got}"),
+            NotSegmentable => write!(f, "this machine does not prove in segments"),
+            RunTooLong => write!(f, "segmented run longer than the verifier accepts"),
+            PartsMismatch => write!(f, "the proof lists its parts differently the second time"),
             VkMismatch => write!(f, "proof does not match the verifying key"),
             LogUpSum => write!(f, "LogUp buses do not balance"),
             LogUpFingerprintZero => write!(f, "LogUp fingerprint of a public interaction vanished"),

@@ -8,7 +8,8 @@ use alloc::vec::Vec;
 
 use kestrel_core::air::logup::signed;
 use kestrel_core::air::{
-    combine_quotient, logup, Machine, TableAir, TableShape, VerifierFolder, ZerofierInverses,
+    combine_quotient, logup, LogUpChallenges, Machine, PublicInteraction, TableAir, TableShape,
+    VerifierFolder, ZerofierInverses,
 };
 use kestrel_core::field::{bit_reverse, powers, Ext3, Felt, Field};
 use kestrel_core::keys::VerifyingKey;
@@ -16,7 +17,9 @@ use kestrel_core::merkle::{hash_inject, hash_leaf_ext, hash_node, Digest, LeafHa
 use kestrel_core::params::{
     estimate_with, StarkParams, MAX_LOG_HEIGHT, MIN_LOG_HEIGHT, SECURITY_FLOOR_BITS,
 };
-use kestrel_core::proof::{COUNT_LEN, DIGEST_LEN, EXT_LEN, FELT_LEN, FORMAT_VERSION, MAGIC};
+use kestrel_core::proof::{
+    COUNT_LEN, DIGEST_LEN, EXT_LEN, FELT_LEN, FORMAT_VERSION, MAGIC, SEGMENTED_FORMAT_VERSION,
+};
 use kestrel_core::stark::{
     deep_columns, fold_pair, fri_cap_bits, lde_point, protocol_shape, FriShape, Matrix,
     RoundTreeShape, Rounds, FRI_CAP_BITS, ROUND_CAP_BITS,
@@ -51,27 +54,34 @@ pub fn verify(
 /// [`VerifyError::UnsupportedVersion`].
 pub fn read_params(source: &mut dyn ProofSource) -> Result<StarkParams, VerifyError> {
     let mut r = Reader::new(source);
-    header(&mut r)
+    header(&mut r).map(|(_, p)| p)
 }
 
-fn header(r: &mut Reader<'_>) -> Result<StarkParams, VerifyError> {
+/// The header: magic, a version this verifier reads (3, or 4 for a segmented run), the
+/// parameters.
+pub(crate) fn header(r: &mut Reader<'_>) -> Result<(u16, StarkParams), VerifyError> {
     if r.bytes::<4>()? != MAGIC {
         return Err(VerifyError::BadMagic);
     }
     let version = r.u16()?;
-    if version != FORMAT_VERSION {
+    if version != FORMAT_VERSION && version != SEGMENTED_FORMAT_VERSION {
         return Err(VerifyError::UnsupportedVersion { got: version });
     }
-    Ok(StarkParams {
+    let params = StarkParams {
         log_blowup: r.u8()?,
         num_queries: r.u16()?,
         pow_bits: r.u8()?,
         log_final_poly_len: r.u8()?,
-    })
+    };
+    Ok((version, params))
 }
 
 /// Reads a list of `n` extension elements (count first).
-fn exts(r: &mut Reader<'_>, what: &'static str, n: usize) -> Result<Vec<Ext3>, VerifyError> {
+pub(crate) fn exts(
+    r: &mut Reader<'_>,
+    what: &'static str,
+    n: usize,
+) -> Result<Vec<Ext3>, VerifyError> {
     r.count(what, n, EXT_LEN)?;
     (0..n).map(|_| r.ext()).collect()
 }
@@ -93,7 +103,7 @@ pub fn verify_stream(
     let mut r = Reader::new(source);
 
     // 1. Header and parameters: well-formed, the statement's public values.
-    let params = header(&mut r)?;
+    let (version, params) = header(&mut r)?;
     if !params.is_well_formed() {
         return Err(VerifyError::BadParams);
     }
@@ -103,6 +113,9 @@ pub fn verify_stream(
             got: public.len(),
         });
     }
+    if version == SEGMENTED_FORMAT_VERSION {
+        return crate::segmented::verify_segmented(machine, vk, public, params, &mut r);
+    }
     let tables = machine.tables();
     let shapes: Vec<TableShape> = tables
         .iter()
@@ -111,7 +124,6 @@ pub fn verify_stream(
         .map_err(VerifyError::Air)?;
     let nt = shapes.len();
     let n_pre = shapes.iter().filter(|s| s.preprocessed_width > 0).count();
-    let n_aux = shapes.iter().filter(|s| s.num_interactions > 0).count();
 
     // 2. Heights; the security floor (it depends only on the parameters, the heights and
     //    the AIR) before anything else is read; the preprocessed cap.
@@ -122,18 +134,7 @@ pub fn verify_stream(
             return Err(VerifyError::LogHeight { table: t, got: h });
         }
     }
-    let max_log_height = log_heights.iter().copied().max().unwrap_or(0) as u32;
-    let security = estimate_with(
-        &params,
-        max_log_height,
-        &protocol_shape(&shapes, &log_heights),
-    );
-    if security.provable_bits < SECURITY_FLOOR_BITS as f64 {
-        return Err(VerifyError::BelowSecurityFloor {
-            provable_bits: security.provable_bits as u32,
-            floor: SECURITY_FLOOR_BITS,
-        });
-    }
+    check_floor(&params, &shapes, &log_heights, None)?;
     let lb = params.log_blowup as u32;
     // Each round's mixed-matrix tree (none for a round no table commits to).
     let trees = Matrix::ROUNDS.map(|m| RoundTreeShape::of(m, &shapes, &log_heights, lb));
@@ -152,36 +153,143 @@ pub fn verify_stream(
     }
     debug_assert_eq!(n_pre > 0, trees[0].is_some());
 
-    // 4. The commitments before the out-of-domain point, and their challenges.
+    // 4. The main commitment and the LogUp challenges; the rest of the protocol, the LogUp
+    //    sum checked once the totals are read.
     let mut rounds = Rounds::start(machine.name(), &params, &caps[0], &log_heights, public);
     caps[1] = read_cap(&mut r, &trees, 1)?;
     let ch = rounds.main(&caps[1]);
-    let totals = exts(&mut r, "LogUp totals", n_aux)?;
-    caps[2] = read_cap(&mut r, &trees, 2)?;
-    let gamma = rounds.aux(&totals, &caps[2]);
-    caps[3] = read_cap(&mut r, &trees, 3)?;
-    let zeta = rounds.quotient(&caps[3]);
+    let pub_inters = machine.public_interactions(public);
+    let alpha_powers = alpha_powers(ch, &shapes, &pub_inters);
+    let [pre_cap, main_cap, ..] = caps;
+    let part = PartInput {
+        tables: &tables,
+        shapes: &shapes,
+        log_heights: &log_heights,
+        params,
+        public,
+        pre_cap,
+        main_cap,
+        ch,
+        alpha_powers: &alpha_powers,
+    };
+    verify_part(&mut r, &part, rounds, &mut |totals| {
+        let sum =
+            totals.iter().copied().sum::<Ext3>() + public_sum(&pub_inters, &alpha_powers, ch)?;
+        if sum != Ext3::ZERO {
+            return Err(VerifyError::LogUpSum);
+        }
+        Ok(())
+    })?;
 
-    // 5. LogUp: every table's total plus the public interactions' sum to zero.
+    // 9. Nothing after the last query.
+    r.end()
+}
+
+/// Fails unless the parameters give at least [`SECURITY_FLOOR_BITS`] provable bits for
+/// tables of these shapes and heights. `run_fractions`: in a segmented run, the LogUp
+/// fractions of all its parts, which share one set of challenges (the LogUp term counts
+/// them all).
+pub(crate) fn check_floor(
+    params: &StarkParams,
+    shapes: &[TableShape],
+    log_heights: &[u8],
+    run_fractions: Option<u128>,
+) -> Result<(), VerifyError> {
+    let max_log_height = log_heights.iter().copied().max().unwrap_or(0) as u32;
+    let mut shape = protocol_shape(shapes, log_heights);
+    if let Some(m) = run_fractions {
+        let per_row = m.div_ceil(1u128 << max_log_height);
+        shape.lookup_fractions_per_row = u64::try_from(per_row).unwrap_or(u64::MAX).max(1);
+    }
+    let security = estimate_with(params, max_log_height, &shape);
+    if security.provable_bits < SECURITY_FLOOR_BITS as f64 {
+        return Err(VerifyError::BelowSecurityFloor {
+            provable_bits: security.provable_bits as u32,
+            floor: SECURITY_FLOOR_BITS,
+        });
+    }
+    Ok(())
+}
+
+/// The powers `α^1 ..= α^w` for the widest tuple of the tables and the public
+/// interactions.
+pub(crate) fn alpha_powers(
+    ch: LogUpChallenges,
+    shapes: &[TableShape],
+    pub_inters: &[PublicInteraction],
+) -> Vec<Ext3> {
     let max_values = shapes
         .iter()
         .map(|s| s.max_interaction_values)
         .max()
         .unwrap_or(0);
-    let pub_inters = machine.public_interactions(public);
     let max_pub_values = pub_inters.iter().map(|i| i.values.len()).max().unwrap_or(0);
     let mut alpha_powers = powers(ch.alpha, max_values.max(max_pub_values) + 1);
     alpha_powers.remove(0);
-    let mut sum: Ext3 = totals.iter().copied().sum();
-    for it in &pub_inters {
-        let f = logup::fingerprint(it.bus, &it.values, &alpha_powers, ch.beta);
+    alpha_powers
+}
+
+/// The public interactions' contribution to the LogUp sum.
+pub(crate) fn public_sum(
+    pub_inters: &[PublicInteraction],
+    alpha_powers: &[Ext3],
+    ch: LogUpChallenges,
+) -> Result<Ext3, VerifyError> {
+    let mut sum = Ext3::ZERO;
+    for it in pub_inters {
+        let f = logup::fingerprint(it.bus, &it.values, alpha_powers, ch.beta);
         let inv = f.inverse().ok_or(VerifyError::LogUpFingerprintZero)?;
         sum += inv * signed(it.direction, it.multiplicity);
     }
-    drop(pub_inters);
-    if sum != Ext3::ZERO {
-        return Err(VerifyError::LogUpSum);
-    }
+    Ok(sum)
+}
+
+/// What one part of a proof (a whole proof's tables, or one part of a segmented run) is
+/// verified against once its main cap and the LogUp challenges are known.
+pub(crate) struct PartInput<'a> {
+    pub tables: &'a [&'a dyn TableAir],
+    pub shapes: &'a [TableShape],
+    pub log_heights: &'a [u8],
+    pub params: StarkParams,
+    pub public: &'a [Felt],
+    pub pre_cap: Vec<Digest>,
+    pub main_cap: Vec<Digest>,
+    pub ch: LogUpChallenges,
+    pub alpha_powers: &'a [Ext3],
+}
+
+/// Reads and checks a part's records after its main cap, from the LogUp totals to its last
+/// query, on the part's transcript `rounds` (after the LogUp challenges); `on_totals` gets
+/// the part's totals once they are read (before the out-of-domain values).
+pub(crate) fn verify_part(
+    r: &mut Reader<'_>,
+    part: &PartInput<'_>,
+    mut rounds: Rounds,
+    on_totals: &mut dyn FnMut(&[Ext3]) -> Result<(), VerifyError>,
+) -> Result<(), VerifyError> {
+    let PartInput {
+        tables,
+        shapes,
+        log_heights,
+        params,
+        public,
+        ch,
+        alpha_powers,
+        ..
+    } = *part;
+    let nt = shapes.len();
+    let n_aux = shapes.iter().filter(|s| s.num_interactions > 0).count();
+    let lb = params.log_blowup as u32;
+    let trees = Matrix::ROUNDS.map(|m| RoundTreeShape::of(m, shapes, log_heights, lb));
+    let mut caps: [Vec<Digest>; 4] = Default::default();
+    caps[0] = part.pre_cap.clone();
+    caps[1] = part.main_cap.clone();
+    let totals = exts(r, "LogUp totals", n_aux)?;
+    caps[2] = read_cap(r, &trees, 2)?;
+    let gamma = rounds.aux(&totals, &caps[2]);
+    caps[3] = read_cap(r, &trees, 3)?;
+    let zeta = rounds.quotient(&caps[3]);
+    on_totals(&totals)?;
 
     // 6. Out-of-domain values, table by table: each table's constraints checked against its
     //    quotient at ζ as its values are read, all of them absorbed, then λ drawn and every
@@ -209,14 +317,14 @@ pub fn verify_stream(
             .map(|s| OodLayout::of(s).len)
             .max()
             .unwrap_or(0);
-        let mut pass = OodPass::new(&mut r, &check, max_len, false);
+        let mut pass = OodPass::new(r, &check, max_len, false);
         let lambda = rounds.ood_values(&mut pass);
         let first = pass.finish()?;
         let end = r.position();
         // The second read: the same bytes or a source error (what it reads was read, shape
         // checked and bound by the transcript the first time).
         r.seek(start)?;
-        let mut second = OodStream::new(&mut r, true);
+        let mut second = OodStream::new(r, true);
         let deep = deep_sums(&shapes, &log_heights, zeta, lambda, &mut second)
             .map_err(|_| VerifyError::Source)?;
         if second.digest() != first || r.position() != end {
@@ -224,7 +332,7 @@ pub fn verify_stream(
         }
         (lambda, deep)
     } else {
-        let mut pass = OodPass::new(&mut r, &check, ood_len, true);
+        let mut pass = OodPass::new(r, &check, ood_len, true);
         let lambda = rounds.ood_values(&mut pass);
         pass.finish()?;
         let mut held = OodHeld(pass.buf.iter());
@@ -250,7 +358,7 @@ pub fn verify_stream(
         }
         betas.push(rounds.fri_layer(&fri_caps[at..]));
     }
-    let final_poly = exts(&mut r, "final polynomial", 1 << fri.log_final_len)?;
+    let final_poly = exts(r, "final polynomial", 1 << fri.log_final_len)?;
     let challenge = rounds.final_poly(&final_poly);
     let nonce = r.u64()?;
     if !check_pow(&challenge, nonce, params.pow_bits as u32) {
@@ -311,7 +419,7 @@ pub fn verify_stream(
         for (i, tree) in trees.iter().enumerate() {
             let Some(tree) = tree else { continue };
             let index = q >> (fri.log_max_lde - tree.log_leaves);
-            if !round_path(&mut r, tree, &caps[i], index, &row_digests[i])? {
+            if !round_path(r, tree, &caps[i], index, &row_digests[i])? {
                 return Err(VerifyError::MerklePath {
                     query: qi,
                     round: Matrix::ROUNDS[i],
@@ -342,7 +450,7 @@ pub fn verify_stream(
             let cap = &fri_caps[cap_at..cap_at + (1 << cap_bits)];
             let depth = (log_leaves - cap_bits) as usize;
             let leaf = hash_leaf_ext(&[lo, hi]);
-            if !path(&mut r, "FRI path", depth, cap, pos >> 1, leaf)? {
+            if !path(r, "FRI path", depth, cap, pos >> 1, leaf)? {
                 return Err(VerifyError::FriMerklePath {
                     query: qi,
                     layer: l,
@@ -373,12 +481,11 @@ pub fn verify_stream(
         }
     }
 
-    // 9. Nothing after the last query.
-    r.end()
+    Ok(())
 }
 
 /// Reads round `i`'s cap (count first): `2^c` digests, none for a round without a tree.
-fn read_cap(
+pub(crate) fn read_cap(
     r: &mut Reader<'_>,
     trees: &[Option<RoundTreeShape>; 4],
     i: usize,

@@ -139,6 +139,24 @@ pub trait Machine: Sync {
     fn public_interactions(&self, _public: &[Felt]) -> Vec<PublicInteraction> {
         Vec::new()
     }
+    /// How the machine's tables split for a segmented run (`None`: it proves in one
+    /// proof only).
+    fn segment_layout(&self) -> Option<SegmentLayout> {
+        None
+    }
+}
+
+/// How a segmented run splits a machine's tables ([`Machine::segment_layout`]): each
+/// segment proves the `segment` tables, one run part proves the `run` tables, all
+/// sharing the LogUp challenges. Indices are into [`Machine::tables`], in table order;
+/// together the two lists are every table once.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SegmentLayout {
+    pub segment: Vec<usize>,
+    pub run: Vec<usize>,
+    /// The segment table with one row per cycle (its real rows are the segment's cycles):
+    /// the verifier bounds the run's length by its heights.
+    pub clock: usize,
 }
 
 /// The LogUp challenges drawn after the main commitments.
@@ -227,4 +245,32 @@ pub fn combine_quotient(acc: &[Ext3; 4], z: &ZerofierInverses<Ext3>) -> Ext3 {
 #[inline(always)]
 pub fn combine_quotient_base(acc: &[Ext3; 4], z: &ZerofierInverses<Felt>) -> Ext3 {
     (acc[0] + acc[1] * z.x_minus_last) * z.inv_zh + acc[2] * z.inv_first + acc[3] * z.inv_last
+}
+
+/// Some of a machine's tables, as a machine of their own: one part of a segmented run
+/// ([`SegmentLayout`]). Its name and public values are the machine's; it adds no public
+/// interactions (a segmented run accounts them once, not per part).
+pub struct Part<'a> {
+    pub machine: &'a dyn Machine,
+    /// Indices into the machine's tables, in table order.
+    pub tables: &'a [usize],
+}
+
+impl Machine for Part<'_> {
+    fn name(&self) -> &str {
+        self.machine.name()
+    }
+    fn tables(&self) -> Vec<&dyn TableAir> {
+        let all = self.machine.tables();
+        self.tables
+            .iter()
+            .filter_map(|&t| all.get(t).copied())
+            .collect()
+    }
+    fn num_public_values(&self) -> usize {
+        self.machine.num_public_values()
+    }
+    fn public_len_ok(&self, n: usize) -> bool {
+        self.machine.public_len_ok(n)
+    }
 }

@@ -22,7 +22,7 @@ use super::register::RegisterAir;
 use super::shift::ShiftAir;
 use super::store::StoreAir;
 use super::{BUS_EXIT, BUS_OUTPUT};
-use crate::air::{Direction, Machine, PublicInteraction, TableAir};
+use crate::air::{Direction, Machine, PublicInteraction, SegmentLayout, TableAir};
 use crate::field::Felt;
 
 pub use super::table::TableId;
@@ -184,6 +184,20 @@ impl Machine for Rv64Machine {
     }
     fn public_len_ok(&self, n: usize) -> bool {
         n >= NUM_PUBLIC && n - NUM_PUBLIC <= MAX_OUTPUT
+    }
+    fn segment_layout(&self) -> Option<SegmentLayout> {
+        let index = |run: bool| {
+            TableId::ALL
+                .iter()
+                .filter(|t| t.is_run_table() == run)
+                .map(|t| t.index())
+                .collect()
+        };
+        Some(SegmentLayout {
+            segment: index(false),
+            run: index(true),
+            clock: TableId::Cpu.index(),
+        })
     }
     fn public_interactions(&self, public: &[Felt]) -> Vec<PublicInteraction> {
         let exit = public.get(..NUM_PUBLIC).unwrap_or(&[]);

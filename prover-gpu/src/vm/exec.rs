@@ -221,6 +221,31 @@ impl Vm {
         }
     }
 
+    /// Runs until the program exits or [`Vm::cycles`] reaches `until`, whichever comes
+    /// first, feeding every executed instruction to `rec`: `Ok(Some(exit))` if it exited,
+    /// `Ok(None)` if it stopped at `until` (a later call goes on from there: a segment of a
+    /// run at a time). The cycle limit still applies.
+    ///
+    /// # Errors
+    /// As [`Vm::run`].
+    pub fn run_until<R: Recorder>(
+        &mut self,
+        rec: &mut R,
+        until: u64,
+    ) -> Result<Option<Exit>, VmError> {
+        if self.exit.is_some() || until >= self.max_cycles {
+            return self.run(rec).map(Some);
+        }
+        let max = self.max_cycles;
+        self.max_cycles = until;
+        let r = self.run(rec);
+        self.max_cycles = max;
+        match r {
+            Err(VmError::MaxCycles { .. }) if self.cycles == until => Ok(None),
+            r => r.map(Some),
+        }
+    }
+
     fn run_loop<R: Recorder>(&mut self, rec: &mut R) -> Result<u64, VmError> {
         use Opcode::*;
         let Vm {
