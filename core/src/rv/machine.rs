@@ -161,6 +161,9 @@ impl Rv64Machine {
 pub const NUM_PUBLIC: usize = 8;
 /// The most public output bytes a statement may carry (bounds the verifier's work).
 pub const MAX_OUTPUT: usize = 1 << 20;
+/// The most cycles a run may take (over all its segments): register timestamps
+/// `4·clk + 1 ..= 3` stay below 2^38.
+pub const MAX_RUN_CYCLES: u64 = 1 << 36;
 
 /// The machine: its tables are the [`TableId`]s, in proof order ([`TableId::ALL`]).
 pub struct Rv64Machine {
@@ -290,6 +293,12 @@ mod records {
         NoAluTable { op: u32 },
         /// Too many steps for the largest table height.
         TooLong { steps: usize },
+        /// A run longer than [`MAX_RUN_CYCLES`] (`cycles`: where its segment would end).
+        RunTooLong { cycles: u64 },
+        /// A segment that is not the run's last contains the exit call (at cycle `clk`).
+        ExitBeforeLast { clk: u64 },
+        /// A segment packed after the run's last one.
+        AfterLast,
         /// A system call the proof does not cover.
         UnsupportedCall { pc: u32, number: u64, arg: u64 },
         /// A memory access at an address the memory map does not cover (outside the program
@@ -322,6 +331,15 @@ mod records {
                 TraceError::TooLong { steps } => {
                     write!(f, "{steps} steps exceed the largest table")
                 }
+                TraceError::RunTooLong { cycles } => write!(
+                    f,
+                    "a run of {cycles} cycles exceeds the limit of {MAX_RUN_CYCLES}"
+                ),
+                TraceError::ExitBeforeLast { clk } => write!(
+                    f,
+                    "the exit call at cycle {clk} is in a segment that is not the last"
+                ),
+                TraceError::AfterLast => write!(f, "a segment after the run's last one"),
                 TraceError::UnsupportedCall { pc, number, arg } => write!(
                     f,
                     "system call {number} (a0 = {arg}) at pc {pc:#x} cannot be proven"
@@ -491,6 +509,36 @@ mod records {
         pub public: Vec<Felt>,
     }
 
+    /// What a segmented run proves once, after its last segment
+    /// ([`Segmenter::finish`](super::super::pack::Segmenter::finish)): the traces of the
+    /// [`RUN_TABLES`](TableId::RUN_TABLES), their real rows and the public values.
+    #[derive(Clone, Debug, PartialEq, Eq)]
+    pub struct RunTraces {
+        /// The run tables' traces, in [`Machine::tables`] order (index: [`TableId::index`]);
+        /// `None` at the segment tables.
+        pub traces: Vec<Option<RowMajorMatrix>>,
+        /// The run tables' real rows as [`PackedTraces::table_rows`] has them (`None` at
+        /// BITWISE and at the segment tables).
+        pub table_rows: Vec<Option<usize>>,
+        pub public: Vec<Felt>,
+    }
+
+    impl RunTraces {
+        /// The run tables' traces in [`TableId::RUN_TABLES`] order, and the public values.
+        ///
+        /// # Errors
+        /// [`TraceError::Empty`] if a run table has no trace (never after
+        /// [`Segmenter::finish`](super::super::pack::Segmenter::finish)).
+        pub fn into_host_traces(mut self) -> Result<(Vec<RowMajorMatrix>, Vec<Felt>), TraceError> {
+            let traces = TableId::RUN_TABLES
+                .into_iter()
+                .map(|t| self.traces[t.index()].take())
+                .collect::<Option<Vec<_>>>()
+                .ok_or(TraceError::Empty)?;
+            Ok((traces, self.public))
+        }
+    }
+
     /// The records of the [`RECORD_TABLES`], borrowed: what their fills read. Those the
     /// packing pass hands out before its last stage ([`EARLY_TABLES`]) have LT and SHIFT empty.
     #[derive(Clone, Copy, Debug)]
@@ -544,7 +592,46 @@ mod records {
                 .collect()
         }
 
-        /// Every table's trace, the [`RECORD_TABLES`] filled on the host, and the public values.
+        /// A whole run's packed traces: these of its only segment, with the run tables'
+        /// traces, their real rows and the public values of `run` merged in.
+        pub fn with_run(mut self, run: RunTraces) -> PackedTraces {
+            for (t, (m, rows)) in TableId::ALL
+                .into_iter()
+                .zip(run.traces.into_iter().zip(run.table_rows))
+            {
+                if t.is_run_table() {
+                    self.traces[t.index()] = m;
+                    self.table_rows[t.index()] = rows;
+                }
+            }
+            self.public = run.public;
+            self
+        }
+
+        /// A segment's traces: the [`SEGMENT_TABLES`](TableId::SEGMENT_TABLES)' in their
+        /// order, the [`RECORD_TABLES`] filled on the host.
+        ///
+        /// # Errors
+        /// [`TraceError::Empty`] if a segment table has neither a trace nor records (never
+        /// after [`Segmenter::pack_segment`](super::pack::Segmenter::pack_segment)).
+        pub fn into_host_segment_traces(
+            mut self,
+            program: &ProgramImage,
+        ) -> Result<Vec<RowMajorMatrix>, TraceError> {
+            TableId::SEGMENT_TABLES
+                .into_iter()
+                .map(|t| {
+                    self.traces[t.index()]
+                        .take()
+                        .or_else(|| self.fill_host(program, t))
+                })
+                .collect::<Option<Vec<_>>>()
+                .ok_or(TraceError::Empty)
+        }
+
+        /// Every table's trace, the [`RECORD_TABLES`] filled on the host, and the public
+        /// values: those of a whole run (a segment's lack the run tables: see
+        /// [`PackedTraces::into_host_segment_traces`]).
         ///
         /// # Errors
         /// [`TraceError::Empty`] if a table has neither a trace nor records (never after

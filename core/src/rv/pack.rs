@@ -1,6 +1,11 @@
 //! The packing pass: an execution's steps to the packed records of the
 //! [`RECORD_TABLES`](super::machine::RECORD_TABLES), every other table's trace and the
-//! public values, in four stages:
+//! public values. A [`Segmenter`] runs it one segment of steps at a time
+//! ([`Segmenter::pack_segment`]: the [`SEGMENT_TABLES`](TableId::SEGMENT_TABLES)), carrying
+//! the replay state from one segment to the next, and builds the
+//! [`RUN_TABLES`](TableId::RUN_TABLES) once after the last ([`Segmenter::finish`]);
+//! [`pack_traces`] is a run of one segment, its run tables merged in. A segment is packed
+//! in four stages:
 //!
 //! 0. **Decode** (chunks of consecutive steps, in parallel): each step's DECODE row, up to
 //!    the first step whose pc is not a provable instruction of the program.
@@ -13,27 +18,31 @@
 //!    its CPU and MEMW_R columns (the chunk runs the register file again from its copy),
 //!    DECODE multiplicities, ALU operations per table (LT's and SHIFT's merged into distinct
 //!    rows per chunk), the byte lookups of its CPU row and register accesses.
-//! 3. **Tables** (one job per table, LT's and SHIFT's split by ranges of keys, in
-//!    parallel): each table's trace, rows or lookups from the records; then BITWISE from the
-//!    lookups of every chunk and job.
+//! 3. **Tables** (one job per segment table, LT's and SHIFT's split by ranges of keys, in
+//!    parallel): each table's trace, rows or lookups from the records; their byte lookups
+//!    and the DECODE multiplicities are added to the run's totals.
 //!
 //! Chunks are joined in step order and byte lookups are counts, so the result does not
 //! depend on the [`ParMap`] or its chunk length.
+//!
+//! Clocks are global: step `i` of a segment starting at clock `c` runs at cycle `c + i`,
+//! its register accesses at timestamps `4·(c + i) + 1 ..= 3` and its memory accesses at
+//! `c + i + 1`.
 
 use alloc::boxed::Box;
 use alloc::vec;
 use alloc::vec::Vec;
 use core::ops::Range;
 
-use super::bitwise::ByteCounts;
+use super::bitwise::{ByteCounts, ByteTotals};
 use super::cpu::{self, CallMark, CpuRecords, Step};
 use super::decode::{self, class, decode_for_air, CodeSlots, Decoded, NoRow, ProgramImage};
 use super::ecall;
 use super::io;
 use super::load;
 use super::machine::{
-    alu_table, distinct_rows, public_values, AluBuild, PackedTraces, RecordRefs, Rv64Machine,
-    TraceError, MAX_OUTPUT,
+    alu_table, distinct_rows, public_values, AluBuild, PackedTraces, RecordRefs, RunTraces,
+    Rv64Machine, TraceError, MAX_OUTPUT, MAX_RUN_CYCLES,
 };
 use super::memw;
 use super::memw_r::{self, MemwRRecords, RegAccess, RegFile, RegRow};
@@ -81,10 +90,13 @@ pub fn pack_traces_with<S: Copy + Into<Step> + Sync>(
     pack_traces_overlapped(par, machine, program, steps, input, |_| ()).map(|(p, ())| p)
 }
 
-/// [`pack_traces_with`], running `early` on the records of the [`EARLY_TABLES`] as soon as
-/// they are final, while the last stage builds the other tables (e.g. to start their fills
-/// on a device); returns its result with the records. `early` runs only if the pass gets
-/// that far.
+/// [`pack_traces_with`], running `early` on the records of the
+/// [`EARLY_TABLES`](super::machine::EARLY_TABLES) as soon as they are final, while the last
+/// stage builds the other tables (e.g. to start their fills on a device); returns its
+/// result with the records. `early` runs only if the pass gets that far.
+///
+/// The whole run is one segment ([`Segmenter::pack_segment_overlapped`] with `last`), its
+/// run tables and public values ([`Segmenter::finish`]) merged in.
 ///
 /// # Errors
 /// [`TraceError`] when the execution cannot be proven.
@@ -101,146 +113,420 @@ where
     R: Send,
     E: FnOnce(RecordRefs<'_>) -> R + Send,
 {
-    let last: Step = (*steps.last().ok_or(TraceError::Empty)?).into();
-    if steps.len() > 1 << 26 {
-        return Err(TraceError::TooLong { steps: steps.len() });
-    }
-    let slots = CodeSlots::new(program);
-    let n = steps.len();
-    // At most MAX_CHUNKS chunks: each has its own byte lookup counter.
-    let len = par.chunk_len().max(n.div_ceil(MAX_CHUNKS)).clamp(1, n);
+    let mut run = Segmenter::new(machine, program, input)?;
+    let (segment, early) = run.pack_segment_overlapped(par, steps, true, early)?;
+    Ok((segment.with_run(run.finish(par)?), early))
+}
 
-    // 0. Decode.
-    let mut dec_row = vec![0u32; n];
-    let mut rows: Vec<&mut [u32]> = dec_row.chunks_mut(len).collect();
-    let first_bad = par
-        .map_mut(&mut rows, |c, rows| {
-            decode_chunk(c * len, rows, steps, &slots)
+/// The packing pass one segment at a time: packs each segment's steps into the records and
+/// traces of the [`SEGMENT_TABLES`](TableId::SEGMENT_TABLES)
+/// ([`Segmenter::pack_segment`]), then, after the last, the
+/// [`RUN_TABLES`](TableId::RUN_TABLES) and the public values ([`Segmenter::finish`]).
+///
+/// It holds only the replay state that crosses segments — memory as replayed (the image and
+/// each touched word's value and last timestamp), the register file, the input and output
+/// positions, the public output so far, the next segment's first clock, DECODE's
+/// multiplicities and BITWISE's byte lookup counts summed over the segments — and no
+/// per-step data of an earlier segment, so its memory is bounded by one segment's (and the
+/// touched memory's), whatever the run's length.
+///
+/// Once a call fails, every later call fails with the same error (the replay state is
+/// then partway through the failing segment).
+pub struct Segmenter<'a> {
+    machine: &'a Rv64Machine,
+    program: &'a ProgramImage,
+    slots: CodeSlots,
+    routes: AluRoutes,
+    carry: Carry<'a>,
+    /// DECODE's multiplicities (executions per code slot) over the segments so far.
+    mult: Vec<u64>,
+    /// The byte lookups of every segment's tables so far.
+    bytes: ByteTotals,
+    /// Whether the last segment has been packed.
+    ended: bool,
+    /// The error a call failed with.
+    failed: Option<TraceError>,
+}
+
+/// The replay state one segment hands on to the next.
+struct Carry<'a> {
+    mem: MemReplay,
+    file: RegFile,
+    input: &'a [u8],
+    /// Input bytes read so far.
+    input_pos: usize,
+    /// The public output so far.
+    output: Vec<u8>,
+    /// Output bytes written so far (the next write's position).
+    outpos: u64,
+    /// The next segment's first clock.
+    clk: u64,
+    /// `a0` at the exit call, once replayed.
+    exit_code: Option<u64>,
+}
+
+impl<'a> Segmenter<'a> {
+    /// A run of `program` on private input `input`, before its first segment: the register
+    /// file and memory in their initial state.
+    ///
+    /// # Errors
+    /// [`TraceError::InputTooLong`] for 2^32 bytes of input or more.
+    pub fn new(
+        machine: &'a Rv64Machine,
+        program: &'a ProgramImage,
+        input: &'a [u8],
+    ) -> Result<Self, TraceError> {
+        // REG_INPUT holds the unread input bytes as four bytes.
+        let input_len = u32::try_from(input.len())
+            .map_err(|_| TraceError::InputTooLong { bytes: input.len() })?;
+        let slots = CodeSlots::new(program);
+        Ok(Segmenter {
+            machine,
+            program,
+            mult: vec![0; slots.len()],
+            slots,
+            routes: AluRoutes::new(machine),
+            carry: Carry {
+                mem: MemReplay {
+                    image: page::MemoryImage::of(program),
+                    words: Words::default(),
+                },
+                file: RegFile::new(register::initial_file(program, input_len)),
+                input,
+                input_pos: 0,
+                output: Vec::new(),
+                outpos: 0,
+                clk: 0,
+                exit_code: None,
+            },
+            bytes: ByteTotals::default(),
+            ended: false,
+            failed: None,
         })
-        .into_iter()
-        .find_map(Result::err);
-    drop(rows);
-
-    // 1. Replay, up to the first step that has no DECODE row.
-    let upto = first_bad.as_ref().map_or(n, |&(k, _)| k);
-    let mut run = replay(program, &slots, &steps[..upto], &dec_row, input, len)?;
-    if let Some((_, e)) = first_bad {
-        return Err(e);
     }
-    let exit = decode_for_air(last.pc, last.word).is_some_and(|d| d.class[class::ECALL]);
-    let exit_code = match run.exit_code {
-        Some(c) if exit && run.calls.last().is_some_and(|c| c.exit) => c,
-        _ => return Err(TraceError::NoExit),
-    };
-    if run.output.len() > MAX_OUTPUT {
-        return Err(TraceError::OutputTooLong {
-            bytes: run.output.len(),
+
+    /// The clock of the next segment's first step (0 before the first).
+    pub fn clk(&self) -> u64 {
+        self.carry.clk
+    }
+
+    /// [`Segmenter::pack_segment_overlapped`] without an early job.
+    ///
+    /// # Errors
+    /// As [`Segmenter::pack_segment_overlapped`].
+    pub fn pack_segment<S: Copy + Into<Step> + Sync>(
+        &mut self,
+        par: &impl ParMap,
+        steps: &[S],
+        last: bool,
+    ) -> Result<PackedTraces, TraceError> {
+        self.pack_segment_overlapped(par, steps, last, |_| ())
+            .map(|(p, ())| p)
+    }
+
+    /// Packs the next segment's steps (from clock [`Segmenter::clk`]): the records and
+    /// traces of the [`SEGMENT_TABLES`](TableId::SEGMENT_TABLES) as
+    /// [`pack_traces_overlapped`] packs them (the CPU's and MEMW_R's records with the
+    /// segment's first clock, the CPU's with the output written before it and whether it
+    /// hands on to a next segment), `None` at the run tables' traces and real rows, no
+    /// public values. `last`: the run ends in these steps (the last is the exit call). A
+    /// segment that is not the last must not contain the exit call. `early` runs on the
+    /// records of the [`EARLY_TABLES`](super::machine::EARLY_TABLES) as soon as they are
+    /// final (as in [`pack_traces_overlapped`]).
+    ///
+    /// # Errors
+    /// [`TraceError`] when the steps cannot be proven: the earliest failing step's error;
+    /// [`TraceError::NoExit`] if `last` and the steps do not end with the exit call,
+    /// [`TraceError::ExitBeforeLast`] if not `last` and they contain it,
+    /// [`TraceError::AfterLast`] after the last segment, and the error of an earlier call
+    /// that failed.
+    pub fn pack_segment_overlapped<S, R, E>(
+        &mut self,
+        par: &impl ParMap,
+        steps: &[S],
+        last: bool,
+        early: E,
+    ) -> Result<(PackedTraces, R), TraceError>
+    where
+        S: Copy + Into<Step> + Sync,
+        R: Send,
+        E: FnOnce(RecordRefs<'_>) -> R + Send,
+    {
+        if let Some(e) = &self.failed {
+            return Err(e.clone());
+        }
+        if self.ended {
+            return Err(TraceError::AfterLast);
+        }
+        let out = self.segment(par, steps, last, early);
+        match &out {
+            Ok(_) => self.ended = last,
+            Err(e) => self.failed = Some(e.clone()),
+        }
+        out
+    }
+
+    /// After the last segment: the [`RUN_TABLES`](TableId::RUN_TABLES)' traces — DECODE
+    /// with the multiplicities of every segment, REGISTER and PAGE with the final register
+    /// file and memory, PAGE0 with the touched zero-initialised words, BITWISE with every
+    /// segment's byte lookups and the run tables' own — their real rows and the public
+    /// values.
+    ///
+    /// # Errors
+    /// [`TraceError::NoExit`] before the last segment, and the error of an earlier call that
+    /// failed.
+    pub fn finish(mut self, par: &impl ParMap) -> Result<RunTraces, TraceError> {
+        if let Some(e) = self.failed {
+            return Err(e);
+        }
+        let (true, Some(exit_code)) = (self.ended, self.carry.exit_code) else {
+            return Err(TraceError::NoExit);
+        };
+        let c = &self.carry;
+        let mem = &c.mem;
+        let zero = page0::zero_words(
+            &mem.image,
+            mem.words.iter().map(|(w, (v, t))| (w, v, t & !RO_BIT)),
+        );
+        let built = par.map(TableId::RUN_TABLES.len(), |j| {
+            let mut bytes = ByteCounts::default();
+            let t = TableId::RUN_TABLES[j];
+            let (m, rows) = match t {
+                TableId::Decode => (
+                    decode::build_trace(self.program, [&self.mult[..]]),
+                    self.program.code.len(),
+                ),
+                TableId::Register => (
+                    register::build_trace(&c.file, c.input.len() as u32, &mut bytes),
+                    super::NUM_REGS,
+                ),
+                TableId::Page => {
+                    // Final memory of the image words (untouched ones keep their initial
+                    // token).
+                    let last = |w: u32| mem.words.get(w).map(|(v, t)| (v, t & !RO_BIT));
+                    (
+                        page::build_final(&mem.image, last, &zero),
+                        mem.image.words.len().max(mem.image.zero.len()),
+                    )
+                }
+                TableId::Page0 => (page0::build_trace(&zero, &mut bytes), zero.len()),
+                // BITWISE comes last, from every other table's lookups; the segment tables
+                // are the segments'.
+                _ => return (None, bytes),
+            };
+            (Some((t, m, rows)), bytes)
         });
+        let mut out = RunTraces {
+            traces: vec![None; TableId::COUNT],
+            table_rows: vec![None; TableId::COUNT],
+            public: public_values(exit_code, &c.output),
+        };
+        let mut lookups = Vec::with_capacity(built.len());
+        for (trace, bytes) in built {
+            if let Some((t, m, rows)) = trace {
+                out.traces[t.index()] = Some(m);
+                out.table_rows[t.index()] = Some(rows);
+            }
+            lookups.push(bytes);
+        }
+        self.bytes.add(par, &lookups.iter().collect::<Vec<_>>());
+        out.traces[TableId::Bitwise.index()] = Some(self.bytes.trace(par));
+        Ok(out)
     }
 
-    // 2. Steps, chunk by chunk, each writing its part of the CPU and MEMW_R columns.
-    let mut cpu = CpuRecords {
-        height: n.next_power_of_two().max(8),
-        dec_row,
-        rs1: vec![0; n],
-        rs2: vec![0; n],
-        res: vec![0; n],
-        calls: core::mem::take(&mut run.calls),
-    };
-    let (mut meta, mut old, mut new) = (vec![0; 3 * n], vec![0; 3 * n], vec![0; n]);
-    let mut cols: Vec<Cols<'_>> = cpu
-        .rs1
-        .chunks_mut(len)
-        .zip(cpu.rs2.chunks_mut(len))
-        .zip(cpu.res.chunks_mut(len))
-        .zip(meta.chunks_mut(3 * len))
-        .zip(old.chunks_mut(3 * len))
-        .zip(new.chunks_mut(len))
-        .map(|(((((rs1, rs2), res), meta), old), new)| Cols {
-            rs1,
-            rs2,
-            res,
+    /// [`Segmenter::pack_segment_overlapped`] on a segmenter that has not failed or ended.
+    fn segment<S, R, E>(
+        &mut self,
+        par: &impl ParMap,
+        steps: &[S],
+        last: bool,
+        early: E,
+    ) -> Result<(PackedTraces, R), TraceError>
+    where
+        S: Copy + Into<Step> + Sync,
+        R: Send,
+        E: FnOnce(RecordRefs<'_>) -> R + Send,
+    {
+        let last_step: Step = (*steps.last().ok_or(TraceError::Empty)?).into();
+        if steps.len() > 1 << 26 {
+            return Err(TraceError::TooLong { steps: steps.len() });
+        }
+        let n = steps.len();
+        let clk0 = self.carry.clk;
+        if clk0 + n as u64 > MAX_RUN_CYCLES {
+            return Err(TraceError::RunTooLong {
+                cycles: clk0 + n as u64,
+            });
+        }
+        let outpos0 = self.carry.outpos;
+        let slots = &self.slots;
+        // At most MAX_CHUNKS chunks: each has its own byte lookup counter.
+        let len = par.chunk_len().max(n.div_ceil(MAX_CHUNKS)).clamp(1, n);
+
+        // 0. Decode.
+        let mut dec_row = vec![0u32; n];
+        let mut rows: Vec<&mut [u32]> = dec_row.chunks_mut(len).collect();
+        let first_bad = par
+            .map_mut(&mut rows, |c, rows| decode_chunk(c * len, rows, steps, slots))
+            .into_iter()
+            .find_map(Result::err);
+        drop(rows);
+
+        // 1. Replay, up to the first step that has no DECODE row.
+        let upto = first_bad.as_ref().map_or(n, |&(k, _)| k);
+        let mut run = replay(&mut self.carry, slots, &steps[..upto], &dec_row, len)?;
+        if let Some((_, e)) = first_bad {
+            return Err(e);
+        }
+        let exits = decode_for_air(last_step.pc, last_step.word)
+            .is_some_and(|d| d.class[class::ECALL])
+            && run.calls.last().is_some_and(|c| c.exit)
+            && self.carry.exit_code.is_some();
+        if last && !exits {
+            return Err(TraceError::NoExit);
+        }
+        if let Some(c) = run.calls.iter().find(|c| c.exit).filter(|_| !last) {
+            return Err(TraceError::ExitBeforeLast { clk: c.clk });
+        }
+        if self.carry.output.len() > MAX_OUTPUT {
+            return Err(TraceError::OutputTooLong {
+                bytes: self.carry.output.len(),
+            });
+        }
+
+        // 2. Steps, chunk by chunk, each writing its part of the CPU and MEMW_R columns.
+        let mut cpu = CpuRecords {
+            height: n.next_power_of_two().max(8),
+            dec_row,
+            rs1: vec![0; n],
+            rs2: vec![0; n],
+            res: vec![0; n],
+            calls: core::mem::take(&mut run.calls),
+            clk0,
+            outpos0,
+            handoff: !last,
+        };
+        let (mut meta, mut old, mut new) = (vec![0; 3 * n], vec![0; 3 * n], vec![0; n]);
+        let mut cols: Vec<Cols<'_>> = cpu
+            .rs1
+            .chunks_mut(len)
+            .zip(cpu.rs2.chunks_mut(len))
+            .zip(cpu.res.chunks_mut(len))
+            .zip(meta.chunks_mut(3 * len))
+            .zip(old.chunks_mut(3 * len))
+            .zip(new.chunks_mut(len))
+            .map(|(((((rs1, rs2), res), meta), old), new)| Cols {
+                rs1,
+                rs2,
+                res,
+                meta,
+                old,
+                new,
+            })
+            .collect();
+        let shared = ChunkInputs {
+            len,
+            clk0,
+            steps,
+            dec_row: &cpu.dec_row,
+            slots,
+            routes: &self.routes,
+            run: &run,
+        };
+        let chunks = par.map_mut(&mut cols, |c, cols| step_chunk(c, cols, &shared));
+        drop(cols);
+        if let Some(op) = chunks.iter().find_map(|c| c.no_table) {
+            return Err(TraceError::NoAluTable { op });
+        }
+
+        // 3. Tables, while `early` reads the records that are final.
+        let memw_r = MemwRRecords {
+            height: (3 * n + run.extra.len()).next_power_of_two().max(8),
             meta,
             old,
             new,
-        })
-        .collect();
-    let shared = ChunkInputs {
-        len,
-        steps,
-        dec_row: &cpu.dec_row,
-        slots: &slots,
-        routes: &AluRoutes::new(machine),
-        run: &run,
-    };
-    let chunks = par.map_mut(&mut cols, |c, cols| step_chunk(c, cols, &shared));
-    drop(cols);
-    if let Some(op) = chunks.iter().find_map(|c| c.no_table) {
-        return Err(TraceError::NoAluTable { op });
-    }
-
-    // 3. Tables, while `early` reads the records that are final.
-    let memw_r = MemwRRecords {
-        height: (3 * n + run.extra.len()).next_power_of_two().max(8),
-        meta,
-        old,
-        new,
-        extra: core::mem::take(&mut run.extra),
-    };
-    let refs = RecordRefs {
-        cpu: &cpu,
-        memw_r: &memw_r,
-        lt: &[],
-        shift: &[],
-        loads: &run.loads,
-        stores: &run.stores,
-        mem_a: &run.mem_a,
-    };
-    let ((traces, lt, shift, table_rows), early) = par.join(
-        || tables(par, machine, program, &run, &memw_r.extra, &chunks),
-        || early(refs),
-    );
-    drop(chunks);
-    Ok((
-        PackedTraces {
-            cpu,
-            memw_r,
+            extra: core::mem::take(&mut run.extra),
+            clk0,
+        };
+        let refs = RecordRefs {
+            cpu: &cpu,
+            memw_r: &memw_r,
+            lt: &[],
+            shift: &[],
+            loads: &run.loads,
+            stores: &run.stores,
+            mem_a: &run.mem_a,
+        };
+        let (machine, mult) = (self.machine, &mut self.mult);
+        let ((tables, ()), early) = par.join(
+            || {
+                par.join(
+                    || tables(par, machine, &run, &memw_r.extra, &chunks),
+                    || add_mult(mult, &chunks),
+                )
+            },
+            || early(refs),
+        );
+        let Tables {
+            traces,
             lt,
             shift,
-            loads: run.loads,
-            stores: run.stores,
-            mem_a: run.mem_a,
-            traces,
             table_rows,
-            public: public_values(exit_code, &run.output),
-        },
-        early,
-    ))
+            lookups,
+        } = tables;
+        let lookups: Vec<&ByteCounts> = chunks.iter().map(|c| &c.bytes).chain(&lookups).collect();
+        self.bytes.add(par, &lookups);
+        drop(chunks);
+        Ok((
+            PackedTraces {
+                cpu,
+                memw_r,
+                lt,
+                shift,
+                loads: run.loads,
+                stores: run.stores,
+                mem_a: run.mem_a,
+                traces,
+                table_rows,
+                public: Vec::new(),
+            },
+            early,
+        ))
+    }
 }
 
-/// Stage 3's output: every table's trace but the record tables' (`None` there), LT's and
-/// SHIFT's distinct rows, and the real rows of the tables built here where one row stands
-/// for one record ([`PackedTraces::table_rows`]).
-type Tables = (
-    Vec<Option<RowMajorMatrix>>,
-    Vec<Distinct>,
-    Vec<Distinct>,
-    Vec<Option<usize>>,
-);
+/// Adds the chunks' DECODE multiplicities to the run's.
+fn add_mult(mult: &mut [u64], chunks: &[Chunk]) {
+    for c in chunks {
+        for (m, x) in mult.iter_mut().zip(&c.mult) {
+            *m += x;
+        }
+    }
+}
 
-/// Stage 3: every table's trace but the record tables' (`None` there), and LT's and
-/// SHIFT's distinct rows.
+/// Stage 3's output: every segment table's trace but the record tables' (`None` there and
+/// at the run tables), LT's and SHIFT's distinct rows, the real rows of the tables built
+/// here where one row stands for one record ([`PackedTraces::table_rows`]), and the byte
+/// lookups of the jobs (the chunks' are their own).
+struct Tables {
+    traces: Vec<Option<RowMajorMatrix>>,
+    lt: Vec<Distinct>,
+    shift: Vec<Distinct>,
+    table_rows: Vec<Option<usize>>,
+    lookups: Vec<ByteCounts>,
+}
+
+/// Stage 3: every segment table's trace but the record tables' (`None` there), and LT's
+/// and SHIFT's distinct rows.
 fn tables(
     par: &impl ParMap,
     machine: &Rv64Machine,
-    program: &ProgramImage,
-    run: &Run<'_>,
+    run: &Replayed,
     extra: &[RegRow],
     chunks: &[Chunk],
 ) -> Tables {
     let parts = chunks.len().min(MAX_DISTINCT_PARTS);
     let records = Records {
-        program,
         run,
         extra,
         chunks,
@@ -253,7 +539,7 @@ fn tables(
             .collect(),
     };
     let jobs = table_jobs(parts);
-    let (built, counts): (Vec<Built>, Vec<ByteCounts>) = par
+    let (built, mut lookups): (Vec<Built>, Vec<ByteCounts>) = par
         .map(jobs.len(), |j| {
             let mut bytes = ByteCounts::default();
             (build_table(jobs[j], &records, &mut bytes), bytes)
@@ -303,14 +589,14 @@ fn tables(
     }
     let mut rows_of = |t: TableId| core::mem::take(&mut distinct[t.index()]);
     let (lt, shift) = (rows_of(TableId::Lt), rows_of(TableId::Shift));
-    let lookups: Vec<&ByteCounts> = chunks
-        .iter()
-        .map(|c| &c.bytes)
-        .chain(&counts)
-        .chain([&padding])
-        .collect();
-    traces[TableId::Bitwise.index()] = Some(ByteCounts::sum_trace(par, &lookups));
-    (traces, lt, shift, real_rows)
+    lookups.push(padding);
+    Tables {
+        traces,
+        lt,
+        shift,
+        table_rows: real_rows,
+        lookups,
+    }
 }
 
 /// The most chunks the steps are split into.
@@ -319,10 +605,14 @@ const MAX_CHUNKS: usize = 256;
 // ---------------------------------------------------------------------------------------
 // Stage 1: replay.
 
-/// The replay: the state steps hand on to later steps and what it records.
-struct Run<'a> {
-    mem: MemReplay,
-    file: RegFile,
+/// A segment's replay: the state carried from step to step, and what the segment records.
+struct Run<'c, 'a> {
+    st: &'c mut Carry<'a>,
+    rec: Replayed,
+}
+
+/// What a segment's replay records.
+struct Replayed {
     /// The register file at the start of each chunk.
     file_at: Vec<RegFile>,
     /// The system calls' register accesses (MEMW_R's rows after the CPU's).
@@ -338,90 +628,70 @@ struct Run<'a> {
     /// The CPU's view of each system call.
     calls: Vec<CallMark>,
     io: Vec<IoWord>,
-    input: &'a [u8],
-    input_pos: usize,
-    output: Vec<u8>,
-    exit_code: Option<u64>,
-    /// The touched zero-initialised words (PAGE0's rows, PAGE's counts), once replayed.
-    zero: Vec<page0::ZeroWord>,
 }
 
-/// Replays `steps` (their DECODE rows `dec_row`) in order, stopping at the first that
-/// cannot be proven; chunks of `len` steps.
-fn replay<'a, S: Copy + Into<Step>>(
-    program: &'a ProgramImage,
+/// Replays a segment's `steps` (their DECODE rows `dec_row`) in order from the state `st`
+/// (which it advances), stopping at the first that cannot be proven; chunks of `len` steps.
+fn replay<S: Copy + Into<Step>>(
+    st: &mut Carry<'_>,
     slots: &CodeSlots,
     steps: &[S],
     dec_row: &[u32],
-    input: &'a [u8],
     len: usize,
-) -> Result<Run<'a>, TraceError> {
+) -> Result<Replayed, TraceError> {
     let n = steps.len();
-    // REG_INPUT holds the unread input bytes as four bytes.
-    let input_len =
-        u32::try_from(input.len()).map_err(|_| TraceError::InputTooLong { bytes: input.len() })?;
+    let clk0 = st.clk;
     let mut run = Run {
-        mem: MemReplay {
-            image: page::MemoryImage::of(program),
-            words: Words::default(),
+        st,
+        rec: Replayed {
+            file_at: Vec::with_capacity(n.div_ceil(len)),
+            extra: Vec::new(),
+            extra_of: Vec::new(),
+            // Reserved for the worst case: untouched capacity costs no memory, and the
+            // records are never copied by a regrowth.
+            loads: Vec::with_capacity(n),
+            stores: Vec::with_capacity(n),
+            mem_a: Vec::with_capacity(n),
+            mem_s: Vec::new(),
+            ecalls: Vec::new(),
+            calls: Vec::new(),
+            io: Vec::new(),
         },
-        file: RegFile::new(register::initial_file(program, input_len)),
-        file_at: Vec::with_capacity(n.div_ceil(len)),
-        extra: Vec::new(),
-        extra_of: Vec::new(),
-        // Reserved for the worst case: untouched capacity costs no memory, and the records
-        // are never copied by a regrowth.
-        loads: Vec::with_capacity(n),
-        stores: Vec::with_capacity(n),
-        mem_a: Vec::with_capacity(n),
-        mem_s: Vec::new(),
-        ecalls: Vec::new(),
-        calls: Vec::new(),
-        io: Vec::new(),
-        input,
-        input_pos: 0,
-        output: Vec::new(),
-        exit_code: None,
-        zero: Vec::new(),
     };
-    let mut outpos = 0u64;
     for (c, (chunk, rows)) in steps.chunks(len).zip(dec_row.chunks(len)).enumerate() {
-        run.file_at.push(run.file.clone());
+        run.rec.file_at.push(run.st.file.clone());
         for (k, (&step, &r)) in chunk.iter().zip(rows).enumerate() {
-            let clk = c * len + k;
+            let clk = clk0 + (c * len + k) as u64;
             let s: Step = step.into();
             let d = slots.fields(r);
-            let ts = 4 * clk as u64;
+            let ts = 4 * clk;
             // The CPU's register accesses (the chunks record them).
             run.reg(d.rs1, s.rs1_val, ts + 1, false);
             run.reg(d.rs2, s.rs2_val, ts + 2, false);
             if d.class[class::LOAD] || d.class[class::STORE] {
-                run.load_store(s.pc, d, &s, clk as u64)?;
+                run.load_store(s.pc, d, &s, clk)?;
             }
             if d.class[class::ECALL] {
-                let op = run.ecall(s.pc, &s, clk as u64, outpos)?;
+                let outpos = run.st.outpos;
+                let op = run.ecall(s.pc, &s, clk, outpos)?;
                 let outn = ecall::outn(&op);
                 let exit = ecall::is_exit(&op);
-                run.calls.push(CallMark {
-                    clk: clk as u64,
+                run.rec.calls.push(CallMark {
+                    clk,
                     outpos,
                     outn,
                     exit,
                 });
-                outpos += outn;
+                run.st.outpos += outn;
                 if exit {
-                    run.exit_code = Some(s.rs2_val);
+                    run.st.exit_code = Some(s.rs2_val);
                 }
             }
             run.reg(d.rd, cpu::written(&s, d), ts + 3, true);
         }
     }
-    let mem = &run.mem;
-    run.zero = page0::zero_words(
-        &mem.image,
-        mem.words.iter().map(|(w, (v, t))| (w, v, t & !RO_BIT)),
-    );
-    Ok(run)
+    run.st.clk = clk0 + n as u64;
+    Ok(run.rec)
 }
 
 /// The DECODE rows of steps `start .. start + rows.len()` into `rows`, up to the first step
@@ -574,7 +844,7 @@ impl MemReplay {
     }
 }
 
-impl Run<'_> {
+impl Run<'_, '_> {
     /// A register access on the file: its row (the value and timestamp it found).
     fn reg(&mut self, reg: u8, value: u64, ts: u64, is_write: bool) -> RegRow {
         let access = RegAccess {
@@ -583,7 +853,7 @@ impl Run<'_> {
             ts,
             is_write,
         };
-        let (old, old_ts) = self.file.access(&access);
+        let (old, old_ts) = self.st.file.access(&access);
         RegRow {
             access,
             old,
@@ -593,7 +863,7 @@ impl Run<'_> {
 
     fn extra_reg(&mut self, reg: u32, value: u64, ts: u64, is_write: bool) -> u64 {
         let r = self.reg(reg as u8, value, ts, is_write);
-        self.extra.push(r);
+        self.rec.extra.push(r);
         r.old
     }
 
@@ -609,9 +879,9 @@ impl Run<'_> {
         if split && w + 1 >= 1 << 29 {
             return Err(unmapped);
         }
-        let old0 = self.mem.read(pc, w)?;
+        let old0 = self.st.mem.read(pc, w)?;
         let old1 = if split {
-            self.mem.read(pc, w + 1)?
+            self.st.mem.read(pc, w + 1)?
         } else {
             Found {
                 value: 0,
@@ -625,16 +895,16 @@ impl Run<'_> {
         }
         let (new0, new1) = if load {
             let (op, new) = load::record(ts, funct3, addr32, old0.value, old1.value);
-            self.loads.push(op);
+            self.rec.loads.push(op);
             new
         } else {
             let (op, new) = store::record(ts, funct3, addr32, s.rs2_val, old0.value, old1.value);
-            self.stores.push(op);
+            self.rec.stores.push(op);
             new
         };
-        let a0 = self.mem.write(pc, w, old0, new0, ts, !load)?;
+        let a0 = self.st.mem.write(pc, w, old0, new0, ts, !load)?;
         let a1 = if split {
-            Some(self.mem.write(pc, w + 1, old1, new1, ts, !load)?)
+            Some(self.st.mem.write(pc, w + 1, old1, new1, ts, !load)?)
         } else {
             None
         };
@@ -644,8 +914,8 @@ impl Run<'_> {
 
     fn route(&mut self, a0: WordAccess, a1: Option<WordAccess>) {
         match a1 {
-            Some(a1) => self.mem_s.push((a0, a1)),
-            None => self.mem_a.push(a0),
+            Some(a1) => self.rec.mem_s.push((a0, a1)),
+            None => self.rec.mem_a.push(a0),
         }
     }
 
@@ -662,14 +932,14 @@ impl Run<'_> {
         mut pos: u64,
     ) -> Result<(), TraceError> {
         for (w, lo, c) in io::words_of(from, cnt) {
-            let old = self.mem.read(pc, w)?;
-            let rest = self.input.get(self.input_pos..).unwrap_or(&[]);
-            let (new, taken) = io::transfer(kind, old.value, lo, c, rest, &mut self.output)
+            let old = self.st.mem.read(pc, w)?;
+            let rest = self.st.input.get(self.st.input_pos..).unwrap_or(&[]);
+            let (new, taken) = io::transfer(kind, old.value, lo, c, rest, &mut self.st.output)
                 .ok_or(TraceError::InputExhausted { pc })?;
-            self.input_pos += taken;
-            let a = self.mem.write(pc, w, old, new, ts, io::writes(kind))?;
-            self.io.push(io::record(kind, pos, lo, c, &a));
-            self.mem_a.push(a);
+            self.st.input_pos += taken;
+            let a = self.st.mem.write(pc, w, old, new, ts, io::writes(kind))?;
+            self.rec.io.push(io::record(kind, pos, lo, c, &a));
+            self.rec.mem_a.push(a);
             pos += c as u64;
         }
         Ok(())
@@ -686,14 +956,14 @@ impl Run<'_> {
                 arg: a0,
             },
         )?;
-        let first_extra = self.extra.len();
+        let first_extra = self.rec.extra.len();
         ecall::reg_accesses(&mut op, |reg, value, ts, is_write| {
             self.extra_reg(reg, value, ts, is_write)
         });
         if let Some((IO_IN, ..)) = ecall::transfer(&op) {
-            debug_assert_eq!(op.remaining, (self.input.len() - self.input_pos) as u64);
+            debug_assert_eq!(op.remaining, (self.st.input.len() - self.st.input_pos) as u64);
         }
-        self.extra_of.push(first_extra..self.extra.len());
+        self.rec.extra_of.push(first_extra..self.rec.extra.len());
         if let Some((kind, buf, cnt)) = ecall::transfer(&op) {
             self.io_chain(pc, kind, buf, cnt, clk + 1, outpos)?;
         }
@@ -701,7 +971,7 @@ impl Run<'_> {
             // A break shrink: the released bytes become zero.
             self.io_chain(pc, IO_ZERO, from, cnt, clk + 1, 0)?;
         }
-        self.ecalls.push(op);
+        self.rec.ecalls.push(op);
         Ok(op)
     }
 }
@@ -780,12 +1050,14 @@ impl Chunk {
 struct ChunkInputs<'a, S> {
     /// Steps per chunk.
     len: usize,
+    /// The segment's first clock.
+    clk0: u64,
     steps: &'a [S],
     /// Every step's DECODE row.
     dec_row: &'a [u32],
     slots: &'a CodeSlots,
     routes: &'a AluRoutes,
-    run: &'a Run<'a>,
+    run: &'a Replayed,
 }
 
 /// Chunk `c`: its steps' CPU and MEMW_R columns into `cols`, and the rest.
@@ -796,6 +1068,7 @@ fn step_chunk<S: Copy + Into<Step>>(
 ) -> Chunk {
     let &ChunkInputs {
         len,
+        clk0,
         steps,
         dec_row,
         slots,
@@ -812,11 +1085,14 @@ fn step_chunk<S: Copy + Into<Step>>(
         bytes: ByteCounts::default(),
     };
     let mut file = run.file_at[c].clone();
-    let first_call = run.ecalls.partition_point(|e| e.clk < start as u64);
+    let first_call = run
+        .ecalls
+        .partition_point(|e| e.clk < clk0 + start as u64);
     let mut calls = run.ecalls[first_call..]
         .iter()
         .zip(&run.extra_of[first_call..]);
     for (k, (&step, &r)) in steps.iter().zip(&dec_row[start..]).enumerate() {
+        let clk = clk0 + (start + k) as u64;
         let s: Step = step.into();
         let d = slots.fields(r);
         out.mult[r as usize] += 1;
@@ -825,7 +1101,7 @@ fn step_chunk<S: Copy + Into<Step>>(
         cols.rs2[k] = s.rs2_val;
         cols.res[k] = res;
         // The register accesses: rs1, rs2, the system call's own, rd.
-        let ts = 4 * (start + k) as u64;
+        let ts = 4 * clk;
         let read = |j: u64, reg: u8, value: u64| RegAccess {
             reg,
             value,
@@ -841,7 +1117,7 @@ fn step_chunk<S: Copy + Into<Step>>(
         );
         if d.class[class::ECALL] {
             if let Some((op, rows)) = calls.next() {
-                debug_assert_eq!(op.clk, (start + k) as u64);
+                debug_assert_eq!(op.clk, clk);
                 for row in &run.extra[rows.clone()] {
                     file.access(&row.access);
                 }
@@ -880,13 +1156,14 @@ fn step_chunk<S: Copy + Into<Step>>(
 /// [`part_bounds`]; 0 for the other tables).
 type Job = (TableId, usize);
 
-/// Every job, in proof order, with `parts` parts of each table of distinct rows. CPU and
-/// BITWISE have none (the chunks make the CPU's records and lookups; BITWISE comes last).
+/// Every job, in proof order, with `parts` parts of each table of distinct rows: the
+/// [`SEGMENT_TABLES`](TableId::SEGMENT_TABLES) but the CPU (the chunks make its records
+/// and lookups).
 fn table_jobs(parts: usize) -> Vec<Job> {
     let mut jobs = Vec::new();
-    for t in TableId::ALL {
+    for t in TableId::SEGMENT_TABLES {
         let n = match (t, distinct_rows(t)) {
-            (TableId::Cpu | TableId::Bitwise, _) => 0,
+            (TableId::Cpu, _) => 0,
             (_, Some(_)) => parts,
             (_, None) => 1,
         };
@@ -910,8 +1187,7 @@ enum Built {
 
 /// What the table jobs read.
 struct Records<'a> {
-    program: &'a ProgramImage,
-    run: &'a Run<'a>,
+    run: &'a Replayed,
     /// The system calls' register accesses (MEMW_R's rows after the CPU's).
     extra: &'a [RegRow],
     chunks: &'a [Chunk],
@@ -925,12 +1201,14 @@ fn build_table((t, part): Job, r: &Records<'_>, bytes: &mut ByteCounts) -> Built
     let run = r.run;
     let trace = |m: RowMajorMatrix, rows: usize| Built::Trace(m, Some(rows));
     match t {
-        // The chunks build the CPU's records and lookups; BITWISE comes last.
-        TableId::Cpu | TableId::Bitwise => Built::Nothing,
-        TableId::Decode => trace(
-            decode::build_trace(r.program, r.chunks.iter().map(|c| &c.mult[..])),
-            r.program.code.len(),
-        ),
+        // The chunks build the CPU's records and lookups; the run tables are built once
+        // per run, by `Segmenter::finish`.
+        TableId::Cpu
+        | TableId::Decode
+        | TableId::Register
+        | TableId::Bitwise
+        | TableId::Page
+        | TableId::Page0 => Built::Nothing,
         TableId::MemwR => {
             // The system calls' register accesses (the CPU's are the chunks').
             for row in r.extra {
@@ -938,10 +1216,6 @@ fn build_table((t, part): Job, r: &Records<'_>, bytes: &mut ByteCounts) -> Built
             }
             Built::Nothing
         }
-        TableId::Register => trace(
-            register::build_trace(&run.file, run.input.len() as u32, bytes),
-            super::NUM_REGS,
-        ),
         TableId::Lt | TableId::Eq | TableId::Shift | TableId::Mul | TableId::Dvrm => {
             match alu_table(t).map(|a| a.build) {
                 Some(AluBuild::Ops(build)) => {
@@ -976,16 +1250,6 @@ fn build_table((t, part): Job, r: &Records<'_>, bytes: &mut ByteCounts) -> Built
             Built::Nothing
         }
         TableId::Memw => trace(memw::build_trace_s(&run.mem_s, bytes), run.mem_s.len()),
-        TableId::Page => {
-            // Final memory of the image words (untouched ones keep their initial token).
-            let mem = &run.mem;
-            let last = |w: u32| mem.words.get(w).map(|(v, t)| (v, t & !RO_BIT));
-            trace(
-                page::build_final(&mem.image, last, &run.zero),
-                mem.image.words.len().max(mem.image.zero.len()),
-            )
-        }
-        TableId::Page0 => trace(page0::build_trace(&run.zero, bytes), run.zero.len()),
         TableId::Ecall => trace(ecall::build_trace(&run.ecalls, bytes), run.ecalls.len()),
         TableId::Io => trace(io::build_trace(&run.io, bytes), run.io.len()),
     }

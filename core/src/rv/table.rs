@@ -50,6 +50,25 @@ impl TableId {
         TableId::Dvrm,
     ];
 
+    /// The tables proven once per segment of a segmented run, in proof order (the rest,
+    /// [`TableId::RUN_TABLES`], are proven once per run).
+    pub const SEGMENT_TABLES: [TableId; 13] = tables_where(false);
+
+    /// The tables proven once per run (in the run part of a segmented proof), in proof
+    /// order: the program (DECODE), the register file's initial and final tokens (REGISTER),
+    /// the byte lookups of every part (BITWISE) and memory's initial and final tokens (PAGE,
+    /// PAGE0).
+    pub const RUN_TABLES: [TableId; 5] = tables_where(true);
+
+    /// Whether the table is proven once per run rather than once per segment: one of the
+    /// [`TableId::RUN_TABLES`]. The one place that split is written.
+    pub const fn is_run_table(self) -> bool {
+        matches!(
+            self,
+            TableId::Decode | TableId::Register | TableId::Bitwise | TableId::Page | TableId::Page0
+        )
+    }
+
     /// The table's position in proof order.
     pub const fn index(self) -> usize {
         self as usize
@@ -100,6 +119,24 @@ impl TableId {
     }
 }
 
+/// The `N` tables, in proof order, whose [`TableId::is_run_table`] is `run`; fails to
+/// compile unless there are exactly `N`.
+const fn tables_where<const N: usize>(run: bool) -> [TableId; N] {
+    let mut out = [TableId::Cpu; N];
+    let (mut i, mut n) = (0, 0);
+    while i < TableId::COUNT {
+        let t = TableId::ALL[i];
+        if t.is_run_table() == run {
+            assert!(n < N, "more tables than N");
+            out[n] = t;
+            n += 1;
+        }
+        i += 1;
+    }
+    assert!(n == N, "fewer tables than N");
+    out
+}
+
 // `ALL` lists the variants in declaration order, so `index` (the discriminant) is the
 // position in `ALL`.
 const _: () = {
@@ -119,6 +156,7 @@ impl core::fmt::Display for TableId {
 #[cfg(test)]
 mod tests {
     use super::TableId;
+    use alloc::vec::Vec;
 
     #[test]
     fn indices_and_names_round_trip() {
@@ -134,6 +172,13 @@ mod tests {
             assert_eq!(TableId::alu(i), Some(t));
         }
         assert_eq!(TableId::alu(TableId::ALU.len()), None);
+        // The segment and run tables split every table, each list in proof order.
+        let mut split: Vec<TableId> = TableId::SEGMENT_TABLES.into();
+        split.extend(TableId::RUN_TABLES);
+        split.sort();
+        assert_eq!(split, TableId::ALL);
+        assert!(TableId::SEGMENT_TABLES.is_sorted() && TableId::RUN_TABLES.is_sorted());
+        assert!(TableId::RUN_TABLES.into_iter().all(TableId::is_run_table));
         let alu = TableId::ALL.into_iter().filter(|t| t.alu_index().is_some());
         assert!(alu.eq(TableId::ALU));
     }

@@ -46,22 +46,49 @@ impl ByteCounts {
     pub fn trace(&self) -> RowMajorMatrix {
         RowMajorMatrix::new(self.counts.iter().map(|&c| Felt::from(c)).collect(), WIDTH)
     }
+}
 
-    /// BITWISE's main trace of the lookups of all of `parts` (the same as [`Self::trace`]
-    /// after merging them into one counter), summed slice by slice through `par`.
-    pub fn sum_trace(par: &impl ParMap, parts: &[&ByteCounts]) -> RowMajorMatrix {
+/// Byte lookups summed over the parts of a run (its segments' tables and its run tables),
+/// in 64-bit counts: over a run of up to 2^36 cycles a byte pair is looked up more than
+/// 2^32 times.
+#[derive(Clone)]
+pub struct ByteTotals {
+    counts: Vec<u64>,
+}
+
+impl Default for ByteTotals {
+    fn default() -> Self {
+        ByteTotals {
+            counts: alloc::vec![0; WIDTH << LOG_HEIGHT],
+        }
+    }
+}
+
+impl ByteTotals {
+    /// Adds the lookups of all of `parts`, slice by slice through `par`.
+    pub fn add(&mut self, par: &impl ParMap, parts: &[&ByteCounts]) {
         const SLICE: usize = 1 << 12;
-        let slices = par.map((WIDTH << LOG_HEIGHT) / SLICE, |k| {
-            let range = k * SLICE..(k + 1) * SLICE;
-            let mut sum = alloc::vec![0u32; SLICE];
+        let mut slices: Vec<&mut [u64]> = self.counts.chunks_mut(SLICE).collect();
+        par.map_mut(&mut slices, |k, sum| {
+            let range = k * SLICE..k * SLICE + sum.len();
             for p in parts {
-                for (a, b) in sum.iter_mut().zip(&p.counts[range.clone()]) {
-                    *a += b;
+                for (a, &b) in sum.iter_mut().zip(&p.counts[range.clone()]) {
+                    *a += u64::from(b);
                 }
             }
-            sum
         });
-        let values = slices.iter().flatten().map(|&c| Felt::from(c)).collect();
-        RowMajorMatrix::new(values, WIDTH)
+    }
+
+    /// BITWISE's main trace: these lookups' counts, converted slice by slice through `par`.
+    pub fn trace(&self, par: &impl ParMap) -> RowMajorMatrix {
+        const SLICE: usize = 1 << 12;
+        let slices = par.map(self.counts.len().div_ceil(SLICE), |k| {
+            let end = ((k + 1) * SLICE).min(self.counts.len());
+            self.counts[k * SLICE..end]
+                .iter()
+                .map(|&c| Felt::new(c))
+                .collect::<Vec<Felt>>()
+        });
+        RowMajorMatrix::new(slices.concat(), WIDTH)
     }
 }

@@ -227,6 +227,12 @@ pub struct CpuRecords {
     pub res: Vec<u64>,
     /// Every system call, in execution order.
     pub calls: Vec<CallMark>,
+    /// The clock of the first step (the segment's first cycle; 0 for a whole run).
+    pub clk0: u64,
+    /// The public output bytes written before the first step.
+    pub outpos0: u64,
+    /// Whether the last step hands the machine's state on to a next segment (no exit there).
+    pub handoff: bool,
 }
 
 impl CpuRecords {
