@@ -24,8 +24,7 @@ use serde_json::{json, Map, Value};
 use crate::api::{self, ErrorKind, Guest, ProveOptions, Proved, RvFills};
 use crate::cli_common::{finish, hex, null_fields, output_fields, Cmd, Failure};
 use crate::limits::{
-    read_capped, OutFile, ReadError, DEFAULT_PROVE_CYCLES, MAX_INPUT, MAX_PROOF_FILE,
-    MAX_PROVABLE_CYCLES, VK_BYTES,
+    read_capped, OutFile, ReadError, DEFAULT_PROVE_CYCLES, MAX_INPUT, MAX_PROOF_FILE, VK_BYTES,
 };
 use crate::select::BackendChoice;
 

@@ -7,7 +7,7 @@
 //! | --- | --- | --- |
 //! | ELF file | [`MAX_ELF_FILE`] = 1 GiB + 64 MiB | the loaded image is at most [`MAX_IMAGE_BYTES`] (1 GiB); 64 MiB more for headers, symbols and debug info |
 //! | private input | [`MAX_INPUT`] = 16 MiB | see its doc |
-//! | proof file | [`MAX_PROOF_FILE`] = 256 MiB | see its doc |
+//! | proof file | [`MAX_PROOF_FILE`] = 2 GiB | see its doc |
 //! | verifying key | exactly [`VK_BYTES`] = 32 bytes | |
 //! | cycles proven | [`MAX_PROVABLE_CYCLES`] = 2^36 | the verifier's bound on a segmented run (timestamps below 2^39) |
 //! | cycles in one proof | [`MAX_SEGMENT_CYCLES`] = 2^26 | the packing pass refuses longer segments |
@@ -30,12 +30,14 @@ pub const MAX_ELF_FILE: u64 = MAX_IMAGE_BYTES + (64 << 20);
 /// largest table, 2^28 rows, would allow 2 GiB, at about 90 GB of IO trace alone.)
 pub const MAX_INPUT: u64 = 16 << 20;
 
-/// Largest proof file `verify` reads: 256 MiB. A proof holds, per query (at most 512 in any
+/// Largest proof file `verify` reads: 2 GiB. A proof of one segment is a few MiB (2.7 MB
+/// for 2^22 cycles at blowup 4, BENCHMARKS.md) and holds, per query (at most 512 in any
 /// parameter set the verifier accepts), each table's opened rows with Merkle paths of at
-/// most 31 digests, and the FRI layers' pairs with their paths. The presets' proofs are a
-/// few MiB (4.3 MB for a 2^20-cycle run at blowup 4, BENCHMARKS.md) and grow with the log of
-/// the height; by that estimate even 512 queries at the tallest tables stay far below the cap.
-pub const MAX_PROOF_FILE: u64 = 256 << 20;
+/// most 31 digests, and the FRI layers' pairs with their paths; a segmented run's proof is
+/// one such part per segment (about 0.5 GB for 2^28 cycles in segments of 2^21). `verify`
+/// reads the file into memory; the verifier itself streams it (its heap does not grow with
+/// the number of segments).
+pub const MAX_PROOF_FILE: u64 = 2 << 30;
 
 /// Size of a verifying key file.
 pub const VK_BYTES: u64 = 32;

@@ -31,8 +31,8 @@ use kestrel_core::matrix::RowMajorMatrix;
 use kestrel_core::merkle::Digest;
 use kestrel_core::params::StarkParams;
 use kestrel_core::proof::{ProofBody, SegmentedProof};
-use kestrel_core::rv::machine::{PackedTraces, Rv64Machine, TraceError, RECORD_TABLES};
-use kestrel_core::rv::pack::{RunTraces, Segmenter};
+use kestrel_core::rv::machine::{PackedTraces, RunTraces, Rv64Machine, TraceError, RECORD_TABLES};
+use kestrel_core::rv::pack::Segmenter;
 use kestrel_core::rv::table::TableId;
 use kestrel_core::stark::RunRounds;
 

@@ -96,7 +96,7 @@ fn error_kinds() {
     );
     assert_eq!(
         kind(ProveOptions {
-            max_cycles: (1 << 26) + 1,
+            max_cycles: (1 << 36) + 1,
             ..cpu(2)
         }),
         Some(ErrorKind::Usage)

@@ -56,3 +56,61 @@ fn vm_proofs_are_byte_identical_on_the_gpu() {
         assert!(s.op(op) > 0, "stage {op} did not run on the GPU");
     }
 }
+
+/// Segmented proofs (format 4) on the CUDA backend, with the record tables filled on the
+/// device, are byte-identical to the CPU backend's host-filled ones and verify.
+#[test]
+#[ignore = "needs a CUDA device: run with --ignored on the GPU machine"]
+fn segmented_proofs_are_byte_identical_on_the_gpu() {
+    use kestrel_prover_gpu::api::Guest;
+    use kestrel_prover_gpu::segmented::prove_segmented;
+    use kestrel_tests::vm_support::guest_path;
+    let gpu = CudaBackend::new().expect("no CUDA device: this test needs one");
+    for (name, input, log) in [("sha256", &b"abc"[..], 12), ("fibonacci", &b"3000"[..], 10)] {
+        let g = Guest::load(guest_path(name)).unwrap();
+        let cycles = g.execute(input, 1 << 26).cycles;
+        let params = StarkParams::BLOWUP_2;
+        let prove = |device: bool| {
+            let t = std::time::Instant::now();
+            let run = if device {
+                prove_segmented(
+                    &gpu,
+                    g.program(),
+                    input,
+                    params,
+                    cycles,
+                    log,
+                    true,
+                    &mut |_| {},
+                )
+            } else {
+                prove_segmented(
+                    &CpuBackend,
+                    g.program(),
+                    input,
+                    params,
+                    cycles,
+                    log,
+                    false,
+                    &mut |_| {},
+                )
+            }
+            .unwrap_or_else(|e| panic!("{name}: {e}"));
+            println!(
+                "{name}: {cycles} cycles in {} segments, {} {:?}",
+                run.segments,
+                if device { "gpu" } else { "cpu" },
+                t.elapsed()
+            );
+            run
+        };
+        let (c, d) = (prove(false), prove(true));
+        assert!(c.segments > 1, "{name}: one segment");
+        let bytes = d.proof.to_bytes();
+        assert!(
+            c.proof.to_bytes() == bytes,
+            "{name}: CUDA segmented proof differs"
+        );
+        kestrel_verifier::verify(&verifier_machine(), &d.vk, &d.public, &bytes).unwrap();
+    }
+}

@@ -135,6 +135,50 @@
 //! `4·clk + 3`; initial register tokens carry timestamp 0. MEMW_R checks `old_ts < ts` by
 //! range-checking `ts − old_ts − 1` as four bytes.
 //!
+//! # Segments
+//!
+//! A run longer than one segment is proven in parts ([`crate::proof::SegmentedProof`]):
+//! each segment of `S` consecutive cycles (the last may be shorter) proves the segment
+//! tables (CPU, MEMW_R, the ALU tables, LOAD, STORE, MEMW_A, MEMW, ECALL, IO) over its
+//! cycles, and one run part proves the run tables (DECODE, REGISTER, BITWISE, PAGE, PAGE0:
+//! the program with every segment's executions counted, the initial and final register
+//! and memory tokens, the byte table with every segment's lookups). Every part's main
+//! commitment is absorbed before the LogUp challenges are drawn, all parts use the same
+//! α, β, and the verifier accepts only if every part verifies and all parts' LogUp totals
+//! plus the public interactions sum to zero. Why a verifier that accepts has verified one
+//! execution:
+//!
+//! 1. **One multiset.** With the challenges drawn after every part's main trace is fixed,
+//!    the sum over all parts is the LogUp sum of the union of their rows (each part's
+//!    total is its own rows' sum, checked by its own quotient), so, except with the
+//!    probability the estimator's LogUp term bounds (it counts the fractions of all parts,
+//!    `kestrel_verifier`'s `check_floor`), every bus balances over the whole run exactly
+//!    as it would if all parts' tables were one proof's. Everything argued above for one
+//!    proof holds for the union: a token consumed in one segment may have been emitted in
+//!    any other part, and nothing else changes.
+//! 2. **One chain of cycles.** A CPU table's row 0 sends [`BUS_ENTRY`] `(clk, pc,
+//!    outpos)`; a segment that does not end the run ends with a handoff row that receives
+//!    `(clk + 1, next_pc, outpos + outn)`, and DECODE's entry row receives `(0, entry, 0)`
+//!    once per run (`cpu/mod.rs` has the constraints). Each segment has exactly one first
+//!    row and at most one handoff, so with the run part's single entry token the segments
+//!    form one chain from clock 0, each starting where the previous handed off; a cycle of
+//!    segments would need its clocks to wrap around p, impossible for the at most 2^36
+//!    rows the verifier accepts in all (`MAX_RUN_LOG_CYCLES`). The run's rows are thus
+//!    one execution of consecutive clocks `0 .. n`, every pc and output position
+//!    continuing across boundaries, and exactly one segment (the last) exits.
+//! 3. **Registers and memory cross boundaries through their tokens.** Timestamps are
+//!    global (`4·clk + k` for registers, `clk + 1` for memory), so the freshness checks
+//!    order accesses across segments as within one, and the tokens REGISTER and
+//!    PAGE/PAGE0 emit at time 0 and take at the end are accounted once per run, in the
+//!    run part. The checks are five bytes wide (`ts − old_ts − 1 < 2^40`), enough for
+//!    every timestamp of a 2^36-cycle run (below 2^39).
+//! 4. **Bound to one run.** Each part's transcript after the challenges is the run's
+//!    transcript (statement, parameters, preprocessed cap, public values, every part's
+//!    heights and main cap) plus its index, so a part taken from another run, another
+//!    input, or another position, or a dropped or repeated part, changes what every part
+//!    must answer; the proof lists the parts' heights and caps a second time before their
+//!    openings and the verifier checks the two listings agree.
+//!
 //! # ALU operations
 //!
 //! `c` is the full 64-bit result written to `rd` (W forms: the sign-extended 32-bit result;

@@ -367,7 +367,9 @@ impl<'a> Segmenter<'a> {
         let mut dec_row = vec![0u32; n];
         let mut rows: Vec<&mut [u32]> = dec_row.chunks_mut(len).collect();
         let first_bad = par
-            .map_mut(&mut rows, |c, rows| decode_chunk(c * len, rows, steps, slots))
+            .map_mut(&mut rows, |c, rows| {
+                decode_chunk(c * len, rows, steps, slots)
+            })
             .into_iter()
             .find_map(Result::err);
         drop(rows);
@@ -961,7 +963,10 @@ impl Run<'_, '_> {
             self.extra_reg(reg, value, ts, is_write)
         });
         if let Some((IO_IN, ..)) = ecall::transfer(&op) {
-            debug_assert_eq!(op.remaining, (self.st.input.len() - self.st.input_pos) as u64);
+            debug_assert_eq!(
+                op.remaining,
+                (self.st.input.len() - self.st.input_pos) as u64
+            );
         }
         self.rec.extra_of.push(first_extra..self.rec.extra.len());
         if let Some((kind, buf, cnt)) = ecall::transfer(&op) {
@@ -1085,9 +1090,7 @@ fn step_chunk<S: Copy + Into<Step>>(
         bytes: ByteCounts::default(),
     };
     let mut file = run.file_at[c].clone();
-    let first_call = run
-        .ecalls
-        .partition_point(|e| e.clk < clk0 + start as u64);
+    let first_call = run.ecalls.partition_point(|e| e.clk < clk0 + start as u64);
     let mut calls = run.ecalls[first_call..]
         .iter()
         .zip(&run.extra_of[first_call..]);
