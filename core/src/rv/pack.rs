@@ -182,6 +182,7 @@ where
     // 3. Tables, while `early` reads the records that are final.
     let memw_r = MemwRRecords {
         height: (3 * n + run.extra.len()).next_power_of_two().max(8),
+        clk0: 0,
         meta,
         old,
         new,

@@ -24,8 +24,8 @@ fn memw_shapes_are_valid() {
         assert!(shape.is_ok(), "{}: {shape:?}", t.name());
         println!("{}: {:?}", t.name(), shape.unwrap());
     }
-    assert_eq!(Air::width(&MEMW_A), 26);
-    assert_eq!(Air::width(&MEMW), 48);
+    assert_eq!(Air::width(&MEMW_A), 27);
+    assert_eq!(Air::width(&MEMW), 50);
     assert_eq!(Air::name(&MEMW_A), "MEMW_A");
     assert_eq!(Air::name(&MEMW), "MEMW");
 }
