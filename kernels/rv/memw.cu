@@ -10,9 +10,9 @@
 #define MA_TS 18
 #define MA_IS_REAL 19
 #define MA_DIFF 20
-#define MA_WR 24
-#define MA_RO 25
-#define MA_WIDTH 26
+#define MA_WR 25
+#define MA_RO 26
+#define MA_WIDTH 27
 
 // MEMW_A (h rows) from n word accesses: w[n] (bits 0..32 the word index, bit 32 ro, bit 33
 // wr), old[n], new[n], old_ts[n], ts[n].
@@ -30,7 +30,7 @@ extern "C" __global__ void ks_fill_memw_a(uint64_t *out, uint64_t h, const uint6
             continue;
         }
         const uint64_t ov = old[i], nv = nw[i], ots = old_ts[i], t = ts[i];
-        // Wrapping, as the builder computes it.
+        // Wrapping, as the builder computes it; five bytes (timestamps below 2^39).
         const uint64_t diff = t - ots - 1;
         PUT(MA_W, w[i] & 0xffffffffull);
         for (int k = 0; k < 8; k++) {
@@ -40,7 +40,7 @@ extern "C" __global__ void ks_fill_memw_a(uint64_t *out, uint64_t h, const uint6
         PUT(MA_OLD_TS, gl_canon(ots));
         PUT(MA_TS, gl_canon(t));
         PUT(MA_IS_REAL, 1);
-        for (int k = 0; k < 4; k++) PUT(MA_DIFF + k, byte_of(diff, k));
+        for (int k = 0; k < 5; k++) PUT(MA_DIFF + k, byte_of(diff, k));
         PUT(MA_WR, (w[i] >> 33) & 1);
         PUT(MA_RO, (w[i] >> 32) & 1);
 #undef PUT

@@ -11,14 +11,14 @@
 #define MW_IS_WRITE 19
 #define MW_IS_REAL 20
 #define MW_DIFF 21
-#define MW_WIDTH 25
+#define MW_WIDTH 26
 
 // MEMW_R (h rows) from n accesses in the CPU's order (n = 3 * steps): access r has timestamp
-// 4*(r/3) + r%3 + 1 and writes iff r%3 == 2; then x whole extra rows (the system calls'
-// accesses). `rec` holds meta[n + x] (reg | old_ts << 8), old[n + x], new[n/3] (the value
+// 4*(clk0 + r/3) + r%3 + 1 (clk0: the clock of the records' first step) and writes iff
+// r%3 == 2; then x whole extra rows (the system calls' accesses). `rec` holds meta[n + x] (reg | old_ts << 8), old[n + x], new[n/3] (the value
 // each step's write stores), then per extra row its new value and ts | is_write << 63.
 extern "C" __global__ void ks_fill_memw_r(uint64_t *out, uint64_t h, const uint64_t *rec, uint64_t n,
-                                          uint64_t x) {
+                                          uint64_t x, uint64_t clk0) {
     const uint64_t *meta = rec;
     const uint64_t *old = rec + n + x;
     const uint64_t *nw = old + n + x;
@@ -38,7 +38,7 @@ extern "C" __global__ void ks_fill_memw_r(uint64_t *out, uint64_t h, const uint6
         const uint64_t ov = old[i];
         if (i < n) {
             const uint64_t step = i / 3, k = i % 3;
-            ts = 4 * step + k + 1;
+            ts = 4 * (clk0 + step) + k + 1;
             w = k == 2;
             nv = w ? nw[step] : ov;
         } else {
@@ -47,6 +47,7 @@ extern "C" __global__ void ks_fill_memw_r(uint64_t *out, uint64_t h, const uint6
             w = (xts[e] >> 63) != 0;
             nv = w ? xnew[e] : ov;
         }
+        // Wrapping, as the host fill computes it; five bytes (timestamps below 2^39).
         const uint64_t diff = ts - old_ts - 1;
         PUT(MW_REG, m & 0xff);
         PUT(MW_OLD_TS, gl_canon(old_ts));
@@ -57,7 +58,7 @@ extern "C" __global__ void ks_fill_memw_r(uint64_t *out, uint64_t h, const uint6
             PUT(MW_OLD + j, byte_of(ov, j));
             PUT(MW_NEW + j, byte_of(nv, j));
         }
-        for (int j = 0; j < 4; j++) PUT(MW_DIFF + j, byte_of(diff, j));
+        for (int j = 0; j < 5; j++) PUT(MW_DIFF + j, byte_of(diff, j));
 #undef PUT
     }
 }

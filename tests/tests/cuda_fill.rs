@@ -179,6 +179,7 @@ mod gpu {
     use super::*;
     use kestrel_core::params::StarkParams;
     use kestrel_core::rv::decode::fields_of as decode_fields;
+    use kestrel_core::rv::memw_r::{self, MemwRRecords};
     use kestrel_prover_gpu::backend::{DeviceTraces, MainTrace};
     use kestrel_prover_gpu::cli_prove::{decode_statement, prove_with, ProveArgs};
     use kestrel_prover_gpu::cpu::CpuBackend;
@@ -242,6 +243,56 @@ mod gpu {
         {
             let steps = edge_steps(&image, n, 100 + k as u64);
             check(&g, &format!("edge {n}"), &image, &steps);
+        }
+    }
+
+    /// `rec` moved to a segment starting at cycle `clk0`: every timestamp `4·clk0` later,
+    /// except the initial tokens' 0 (registers first touched there), as a later segment's
+    /// records of a long run.
+    fn at_clock(rec: &MemwRRecords, clk0: u64) -> MemwRRecords {
+        let shift = |ts: u64| if ts == 0 { 0 } else { ts + 4 * clk0 };
+        let mut r = rec.clone();
+        r.clk0 = clk0;
+        for m in &mut r.meta {
+            *m = (*m & 0xff) | shift(*m >> 8) << 8;
+        }
+        for x in &mut r.extra {
+            x.old_ts = shift(x.old_ts);
+            x.access.ts = shift(x.access.ts);
+        }
+        r
+    }
+
+    #[test]
+    #[ignore = "needs a CUDA device: run with --ignored on the GPU machine"]
+    fn memw_r_fills_match_the_host_at_a_first_clock() {
+        let g = gpu();
+        let mut sets = Vec::new();
+        for name in ["sort", "isa/syscall"] {
+            let (image, steps) = load(name);
+            let machine = machine_for(&image);
+            sets.push((name.to_string(), pack_traces(&machine, &image, &steps, input_of(name))));
+        }
+        let image = edge_program();
+        let machine = machine_for(&image);
+        let steps = edge_steps(&image, 1000, 7);
+        sets.push(("edge 1000".into(), pack_traces(&machine, &image, &steps, b"")));
+        for (name, packed) in sets {
+            let packed = packed.unwrap();
+            // Past 2^32 cycles, and the last cycles of a run of 2^36.
+            let last = (1u64 << 36) - packed.memw_r.new.len() as u64 - 1;
+            for clk0 in [1, (1 << 32) + 5, last] {
+                let rec = at_clock(&packed.memw_r, clk0);
+                let host = memw_r::fill_host(&rec);
+                assert_eq!(host.row(0)[memw_r::TS].as_u64(), 4 * clk0 + 1, "{name}");
+                let t = g.fill_memw_r(&rec).unwrap();
+                let dev = g.download_trace(&t).unwrap();
+                assert!(
+                    dev == host,
+                    "{name}, clk0 {clk0}: MEMW_R fill differs at {}",
+                    first_diff(&dev, &host)
+                );
+            }
         }
     }
 

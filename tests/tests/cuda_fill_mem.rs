@@ -315,7 +315,22 @@ fn record_sets() -> Vec<(String, Records)> {
         sets.push((format!("random {n}"), random_records(n, 100 + k as u64)));
         sets.push((format!("mixed {n}"), mixed_records(n, 200 + k as u64)));
     }
+    sets.push(("wide".to_string(), wide_records(500, 9)));
     sets
+}
+
+/// Replayed records spread over a run of 2^36 cycles: the MEMW_A accesses of the second
+/// half 2^35 cycles later (gaps beyond four difference bytes, up to about 2^36 for words
+/// untouched since their initial token).
+fn wide_records(n: usize, seed: u64) -> Records {
+    let mut r = replay_records(n, seed);
+    let mid = r.mem_a[r.mem_a.len() / 2].ts;
+    let late = |ts: u64| if ts >= mid { ts + (1 << 35) } else { ts };
+    for a in &mut r.mem_a {
+        a.ts = late(a.ts);
+        a.old_ts = late(a.old_ts);
+    }
+    r
 }
 
 /// `lookups` records exactly the builder's lookups, on top of lookups already counted.

@@ -37,8 +37,11 @@
 //! Memory is a map of 8-byte words: word `w` holds bytes `8w .. 8w+8` (guest addresses are
 //! below 2^32, so `w < 2^29`). A memory token is `(w, value[8], ts, ro)`. Every access to a
 //! word consumes its token and emits the new one with a larger timestamp; `ts − old_ts − 1`
-//! is range-checked as four bytes. The memory timestamp of cycle `clk` is `clk + 1`
-//! (initial tokens carry 0): a cycle makes at most one access per word — a load or store
+//! is range-checked as five bytes (`< 2^40`). The memory timestamp of cycle `clk` is `clk + 1`
+//! (initial tokens carry 0), so memory timestamps stay below `2^36 + 2`; an access near
+//! cycle 2^36 to a word still holding its initial token has a gap of about 2^36, which five
+//! bytes cover and four would not (soundness: see "Timestamps").
+//! A cycle makes at most one access per word — a load or store
 //! touches one word (MEMW_A) or two adjacent words (MEMW, "split"); a read/write call
 //! touches each word of its buffer once (one IO row per word).
 //!
@@ -132,8 +135,14 @@
 //! # Timestamps
 //!
 //! Row `clk` of the CPU reads `rs1` at `4·clk + 1`, `rs2` at `4·clk + 2` and writes `rd` at
-//! `4·clk + 3`; initial register tokens carry timestamp 0. MEMW_R checks `old_ts < ts` by
-//! range-checking `ts − old_ts − 1` as four bytes.
+//! `4·clk + 3`; initial register tokens carry timestamp 0. Clocks are global across
+//! segments (segment `k`'s row `r` is `clk = k·S + r`), and the verifier bounds a run by
+//! 2^36 cycles, so register timestamps stay below `2^38 + 4` and memory timestamps
+//! (`clk + 1`, see "Memory") below `2^36 + 2`: every timestamp on the buses is below 2^39.
+//! MEMW_R, MEMW_A and MEMW check `old_ts < ts` by range-checking `ts − old_ts − 1` as five
+//! bytes (`< 2^40`). With both timestamps below 2^39, an honest gap is below 2^39, while
+//! `old_ts ≥ ts` makes `ts − old_ts − 1` a field element in `[p − 2^39, p − 1]` (p ≈ 2^64),
+//! which no five bytes equal.
 //!
 //! # Segments
 //!

@@ -35,12 +35,25 @@ pub fn build_trace_s(
     m
 }
 
-/// The freshness range checks one access records: the four bytes of `ts − old_ts − 1`
-/// (wrapping, as the trace writes them) in two lookups.
-fn access_lookups(a: &WordAccess, bytes: &mut ByteCounts) {
-    let d = (a.ts.wrapping_sub(a.old_ts).wrapping_sub(1) as u32).to_le_bytes();
-    bytes.range(d[0], d[1]);
-    bytes.range(d[2], d[3]);
+/// The five bytes of `ts − old_ts − 1` of an access (wrapping, so that a dishonest access
+/// list yields a trace that fails the check).
+fn diff_bytes(a: &WordAccess) -> [u8; DIFF_BYTES] {
+    let d = a.ts.wrapping_sub(a.old_ts).wrapping_sub(1).to_le_bytes();
+    core::array::from_fn(|i| d[i])
+}
+
+/// The freshness range checks of a row of `acc` (one or two words, as the trace writes
+/// them): bytes 0–3 of each word in two lookups, then the fifth bytes in one (a single
+/// word's with 0).
+fn row_lookups(acc: &[WordAccess], bytes: &mut ByteCounts) {
+    let mut fifth = [0u8; 2];
+    for (j, a) in acc.iter().enumerate() {
+        let d = diff_bytes(a);
+        bytes.range(d[0], d[1]);
+        bytes.range(d[2], d[3]);
+        fifth[j] = d[4];
+    }
+    bytes.range(fifth[0], fifth[1]);
 }
 
 /// The byte lookups [`build_trace_a`] records for `accesses`, without building the trace
@@ -48,15 +61,14 @@ fn access_lookups(a: &WordAccess, bytes: &mut ByteCounts) {
 /// multiplicity is `is_real = 0`).
 pub fn lookups_a(accesses: &[WordAccess], bytes: &mut ByteCounts) {
     for a in accesses {
-        access_lookups(a, bytes);
+        row_lookups(core::slice::from_ref(a), bytes);
     }
 }
 
 /// The byte lookups [`build_trace_s`] records for `accesses`, without building the trace.
 pub fn lookups_s(accesses: &[(WordAccess, WordAccess)], bytes: &mut ByteCounts) {
-    for (a0, a1) in accesses {
-        access_lookups(a0, bytes);
-        access_lookups(a1, bytes);
+    for &(a0, a1) in accesses {
+        row_lookups(&[a0, a1], bytes);
     }
 }
 
@@ -107,14 +119,15 @@ impl MemwAir {
                 c.new[8 * j + i] = Felt::from(a.new.to_le_bytes()[i] as u32);
             }
             c.old_ts[j] = Felt::new(a.old_ts);
-            // Wrapping, so that a dishonest access list yields a trace that fails the check.
-            let d = (a.ts.wrapping_sub(a.old_ts).wrapping_sub(1) as u32).to_le_bytes();
-            for (x, &v) in c.diff[4 * j..4 * j + 4].iter_mut().zip(&d) {
+            let d = diff_bytes(a);
+            for (x, &v) in c.diff[DIFF_BYTES * j..DIFF_BYTES * (j + 1)]
+                .iter_mut()
+                .zip(&d)
+            {
                 *x = Felt::from(v as u32);
             }
-            bytes.range(d[0], d[1]);
-            bytes.range(d[2], d[3]);
         }
+        row_lookups(acc, bytes);
         self.write_row(c, row);
     }
 }

@@ -12,8 +12,10 @@
 //!   words of a row; the read-only flag travels with the word);
 //! - proves `wr·ro_j = 0`: no write touches a read-only word, even one that would leave
 //!   its value unchanged (the executor faults on any store into a read-only segment);
-//! - proves `old_ts_j < ts` by writing `ts − old_ts_j − 1` as four bytes `diff_j[4]`,
-//!   range-checked with two [`BYTE_RANGE`] lookups.
+//! - proves `old_ts_j < ts` by writing `ts − old_ts_j − 1` as five bytes `diff_j[5]`,
+//!   range-checked with [`BYTE_RANGE`] lookups: bytes 0–3 of each word in two, and the
+//!   fifth bytes in one more (MEMW_A: paired with 0; MEMW: the two words' fifth bytes
+//!   together), so three lookups per row in MEMW_A and five in MEMW.
 //!
 //! # Columns (`k` words)
 //!
@@ -21,7 +23,7 @@
 //! accessors ([`MemwAir::old`] …) return their fields' offsets by `k`. The constraints and
 //! the fill are written once for both: they read (or write) the row as the struct of its
 //! `k` and see it through one private view of both (word `j`'s cells at `old[8j..]`,
-//! `diff[4j..]`, `old_ts[j]`, `ro[j]`), not through column indices.
+//! `diff[5j..]`, `old_ts[j]`, `ro[j]`), not through column indices.
 //!
 //! | column | index |
 //! | --- | --- |
@@ -31,16 +33,16 @@
 //! | `old_ts_j` | `1 + 16k + j` |
 //! | `ts` | `1 + 17k` |
 //! | `is_real` | `2 + 17k` |
-//! | `diff_j[4]` | `3 + 17k + 4j` |
-//! | `wr` | `3 + 21k` |
-//! | `ro_j` | `4 + 21k + j` |
+//! | `diff_j[5]` | `3 + 17k + 5j` |
+//! | `wr` | `3 + 22k` |
+//! | `ro_j` | `4 + 22k + j` |
 //!
-//! Width `4 + 22k`: 26 (MEMW_A), 48 (MEMW).
+//! Width `4 + 23k`: 27 (MEMW_A), 50 (MEMW).
 //!
 //! # Constraints
 //!
 //! - `is_real ∈ {0, 1}`;
-//! - `is_real · (Σ_i diff_j[i]·256^i − (ts − old_ts_j − 1)) = 0` for each `j`;
+//! - `is_real · (Σ_{i<5} diff_j[i]·256^i − (ts − old_ts_j − 1)) = 0` for each `j`;
 //! - `wr · ro_j = 0` for each `j` (`wr` is the requester's constant or expression, `ro_j`
 //!   the flag of the word's tokens, fixed by PAGE and PAGE0).
 //!
@@ -51,9 +53,12 @@
 //! Value bytes are not range-checked here: `new` comes from the requester (LOAD, STORE, IO),
 //! which proves it canonical, and `old` must match a token some table emitted with
 //! canonical bytes (PAGE, PAGE0 or an earlier row here). Initial tokens carry timestamp 0
-//! and each row emits `ts = old_ts + 1 + diff` with `diff ∈ [0, 2^32)`, so along a word's
-//! chain of tokens the timestamps strictly increase as integers (no chain is long enough to
-//! wrap the field); requesters send `ts = clk + 1`, so the chain follows execution order.
+//! and each row emits `ts = old_ts + 1 + diff` with `diff ∈ [0, 2^40)`. Every timestamp on
+//! the buses is below 2^39 (requesters send `ts = clk + 1` and the verifier bounds a run by
+//! 2^36 cycles), so `ts − old_ts − 1` is an integer in `(−2^39, 2^39)`; as p ≈ 2^64, a
+//! negative one (`old_ts ≥ ts`) is a field element above `p − 2^39`, never five bytes. So
+//! along a word's chain of tokens the timestamps strictly increase as integers, and the chain
+//! follows execution order.
 //! A word has a single initial token (PAGE or PAGE0, see `page.rs`) and its tokens form
 //! one chain from it to the final token PAGE or PAGE0 consumes: a read sees the last value
 //! written before it.
@@ -81,8 +86,8 @@ crate::columns! {
         ts,
         /// The real-row flag.
         is_real,
-        /// `ts − old_ts − 1`.
-        diff[4],
+        /// `ts − old_ts − 1`, five bytes.
+        diff[5],
         /// The write flag of the request.
         wr,
         /// The word's read-only flag.
@@ -92,7 +97,7 @@ crate::columns! {
 
 crate::columns! {
     /// MEMW's columns (words `w` and `w + 1`; the layout's source). Word `j`'s bytes are
-    /// `old[8j..8j + 8]`, `new[8j..8j + 8]`, its difference bytes `diff[4j..4j + 4]`.
+    /// `old[8j..8j + 8]`, `new[8j..8j + 8]`, its difference bytes `diff[5j..5j + 5]`.
     pub struct MemwCols {
         /// Word index of the first word.
         w,
@@ -106,8 +111,8 @@ crate::columns! {
         ts,
         /// The real-row flag.
         is_real,
-        /// `ts − old_ts_j − 1`, four bytes per word.
-        diff[8],
+        /// `ts − old_ts_j − 1`, five bytes per word.
+        diff[10],
         /// The write flag of the request.
         wr,
         /// Each word's read-only flag.
@@ -116,7 +121,7 @@ crate::columns! {
 }
 
 /// One row of MEMW_A or MEMW, field by field, with word `j`'s cells at `old[8j..]`,
-/// `new[8j..]`, `old_ts[j]`, `diff[4j..]`, `ro[j]`: what [`MemwAir`]'s constraints and fill
+/// `new[8j..]`, `old_ts[j]`, `diff[5j..]`, `ro[j]`: what [`MemwAir`]'s constraints and fill
 /// share, read from or written as [`MemwACols`] or [`MemwCols`] by `words`.
 struct MemwRow<T> {
     w: T,
@@ -129,6 +134,9 @@ struct MemwRow<T> {
     wr: T,
     ro: Vec<T>,
 }
+
+/// Bytes of each word's `ts − old_ts − 1` (timestamps below 2^39, so below 2^40).
+const DIFF_BYTES: usize = 5;
 
 /// Word index column.
 pub const W: usize = col!(MemwACols, w);
@@ -190,9 +198,9 @@ impl MemwAir {
     /// First byte of `ts − old_ts_j − 1`.
     pub const fn diff(&self, j: usize) -> usize {
         if self.words == 1 {
-            col!(MemwACols, diff) + 4 * j
+            col!(MemwACols, diff) + DIFF_BYTES * j
         } else {
-            col!(MemwCols, diff) + 4 * j
+            col!(MemwCols, diff) + DIFF_BYTES * j
         }
     }
     /// The write flag of the request.
@@ -270,9 +278,14 @@ impl Air for MemwAir {
         let one = B::Expr::from(Felt::ONE);
         let real = c.is_real.clone();
         b.assert_bool("memw is_real boolean", real.clone());
+        // Freshness per word: `ts − old_ts_j − 1` is five range-checked bytes, so
+        // `old_ts_j < ts` as integers. Sound because every memory timestamp on the buses is
+        // below 2^39 (`ts = clk + 1`, runs of at most 2^36 cycles, which the verifier
+        // bounds): `old_ts_j ≥ ts` would make the difference a field element above
+        // `p − 2^39` (p ≈ 2^64), which no five bytes (`< 2^40`) equal.
         for j in 0..k {
-            let diff = (0..4).fold(zero.clone(), |a, i| {
-                a + c.diff[4 * j + i].clone() * Felt::new(1 << (8 * i))
+            let diff = (0..DIFF_BYTES).fold(zero.clone(), |a, i| {
+                a + c.diff[DIFF_BYTES * j + i].clone() * Felt::new(1 << (8 * i))
             });
             b.assert_zero(
                 "memw timestamps increase",
@@ -308,7 +321,7 @@ impl Air for MemwAir {
             );
             b.receive(BUS_MEM, real.clone(), &token(&c.old, &c.old_ts[j]));
             b.send(BUS_MEM, real.clone(), &token(&c.new, &c.ts));
-            let d = &c.diff[4 * j..4 * j + 4];
+            let d = &c.diff[DIFF_BYTES * j..DIFF_BYTES * j + DIFF_BYTES];
             b.send(
                 BUS_BYTE,
                 real.clone(),
@@ -320,6 +333,11 @@ impl Air for MemwAir {
                 &[range.clone(), d[2].clone(), d[3].clone(), zero.clone()],
             );
         }
+        // The fifth bytes: MEMW's two words share one lookup, MEMW_A's pairs with 0 (no
+        // other byte of the row is unchecked: value bytes are proven canonical elsewhere).
+        let fifth = |j: usize| c.diff[DIFF_BYTES * j + 4].clone();
+        let second = if k == 2 { fifth(1) } else { zero.clone() };
+        b.send(BUS_BYTE, real, &[range, fifth(0), second, zero]);
     }
 }
 

@@ -1,7 +1,9 @@
 //! MEMW_A's and MEMW's unit tests, in the memory argument's test machine
 //! (`rv::testing::mem`): shapes; honest and edge-case runs balance; every single-cell
 //! mutation of a real row is detected; forged reads (old and new changed together), stale
-//! reads, non-increasing timestamps and writes to read-only words are caught. Their proof:
+//! reads, non-increasing timestamps (an access older than its token included, its difference
+//! written as the field value's "bytes"), wrong fifth difference bytes and writes to
+//! read-only words are caught; gaps beyond 2^32 balance. Their proof:
 //! `tests/tests/rv_memw.rs`.
 
 extern crate std;
@@ -10,12 +12,17 @@ use alloc::vec;
 use alloc::vec::Vec;
 use std::println;
 
+use crate::air::debug::{table_ledger, DebugReport};
 use crate::air::{Air, TableAir, TableShape};
-use crate::rv::memw::{MEMW, MEMW_A};
+use crate::field::Felt;
+use crate::matrix::RowMajorMatrix;
+use crate::rv::bitwise::ByteCounts;
+use crate::rv::memw::{MemwAir, MEMW, MEMW_A};
+use crate::rv::page0::Page0Air;
 use crate::rv::page::{MemoryImage, ZeroRange};
 use crate::rv::testing::mem::*;
 use crate::rv::testing::mutation::assert_all_detected;
-use crate::rv::{BUS_MEM, BUS_MEM_A};
+use crate::rv::{BUS_BYTE, BUS_MEM, BUS_MEM_A};
 
 #[test]
 fn memw_shapes_are_valid() {
@@ -24,8 +31,8 @@ fn memw_shapes_are_valid() {
         assert!(shape.is_ok(), "{}: {shape:?}", t.name());
         println!("{}: {:?}", t.name(), shape.unwrap());
     }
-    assert_eq!(Air::width(&MEMW_A), 26);
-    assert_eq!(Air::width(&MEMW), 48);
+    assert_eq!(Air::width(&MEMW_A), 27);
+    assert_eq!(Air::width(&MEMW), 50);
     assert_eq!(Air::name(&MEMW_A), "MEMW_A");
     assert_eq!(Air::name(&MEMW), "MEMW");
 }
@@ -224,4 +231,145 @@ fn write_to_read_only_word() {
     );
     // Reads of read-only words are fine (requests 13 and 14 of every honest run).
     assert!(check(&img, &honest(&img, &requests(11, 0))).is_ok());
+}
+
+/// The requests of seed 11 spread over a run of 2^36 cycles: from request 7 on, 2^33 later
+/// (request 7 reads heap word 125 written by request 6 at timestamp 19, a gap of
+/// `2^33 + 3`), and from request 30 on, near the end of the run (words untouched since
+/// their initial token, at 0, are read there: gaps of about 2^36).
+fn wide_requests() -> Vec<Req> {
+    let mut reqs = requests(11, 40);
+    let n = reqs.len() as u64;
+    for (i, r) in reqs.iter_mut().enumerate() {
+        if i >= 7 {
+            r.ts += 1 << 33;
+        }
+        if i >= 30 {
+            r.ts = (1 << 36) + 1 - 3 * (n - i as u64);
+        }
+    }
+    reqs
+}
+
+/// Rebuilds BITWISE (`t[5]`) to answer exactly the valid byte pairs MEMW_A, MEMW and PAGE0
+/// look up, so that a cell that is no byte finds no row.
+fn honest_bitwise(t: &mut [RowMajorMatrix]) {
+    let mut bytes = ByteCounts::default();
+    let tables: [(&dyn TableAir, usize); 3] = [(&MEMW_A, 1), (&MEMW, 2), (&Page0Air, 4)];
+    for (table, i) in tables {
+        for ((bus, v), m) in table_ledger(table, &t[i], None, &[]).buses {
+            let byte = |x: Felt| (x.as_u64() < 256).then_some(x.as_u64() as u8);
+            if let (BUS_BYTE, Some(x), Some(y)) = (bus, byte(v[1]), byte(v[2])) {
+                for _ in 0..m.as_u64().min(1 << 20) {
+                    bytes.range(x, y);
+                }
+            }
+        }
+    }
+    t[5] = bytes.trace();
+}
+
+/// The machine's traces of `run` with `forge` applied to MEMW_A's (`t[1]`) and MEMW's
+/// (`t[2]`) traces, and BITWISE rebuilt after it.
+fn forged(
+    img: &crate::rv::page::MemoryImage,
+    run: &Run,
+    forge: &mut dyn FnMut(&mut [RowMajorMatrix]),
+) -> DebugReport {
+    let mut t = traces(img, run, None);
+    forge(&mut t);
+    honest_bitwise(&mut t);
+    check_traces(img, &t)
+}
+
+#[test]
+fn gaps_beyond_four_bytes_balance() {
+    let img = image();
+    let run = honest(&img, &wide_requests());
+    let report = check(&img, &run);
+    assert!(report.is_ok(), "{report}");
+    // Request 7's gap and a late first read use the fifth byte.
+    let t = traces(&img, &run, None);
+    assert_eq!(t[1].row(table_row(&run, 7))[MEMW_A.diff(0) + 4], Felt::from(2u32));
+    let late = (30..run.rows.len())
+        .find(|&i| matches!(run.rows[i], Row::A(a) if a.old_ts == 0))
+        .expect("a late first access");
+    assert_eq!(
+        t[1].row(table_row(&run, late))[MEMW_A.diff(0) + 4],
+        Felt::from(15u32)
+    );
+    // Mutations of the wide rows are all detected.
+    let n_a = run.rows.iter().filter(|r| matches!(r, Row::A(_))).count();
+    let rows: Vec<usize> = (0..n_a).collect();
+    assert_all_detected(&MEMW_A, &t[1], None, &[], &rows, 16);
+}
+
+/// `(table index, table, row, word)` of request 7 (MEMW_A) and request 12 (MEMW, both
+/// words) in the wide run.
+fn wide_targets(run: &Run) -> [(usize, MemwAir, usize, usize); 3] {
+    [
+        (1, MEMW_A, table_row(run, 7), 0),
+        (2, MEMW, table_row(run, 12), 0),
+        (2, MEMW, table_row(run, 12), 1),
+    ]
+}
+
+#[test]
+fn wrong_fifth_byte_is_caught() {
+    let img = image();
+    let run = honest(&img, &wide_requests());
+    for (ti, air, row, j) in wide_targets(&run) {
+        let name = Air::name(&air);
+        let d4 = air.diff(j) + 4;
+        // Another fifth byte alone breaks the sum.
+        let honest_d4 = traces(&img, &run, None)[ti].row(row)[d4];
+        for v in [0u64, 1, 2, 3, 255, 256].map(Felt::new) {
+            if v == honest_d4 {
+                continue;
+            }
+            let r = forged(&img, &run, &mut |t| t[ti].row_mut(row)[d4] = v);
+            assert!(fails(&r, name, "memw timestamps increase"), "{name} {j}: {r}");
+        }
+        // One more in the fifth byte with `old_ts` 2^32 lower keeps the sum, and consumes
+        // a token no table emitted.
+        let r = forged(&img, &run, &mut |t| {
+            let c = t[ti].row_mut(row);
+            c[d4] += Felt::ONE;
+            c[air.old_ts(j)] -= Felt::new(1 << 32);
+        });
+        assert!(!fails(&r, name, "memw timestamps increase"), "{name} {j}: {r}");
+        assert!(unbalanced(&r, BUS_MEM), "{name} {j}: {r}");
+    }
+}
+
+#[test]
+fn access_older_than_its_token_is_caught() {
+    let img = image();
+    let run = honest(&img, &wide_requests());
+    for (ti, air, row, j) in wide_targets(&run) {
+        let name = Air::name(&air);
+        // `old_ts = ts + 1`: the wrapping fill's five bytes (of 2^64 − 2) are not −2.
+        let r = forged(&img, &run, &mut |t| {
+            let c = t[ti].row_mut(row);
+            c[air.old_ts(j)] = c[air.ts()] + Felt::ONE;
+            let d = u64::MAX - 1;
+            for i in 0..5 {
+                c[air.diff(j) + i] = Felt::new((d >> (8 * i)) & 0xff);
+            }
+        });
+        assert!(fails(&r, name, "memw timestamps increase"), "{name} {j}: {r}");
+        // The difference as the field value's "bytes": −2 = p − 2 = 0xffff_fffe_ffff_ffff,
+        // four bytes 0xff and 0xffff_fffe in the fifth cell. The sum holds; the fifth
+        // cell's lookup (MEMW: shared with the other word's fifth byte) finds no BITWISE row.
+        let r = forged(&img, &run, &mut |t| {
+            let c = t[ti].row_mut(row);
+            c[air.old_ts(j)] = c[air.ts()] + Felt::ONE;
+            for i in 0..4 {
+                c[air.diff(j) + i] = Felt::new(0xff);
+            }
+            c[air.diff(j) + 4] = Felt::new(0xffff_fffe);
+        });
+        assert!(!fails(&r, name, "memw timestamps increase"), "{name} {j}: {r}");
+        assert!(unbalanced(&r, BUS_BYTE), "{name} {j}: {r}");
+    }
 }

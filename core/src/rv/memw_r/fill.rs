@@ -67,12 +67,13 @@ pub fn fill_row(row: &mut [Felt], r: &RegRow) {
     let bytes = |v: u64| v.to_le_bytes().map(|x| Felt::from(x as u32));
     c.old = bytes(r.old);
     c.new = bytes(new);
-    let d = bytes(a.ts - r.old_ts - 1);
-    c.diff = [d[0], d[1], d[2], d[3]];
+    // Wrapping, so that a dishonest row yields a trace that fails the check.
+    let d = bytes(a.ts.wrapping_sub(r.old_ts).wrapping_sub(1));
+    c.diff = [d[0], d[1], d[2], d[3], d[4]];
     c.write(row);
 }
 
-/// The byte lookups of a row (`ts − old_ts − 1` as two range pairs).
+/// The byte lookups of a row (`ts − old_ts − 1` as three range pairs, the fifth byte with 0).
 pub fn row_lookups(r: &RegRow, bytes: &mut ByteCounts) {
     ts_lookups(r.access.ts, r.old_ts, bytes);
 }
@@ -80,19 +81,23 @@ pub fn row_lookups(r: &RegRow, bytes: &mut ByteCounts) {
 /// The byte lookups of a row of an access at `ts` to a register last accessed at `old_ts`.
 #[inline]
 pub fn ts_lookups(ts: u64, old_ts: u64, bytes: &mut ByteCounts) {
-    let d = (ts - old_ts - 1).to_le_bytes();
+    let d = ts.wrapping_sub(old_ts).wrapping_sub(1).to_le_bytes();
     bytes.range(d[0], d[1]);
     bytes.range(d[2], d[3]);
+    bytes.range(d[4], 0);
 }
 
 /// MEMW_R as packed per-access records for a fill kernel. The first `3·steps` rows are the
-/// CPU's accesses in order: access `r` belongs to step `r / 3`, has timestamp
-/// `4·(r/3) + r%3 + 1` and writes iff `r % 3 == 2` (rs1 read, rs2 read, rd write), so neither
-/// is stored. The system calls' own register accesses follow as whole rows (`extra`).
+/// CPU's accesses in order: access `r` belongs to step `r / 3` of the records, has timestamp
+/// `4·(clk0 + r/3) + r%3 + 1` and writes iff `r % 3 == 2` (rs1 read, rs2 read, rd write), so
+/// neither is stored. The system calls' own register accesses follow as whole rows (`extra`).
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct MemwRRecords {
     /// The trace height (a power of two, at least 8).
     pub height: usize,
+    /// The clock of the records' first step (a segment's first cycle; 0 for a whole run):
+    /// step `i` of the records is cycle `clk0 + i`.
+    pub clk0: u64,
     /// `reg | old_ts << 8` per CPU access.
     pub meta: Vec<u64>,
     /// The register's value before the access, per CPU access.
@@ -125,7 +130,7 @@ pub fn fill_host(rec: &MemwRRecords) -> RowMajorMatrix {
             access: RegAccess {
                 reg: (meta & 0xff) as u8,
                 value: if is_write { rec.new[step] } else { old },
-                ts: 4 * step as u64 + k as u64 + 1,
+                ts: 4 * (rec.clk0 + step as u64) + k as u64 + 1,
                 is_write,
             },
             old,

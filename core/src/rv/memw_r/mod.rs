@@ -2,8 +2,8 @@
 //!
 //! A row receives the CPU's access `(reg, value, ts, is_write)`, consumes the register's
 //! previous token `(reg, old, old_ts)` and emits `(reg, value, ts)`. A read must leave the
-//! value unchanged; `old_ts < ts` is proven by range-checking `ts − old_ts − 1` as four
-//! bytes (timestamps stay below 2^30).
+//! value unchanged; `old_ts < ts` is proven by range-checking `ts − old_ts − 1` as five
+//! bytes (register timestamps stay below 2^39, see "Timestamps" in `rv/mod.rs`).
 //!
 //! # Columns
 //!
@@ -34,8 +34,8 @@ crate::columns! {
         is_write,
         /// `1` on a real row (`0` on padding).
         is_real,
-        /// `ts − old_ts − 1` as bytes.
-        diff[4],
+        /// `ts − old_ts − 1` as five bytes (little-endian).
+        diff[5],
     }
 }
 
@@ -74,7 +74,12 @@ impl Air for MemwRAir {
                 (one.clone() - c.is_write.clone()) * (c.new[i].clone() - c.old[i].clone()),
             );
         }
-        let diff = (0..4).fold(B::Expr::from(Felt::ZERO), |a, i| {
+        // Freshness: `ts − old_ts − 1` is five range-checked bytes, so `old_ts < ts` as
+        // integers. Sound because every register timestamp on the buses is below 2^39 (the
+        // verifier bounds a run by 2^36 cycles and `ts ≤ 4·clk + 3`): then
+        // `ts − old_ts − 1` lies in `(−2^39, 2^39)` as an integer, and since p ≈ 2^64 the
+        // negative values (`old_ts ≥ ts`) are field elements near p, never below 2^40.
+        let diff = (0..5).fold(B::Expr::from(Felt::ZERO), |a, i| {
             a + c.diff[i].clone() * Felt::new(1 << (8 * i))
         });
         b.assert_zero(
@@ -107,8 +112,20 @@ impl Air for MemwRAir {
         );
         b.send(
             BUS_BYTE,
+            real.clone(),
+            &[
+                range.clone(),
+                c.diff[2].clone(),
+                c.diff[3].clone(),
+                zero.clone(),
+            ],
+        );
+        // The fifth byte pairs with 0: no other byte of the row is left unchecked (the value
+        // bytes come from tokens and from the CPU, which prove them canonical).
+        b.send(
+            BUS_BYTE,
             real,
-            &[range, c.diff[2].clone(), c.diff[3].clone(), zero],
+            &[range, c.diff[4].clone(), zero.clone(), zero],
         );
     }
 }
@@ -117,3 +134,6 @@ impl Air for MemwRAir {
 mod fill;
 #[cfg(feature = "trace")]
 pub use fill::*;
+
+#[cfg(all(test, feature = "trace"))]
+mod tests;

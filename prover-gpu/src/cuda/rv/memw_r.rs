@@ -37,6 +37,11 @@ pub(super) fn enqueue_memw_r(
     if rec.extra.iter().any(|r| r.access.ts >> 63 != 0) {
         return Err(limit(OP, "a timestamp of 2^63 or more".into()));
     }
+    // The CPU accesses' timestamps (below 4·(clk0 + steps)) stay in `meta`'s 56 bits of
+    // `old_ts` and in the field.
+    if rec.clk0.checked_add(rec.new.len() as u64).map_or(true, |c| c >> 53 != 0) {
+        return Err(limit(OP, format!("first clock {} too large", rec.clk0)));
+    }
     // Layout: meta[n + x], old[n + x], new[n / 3], then the extra rows' new values and
     // timestamps (ts | is_write << 63).
     let (nm, ne) = (n + x, rec.new.len());
@@ -81,7 +86,8 @@ pub(super) fn enqueue_memw_r(
             &h,
             &packed.ptr(stream),
             &(n as u64),
-            &(x as u64)
+            &(x as u64),
+            &rec.clk0
         ]
     );
     drop(packed);
