@@ -141,6 +141,9 @@ where
     // 2. Steps, chunk by chunk, each writing its part of the CPU and MEMW_R columns.
     let mut cpu = CpuRecords {
         height: n.next_power_of_two().max(8),
+        clk0: 0,
+        outpos0: 0,
+        handoff: false,
         dec_row,
         rs1: vec![0; n],
         rs2: vec![0; n],
