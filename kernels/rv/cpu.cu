@@ -25,7 +25,8 @@
 #define CPU_EXIT (CPU_TAKEN + 5)
 #define CPU_OUTPOS (CPU_TAKEN + 6)
 #define CPU_OUTN (CPU_TAKEN + 7)
-#define CPU_WIDTH (CPU_TAKEN + 8)
+#define CPU_HANDOFF (CPU_TAKEN + 8)
+#define CPU_WIDTH (CPU_TAKEN + 9)
 // DECODE field offsets (core/src/rv/decode.rs: class selectors, then these).
 #define CLS_ADD 0
 #define CLS_SUB 1
@@ -43,12 +44,15 @@
 // Words per DECODE row of the uploaded table: pc, then the fields.
 #define DEC_WORDS (1 + CPU_FIELDS)
 
-// The CPU trace (h rows) from n steps. `rec` holds dec_row (u32, n of them, padded to a
-// whole number of words), then rs1[n], rs2[n], res[n], then the system calls: ncalls
-// triples (clk, outpos before, outn | exit << 63), sorted by clk; `dec` the DECODE rows
-// (DEC_WORDS canonical words each).
+// The CPU trace (h rows) of a segment of n steps from clock clk0 (row i at clk0 + i), with
+// outpos0 output bytes written before it; `handoff`: its last step hands off to the next
+// segment. `rec` holds dec_row (u32, n of them, padded to a whole number of words), then
+// rs1[n], rs2[n], res[n], then the system calls: ncalls triples (clk, outpos before,
+// outn | exit << 63), sorted by clk (the run's clocks); `dec` the DECODE rows (DEC_WORDS
+// canonical words each).
 extern "C" __global__ void ks_fill_cpu(uint64_t *out, uint64_t h, const uint64_t *rec, uint64_t n,
-                                       const uint64_t *dec, uint64_t ncalls) {
+                                       const uint64_t *dec, uint64_t ncalls, uint64_t clk0,
+                                       uint64_t outpos0, uint64_t handoff) {
     const uint32_t *dec_row = (const uint32_t *)rec;
     const uint64_t *rs1 = rec + (n + 1) / 2;
     const uint64_t *rs2 = rs1 + n;
@@ -57,18 +61,19 @@ extern "C" __global__ void ks_fill_cpu(uint64_t *out, uint64_t h, const uint64_t
     for (uint64_t i = ks_tid(); i < h; i += ks_nthreads()) {
         uint64_t *o = out + i;
 #define PUT(c, v) o[(uint64_t)(c) * h] = (v)
+        const uint64_t clk = clk0 + i;
         // The output columns: the last call at or before this row (binary search).
-        uint64_t outpos = 0, outn = 0, exit = 0;
+        uint64_t outpos = outpos0, outn = 0, exit = 0;
         {
-            uint64_t lo = 0, hi = ncalls;  // first call with clk > i
+            uint64_t lo = 0, hi = ncalls;  // first call with clk > this row's
             while (lo < hi) {
                 const uint64_t mid = (lo + hi) / 2;
-                if (calls[3 * mid] <= i) lo = mid + 1; else hi = mid;
+                if (calls[3 * mid] <= clk) lo = mid + 1; else hi = mid;
             }
             if (lo > 0) {
                 const uint64_t *c = calls + 3 * (lo - 1);
                 const uint64_t n_out = c[2] & ~(1ull << 63);
-                if (c[0] == i && i < n) {
+                if (c[0] == clk && i < n) {
                     outpos = c[1];
                     outn = n_out;
                     exit = c[2] >> 63;
@@ -80,7 +85,7 @@ extern "C" __global__ void ks_fill_cpu(uint64_t *out, uint64_t h, const uint64_t
         if (i >= n) {
             // Padding: the clock runs on, nothing else happens (next_pc = 4).
             for (int c = 0; c < CPU_WIDTH; c++) PUT(c, 0);
-            PUT(CPU_CLK, i);
+            PUT(CPU_CLK, clk);
             PUT(CPU_NEXT_PC, 4);
             PUT(CPU_OUTPOS, outpos);
             continue;
@@ -91,13 +96,11 @@ extern "C" __global__ void ks_fill_cpu(uint64_t *out, uint64_t h, const uint64_t
         const uint64_t *d = dec + (uint64_t)dec_row[i] * DEC_WORDS;
         const uint64_t pc = d[0];
         const uint64_t *f = d + 1;
-        const uint64_t next_pc =
-            i + 1 < n ? dec[(uint64_t)dec_row[i + 1] * DEC_WORDS] : (uint64_t)(uint32_t)(pc + 4);
         PUT(CPU_IS_REAL, 1);
         PUT(CPU_FIRST, i == 0 ? 1 : 0);
-        PUT(CPU_CLK, i);
+        PUT(CPU_HANDOFF, handoff && i + 1 == n ? 1 : 0);
+        PUT(CPU_CLK, clk);
         PUT(CPU_PC, pc);
-        PUT(CPU_NEXT_PC, next_pc);
         for (int k = 0; k < CPU_FIELDS; k++) PUT(CPU_DEC + k, f[k]);
         const bool add = f[CLS_ADD] | f[CLS_ADDW] | f[CLS_JALR] | f[CLS_LOAD] | f[CLS_STORE];
         const bool sub = f[CLS_SUB] | f[CLS_SUBW];
@@ -130,6 +133,19 @@ extern "C" __global__ void ks_fill_cpu(uint64_t *out, uint64_t h, const uint64_t
         const bool taken = f[CLS_BRANCH] && (((r & 1) == 1) != (f[F_BR_NEG] != 0));
         PUT(CPU_TAKEN, taken ? 1 : 0);
         const bool jalr = f[CLS_JALR] != 0;
+        // The next step's pc; the last step's from its own (cpu::next_pc_of): a JAL's or
+        // taken branch's target, a JALR's (sum, bit 0 cleared, low 32 bits), else pc + 4.
+        uint64_t next_pc;
+        if (i + 1 < n) {
+            next_pc = dec[(uint64_t)dec_row[i + 1] * DEC_WORDS];
+        } else if (f[CLS_JAL] || taken) {
+            next_pc = (uint32_t)(pc + imm);
+        } else if (jalr) {
+            next_pc = (uint32_t)sum & ~1u;
+        } else {
+            next_pc = (uint32_t)(pc + 4);
+        }
+        PUT(CPU_NEXT_PC, next_pc);
         // cpu::quarter: JALR's sum_0 / 4, a JAL's or taken branch's imm_0 / 4, else 0.
         PUT(CPU_Q, jalr ? (sum & 0xff) >> 2 : (f[CLS_JAL] || taken) ? (imm & 0xff) >> 2 : 0);
         PUT(CPU_BIT0, jalr ? sum & 1 : 0);

@@ -193,7 +193,10 @@ mod gpu {
         CudaBackend::new().unwrap_or_else(|e| panic!("no CUDA device ({e}): this test needs one"))
     }
 
+    use kestrel_core::rv::cpu::{fill_host, CallMark, CpuRecords};
+    use kestrel_core::rv::testing::cpu as segments;
     use kestrel_tests::first_diff;
+    use std::ops::Range;
 
     /// Fills CPU and MEMW_R on the device and compares each with the host builder.
     fn check(g: &CudaBackend, name: &str, image: &ProgramImage, steps: &[Step]) {
@@ -293,6 +296,82 @@ mod gpu {
                     first_diff(&dev, &host)
                 );
             }
+        }
+    /// `rec`'s steps `range` as one segment from clock `clk0`, `outpos0` output bytes
+    /// before it, handing off after its last step unless that is the exit (the calls in
+    /// the range moved to the segment's clocks and output positions).
+    fn segment_of(rec: &CpuRecords, range: Range<usize>, clk0: u64, outpos0: u64) -> CpuRecords {
+        let start = range.start as u64;
+        let before: u64 = rec
+            .calls
+            .iter()
+            .filter(|c| c.clk < start)
+            .map(|c| c.outn)
+            .sum();
+        let calls: Vec<CallMark> = rec
+            .calls
+            .iter()
+            .filter(|c| range.contains(&(c.clk as usize)))
+            .map(|c| CallMark {
+                clk: clk0 + c.clk - start,
+                outpos: outpos0 + c.outpos - before,
+                ..*c
+            })
+            .collect();
+        CpuRecords {
+            height: range.len().next_power_of_two().max(8),
+            clk0,
+            outpos0,
+            handoff: !calls.last().is_some_and(|c| c.exit),
+            dec_row: rec.dec_row[range.clone()].to_vec(),
+            rs1: rec.rs1[range.clone()].to_vec(),
+            rs2: rec.rs2[range.clone()].to_vec(),
+            res: rec.res[range].to_vec(),
+            calls,
+        }
+    }
+
+    /// Segments (a first clock ≠ 0, output written before them, a handoff after the last
+    /// step unless it exits; last steps of every kind, jumps and taken branches among them):
+    /// the device fill equals the host fill.
+    #[test]
+    #[ignore = "needs a CUDA device: run with --ignored on the GPU machine"]
+    fn cpu_fill_matches_the_host_builder_on_segments() {
+        let g = gpu();
+        let loop_run = segments::run();
+        let mut cases: Vec<(String, ProgramImage, CpuRecords)> = vec![(
+            "looping program 9..30".into(),
+            segments::program(),
+            loop_run.segment(9..30, 1000, 7).records,
+        )];
+        let edge = edge_program();
+        let steps = edge_steps(&edge, 1000, 7);
+        let packed = pack_traces(&machine_for(&edge), &edge, &steps, &[]).unwrap();
+        let mut ranges: Vec<Range<usize>> = vec![0..1, 1..9, 100..612, 3..999, 990..1000];
+        ranges.extend((0..40).map(|k| 200 + k..230 + 2 * k));
+        for r in ranges {
+            let rec = segment_of(&packed.cpu, r.clone(), 1000 + r.start as u64, 7);
+            cases.push((format!("edge {r:?}"), edge.clone(), rec));
+        }
+        for name in ["isa/syscall", "sort"] {
+            let (image, steps) = load(name);
+            let packed = pack_traces(&machine_for(&image), &image, &steps, input_of(name)).unwrap();
+            let n = steps.len();
+            for r in [0..n / 2, n / 3..n - 1, n / 2..n] {
+                let rec = segment_of(&packed.cpu, r.clone(), (1 << 36) - n as u64, 1 << 20);
+                cases.push((format!("{name} {r:?}"), image.clone(), rec));
+            }
+        }
+        for (name, image, rec) in &cases {
+            let decode = decode_fields(image);
+            let dev = g.fill_cpu(rec, &decode).unwrap();
+            let dev = g.download_trace(&dev).unwrap();
+            let host = fill_host(rec, &decode);
+            assert!(
+                dev == host,
+                "{name}: CPU fill differs at {}",
+                first_diff(&dev, &host)
+            );
         }
     }
 

@@ -82,6 +82,7 @@ fn rust_values() -> BTreeMap<&'static str, u64> {
         ("CPU_EXIT", cpu::EXIT),
         ("CPU_OUTPOS", cpu::OUTPOS),
         ("CPU_OUTN", cpu::OUTN),
+        ("CPU_HANDOFF", cpu::HANDOFF),
         ("CPU_WIDTH", cpu::WIDTH),
         ("CLS_ADD", class::ADD),
         ("CLS_SUB", class::SUB),

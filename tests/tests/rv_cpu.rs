@@ -1,15 +1,19 @@
 //! CPU on the register-only program (`kestrel_tests::register_program`, no ALU-table
 //! instructions): the debug checker accepts the honest traces and the proof verifies (a
 //! wrong exit code does not); every single-cell change of a real CPU row is caught; a wrong
-//! ALU result that the CPU row and the ALU table agree on is caught. (DECODE, MEMW_R,
+//! ALU result that the CPU row and the ALU table agree on is caught; a segment in the
+//! middle of a run (its first clock 1000, a handoff) proves on its own against its
+//! boundary tokens, and not against another's. (DECODE, MEMW_R,
 //! REGISTER and BITWISE on the same program: `rv_decode.rs`, `rv_memw_r.rs`,
 //! `rv_register.rs`, `rv_bitwise.rs`.)
 
 use kestrel_core::field::Felt;
 use kestrel_core::params::StarkParams;
 use kestrel_core::rv::machine::TableId;
+use kestrel_core::rv::testing::cpu::{self as segments, segment_traces, SegmentMachine};
 use kestrel_prover_gpu::cpu::CpuBackend;
-use kestrel_prover_gpu::prover::{prove, setup};
+use kestrel_prover_gpu::prover::{prove, setup, ProverError};
+use kestrel_verifier::VerifyError;
 use kestrel_prover_gpu::rv::{debug_check, machine_for, program_image, traces, verifier_machine};
 use kestrel_tests::register_program::{honest, run};
 use kestrel_tests::vm_support::asm::{self, addi, r};
@@ -73,5 +77,33 @@ fn forged_alu_results_are_caught() {
             "forged result of step {i} ({:#x}) not caught",
             records[i].word
         );
+    }
+}
+
+/// A segment in the middle of a run — steps 9..30 of `rv::testing::cpu`'s looping program
+/// from clock 1000, 7 output bytes before it, handing off after a taken branch — proves as
+/// a table: the CPU with stand-ins for the other side of each bus, the two BUS_ENTRY
+/// boundary tokens supplied. With the start token one clock off (what a neighbour that
+/// ends one cycle early would hand it) no verifying proof exists.
+#[test]
+fn a_middle_segment_proves_against_its_tokens() {
+    let s = segments::run().segment(9..30, 1000, 7);
+    let t = s.trace();
+    let machine = SegmentMachine;
+    let pk = setup(&CpuBackend, &machine, StarkParams::BLOWUP_8).unwrap();
+    let traces = segment_traces(&t, &t, &s.boundary());
+    let (proof, _) = prove(&CpuBackend, &pk, &machine, &traces, &[]).unwrap();
+    kestrel_verifier::verify(&machine, &pk.vk, &[], &proof.to_bytes()).unwrap();
+
+    let mut boundary = s.boundary();
+    boundary[0].0[0] = Felt::new(999);
+    let traces = segment_traces(&t, &t, &boundary);
+    match prove(&CpuBackend, &pk, &machine, &traces, &[]) {
+        Err(ProverError::ConstraintsNotSatisfied { .. }) => {}
+        Err(e) => panic!("unexpected prover error {e}"),
+        Ok((proof, _)) => {
+            let r = kestrel_verifier::verify(&machine, &pk.vk, &[], &proof.to_bytes());
+            assert!(matches!(r, Err(VerifyError::LogUpSum)), "{r:?}");
+        }
     }
 }

@@ -17,7 +17,7 @@
 //! | bus | tuple | sent by | received by |
 //! | --- | --- | --- | --- |
 //! | [`BUS_DECODE`] | `(pc, selectors…, alu_op, rd, rs1, rs2, imm_f, imm[8])` | CPU, once per executed row | DECODE, multiplicity = executions |
-//! | [`BUS_ENTRY`] | `(pc)` | CPU's first row | DECODE's entry row |
+//! | [`BUS_ENTRY`] | `(clk, pc, outpos)` | CPU's row 0 (a segment's start) | DECODE's entry row `(0, entry, 0)`, CPU's handoff row (`(clk + 1, next_pc, outpos + outn)`) |
 //! | [`BUS_REG_ACCESS`] | `(reg, value[8], ts, is_write)` | CPU: rs1 read, rs2 read, rd write; ECALL: a1, a2, break registers, [`REG_INPUT`] | MEMW_R |
 //! | [`BUS_REG`] | `(reg, value[8], ts)` | MEMW_R (new token), REGISTER (initial) | MEMW_R (old token), REGISTER (final) |
 //! | [`BUS_BYTE`] | `(op, x, y, z)` | anyone range-checking bytes or doing byte logic | BITWISE |

@@ -23,12 +23,13 @@ pub struct Step {
     pub mem_val: u64,
 }
 
-/// Fills one real CPU row, given its result bytes' value `res` ([`result`]), except
-/// [`EXIT`], [`OUTPOS`] and [`OUTN`] (the caller's, from the run's system calls).
+/// Fills one real CPU row at clock `clk`, given its result bytes' value `res`
+/// ([`result`]), except [`FIRST`] and [`HANDOFF`] (the caller's, from the row's place in the
+/// segment) and [`EXIT`], [`OUTPOS`] and [`OUTN`] (the caller's, from the run's system calls).
 #[allow(clippy::too_many_arguments)]
 pub fn fill_row(
     row: &mut [Felt],
-    clk: usize,
+    clk: u64,
     pc: u32,
     d: &Decoded,
     rs1: u64,
@@ -40,8 +41,7 @@ pub fn fill_row(
     // The cells this fill does not set keep their values.
     let mut c = CpuCols::read(row);
     c.is_real = Felt::ONE;
-    c.first = Felt::from(clk == 0);
-    c.clk = f(clk as u64);
+    c.clk = f(clk);
     c.pc = Felt::from(pc);
     c.next_pc = Felt::from(next_pc);
     c.dec = d.fields();
@@ -164,6 +164,19 @@ pub fn extra_range_bytes(d: &Decoded, sum: u64, res: u64) -> (u8, u8) {
     (2 * l7, quarter(d, sum, is_taken(d, res)))
 }
 
+/// The pc after a row at `pc` (what its [`NEXT_PC`] must be): a JAL's or taken branch's
+/// target, a JALR's (`sum` with bit 0 cleared, low 32 bits), else `pc + 4`. The fill takes
+/// the next step's pc instead where there is one; this is for a segment's last row.
+pub fn next_pc_of(pc: u32, d: &Decoded, sum: u64, res: u64) -> u32 {
+    if d.class[class::JAL] || is_taken(d, res) {
+        pc.wrapping_add(d.imm as u32)
+    } else if d.class[class::JALR] {
+        sum as u32 & !1
+    } else {
+        pc.wrapping_add(4)
+    }
+}
+
 /// Whether a branch row with compare result `res` is taken (false on other rows).
 pub fn is_taken(d: &Decoded, res: u64) -> bool {
     d.class[class::BRANCH] && ((res & 1 == 1) != d.br_neg)
@@ -199,8 +212,9 @@ fn result_without_write(d: &Decoded, a: u64, b: u64, sum: u64) -> u64 {
     }
 }
 
-/// A system call as the CPU row sees it: its cycle, the output position before it, the
-/// output bytes it writes and whether it is the exit.
+/// A system call as the CPU row sees it: its cycle (the run's clock, not the segment's row),
+/// the output position before it (from the run's start), the output bytes it writes and
+/// whether it is the exit.
 #[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
 pub struct CallMark {
     pub clk: u64,
@@ -209,30 +223,32 @@ pub struct CallMark {
     pub exit: bool,
 }
 
-/// The CPU table as packed per-step records for a fill kernel. Row `clk` (the thread index)
-/// of the trace is [`fill_row`] of step `clk`; padding rows follow up to `height`.
-/// Everything else a row holds is derived: `pc` and the DECODE fields from the program's
-/// DECODE row (see [`decode::fields_of`](crate::rv::decode::fields_of)), `next_pc` from the next step's DECODE row, operand b,
-/// the adder and the flags from the fields and the values here, and the output columns from
+/// The CPU table of one segment (or of a whole run) as packed per-step records for a fill
+/// kernel. Row `i` (the thread index) of the trace is [`fill_row`] of step `i` at clock
+/// `clk0 + i`; padding rows follow up to `height`. Everything else a row holds is derived:
+/// `pc` and the DECODE fields from the program's DECODE row (see
+/// [`decode::fields_of`](crate::rv::decode::fields_of)), `next_pc` from the next step's
+/// DECODE row (the last step's from its own: [`next_pc_of`]), operand b, the adder and the
+/// flags from the fields and the values here, and the output columns from `outpos0` and
 /// `calls` (sorted by cycle).
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct CpuRecords {
     /// The trace height (a power of two, at least 8).
     pub height: usize,
+    /// The clock of row 0 (0 for the first segment or a whole run).
+    pub clk0: u64,
+    /// The public output bytes written before row 0.
+    pub outpos0: u64,
+    /// The last step hands off to the next segment (it does not end the run).
+    pub handoff: bool,
     /// Each step's DECODE row (index into the program's code).
     pub dec_row: Vec<u32>,
     pub rs1: Vec<u64>,
     pub rs2: Vec<u64>,
     /// The result bytes' value (what [`result`] gives).
     pub res: Vec<u64>,
-    /// Every system call, in execution order.
+    /// Every system call of the steps, in execution order (clocks from `clk0` on).
     pub calls: Vec<CallMark>,
-    /// The clock of the first step (the segment's first cycle; 0 for a whole run).
-    pub clk0: u64,
-    /// The public output bytes written before the first step.
-    pub outpos0: u64,
-    /// Whether the last step hands the machine's state on to a next segment (no exit there).
-    pub handoff: bool,
 }
 
 impl CpuRecords {
@@ -255,33 +271,29 @@ pub fn fill_host(rec: &CpuRecords, decode: &[u64]) -> RowMajorMatrix {
         .collect();
     let slot = |i: usize| &slots[rec.dec_row[i] as usize];
     let mut calls = rec.calls.iter().peekable();
-    let mut outpos = 0u64;
-    for (clk, row) in m.values.chunks_exact_mut(WIDTH).enumerate() {
-        if clk >= n {
+    let mut outpos = rec.outpos0;
+    for (i, row) in m.values.chunks_exact_mut(WIDTH).enumerate() {
+        let clk = rec.clk0 + i as u64;
+        if i >= n {
             // Padding: the clock runs on, nothing else happens (next_pc = pc + 4 = 4).
-            row[CLK] = Felt::new(clk as u64);
+            row[CLK] = Felt::new(clk);
             row[NEXT_PC] = Felt::new(4);
             row[OUTPOS] = Felt::new(outpos);
             continue;
         }
-        let (pc, fields) = slot(clk);
-        let next_pc = if clk + 1 < n {
-            slot(clk + 1).0
+        let (pc, fields) = slot(i);
+        let (rs1, rs2, res) = (rec.rs1[i], rec.rs2[i], rec.res[i]);
+        let next_pc = if i + 1 < n {
+            slot(i + 1).0
         } else {
-            pc.wrapping_add(4)
+            let (sum, _) = sum_and_carries(rs1, operand_b(fields, rs2), fields);
+            next_pc_of(*pc, fields, sum, res)
         };
-        fill_row(
-            row,
-            clk,
-            *pc,
-            fields,
-            rec.rs1[clk],
-            rec.rs2[clk],
-            rec.res[clk],
-            next_pc,
-        );
+        fill_row(row, clk, *pc, fields, rs1, rs2, res, next_pc);
+        row[FIRST] = Felt::from(i == 0);
+        row[HANDOFF] = Felt::from(rec.handoff && i + 1 == n);
         row[OUTPOS] = Felt::new(outpos);
-        if let Some(c) = calls.next_if(|c| c.clk == clk as u64) {
+        if let Some(c) = calls.next_if(|c| c.clk == clk) {
             row[OUTN] = Felt::new(c.outn);
             row[EXIT] = Felt::from(c.exit);
             outpos += c.outn;

@@ -5,10 +5,34 @@
 //! a DECODE constant to x0), byte logic through BITWISE, jumps — or dispatches it to an ALU
 //! table, to LOAD/STORE (with the address from its adder: `rs1 + imm`, below 2^32, memory
 //! timestamp `clk + 1`) or to ECALL, follows the pc, and ends with the exit call, whose
-//! argument becomes the public exit code. `outpos` counts the public output bytes written
-//! before the row (from 0; a write to fd 1 adds `outn`). The W forms of add/sub are folded into this table (a sign-extension of the low
-//! word needs two columns here, far less than a CPU32 table's copy of the dispatch); the
-//! other W forms live in the ALU tables that compute them.
+//! argument becomes the public exit code, or with a handoff to the next segment. `outpos`
+//! counts the public output bytes written before the row (a write to fd 1 adds `outn`).
+//! The W forms of add/sub are folded into this table (a sign-extension of the low word
+//! needs two columns here, far less than a CPU32 table's copy of the dispatch); the other
+//! W forms live in the ALU tables that compute them.
+//!
+//! # Segments
+//!
+//! A run may be proven as several segments, each with its own CPU table. A table's rows
+//! are consecutive cycles from some `clk0` (its row 0), at some pc and output position.
+//! Row 0 (`first`) sends the [`BUS_ENTRY`] token `(clk, pc, outpos)` of its row; a row
+//! that ends a segment without ending the run (`handoff`, the last real row) receives
+//! `(clk + 1, next_pc, outpos + outn)`, exactly what the next segment's row 0 sends; the
+//! last segment ends with the exit call instead. DECODE's entry row receives
+//! `(0, entry, 0)`, so no constraint here pins row 0's clock or output position: the
+//! token does.
+//!
+//! Why the segments' clocks are one consecutive range from 0, so every register and
+//! memory timestamp is unique: every token is sent once and received once (the buses
+//! balance). Follow the chain from DECODE's `(0, entry, 0)`: it is sent by the row 0 of
+//! some segment `A` with clock 0; `A`'s rows have clocks `0 .. n_A` and either `A` exits
+//! (then the chain ends, and so does the run: the exit call is unique) or its handoff
+//! receives `(n_A, …)`, which some segment `B`'s row 0 sends, and so on. Every segment's
+//! row 0 sends one token, so every segment is on one such chain or on a cycle of segments
+//! whose tokens are received only among themselves. Such a cycle would return to its own
+//! first clock after `Σ n` steps of `+1`, that is `Σ n ≡ 0 (mod p)`: impossible with
+//! fewer than 2^36 rows in all. So the segments form the one chain from 0, their clock
+//! ranges are consecutive and disjoint, and exactly one of them (the last) exits.
 //!
 //! # Columns
 //!
@@ -36,7 +60,7 @@ crate::columns! {
         is_real,
         /// `1` on row 0.
         first,
-        /// The row's clock (its index).
+        /// The row's clock: the segment's first clock plus the row's index.
         clk,
         pc,
         next_pc,
@@ -74,6 +98,9 @@ crate::columns! {
         outpos,
         /// Public output bytes this row writes (a write to fd 1).
         outn,
+        /// `1` on the last real row of a segment that does not end the run: it hands the
+        /// next segment its state ([`BUS_ENTRY`]).
+        handoff,
     }
 }
 
@@ -117,6 +144,8 @@ pub const EXIT: usize = col!(CpuCols, exit);
 pub const OUTPOS: usize = col!(CpuCols, outpos);
 /// Public output bytes this row writes (a write to fd 1).
 pub const OUTN: usize = col!(CpuCols, outn);
+/// The row hands off to the next segment.
+pub const HANDOFF: usize = col!(CpuCols, handoff);
 /// Main columns.
 pub const WIDTH: usize = <CpuCols<u8> as Columns<u8>>::WIDTH;
 
@@ -142,11 +171,11 @@ impl Air for CpuAir {
         let is_real = r.is_real.clone();
         let cls = &d.sel;
 
-        // Row bookkeeping: the first row, the clock, real rows then padding.
+        // Row bookkeeping: the first row, the clock (from row 0's, which its BUS_ENTRY
+        // token pins), real rows then padding.
         b.assert_bool("cpu is_real boolean", is_real.clone());
         b.assert_first("cpu first row flag", r.first.clone() - one());
         b.assert_transition("cpu first flag only on row 0", nx.first.clone());
-        b.assert_first("cpu clk starts at 0", r.clk.clone());
         b.assert_transition("cpu clk increments", nx.clk.clone() - r.clk.clone() - one());
         b.assert_first("cpu first row is real", is_real.clone() - one());
         b.assert_transition(
@@ -165,10 +194,11 @@ impl Air for CpuAir {
             );
         }
 
-        // Exit: only through the exit call (ECALL proves which call a row is), which ends the
-        // real rows.
+        // Exit: only through the exit call (ECALL proves which call a row is). The real rows
+        // end with it or with a handoff to the next segment; nothing runs after either.
         let ecall = cls[class::ECALL].clone();
         let exit = r.exit.clone();
+        let handoff = r.handoff.clone();
         b.assert_bool("cpu exit boolean", exit.clone());
         b.assert_zero(
             "cpu exit only on ecall",
@@ -178,16 +208,28 @@ impl Air for CpuAir {
             "cpu nothing runs after exit",
             exit.clone() * nx.is_real.clone(),
         );
+        b.assert_bool("cpu handoff boolean", handoff.clone());
+        b.assert_zero(
+            "cpu handoff only on real rows",
+            handoff.clone() * (one() - is_real.clone()),
+        );
+        b.assert_zero("cpu handoff or exit", handoff.clone() * exit.clone());
         b.assert_transition(
-            "cpu real rows end with exit",
-            is_real.clone() * (one() - nx.is_real.clone()) * (one() - exit.clone()),
+            "cpu nothing runs after a handoff",
+            handoff.clone() * nx.is_real.clone(),
+        );
+        b.assert_transition(
+            "cpu real rows end with exit or handoff",
+            is_real.clone()
+                * (one() - nx.is_real.clone())
+                * (one() - exit.clone() - handoff.clone()),
         );
         b.assert_last(
-            "cpu last real row exits",
-            is_real.clone() * (one() - exit.clone()),
+            "cpu last real row exits or hands off",
+            is_real.clone() * (one() - exit.clone() - handoff.clone()),
         );
-        // Output position: from 0, advanced by each write to fd 1.
-        b.assert_first("cpu output starts at 0", r.outpos.clone());
+        // Output position: from row 0's (its BUS_ENTRY token's), advanced by each write to
+        // fd 1.
         b.assert_transition(
             "cpu output position",
             nx.outpos.clone() - r.outpos.clone() - r.outn.clone(),
@@ -347,7 +389,20 @@ impl Air for CpuAir {
         tuple.push(r.pc.clone());
         tuple.extend(r.dec.iter().cloned());
         b.send(BUS_DECODE, is_real.clone(), &tuple);
-        b.send(BUS_ENTRY, r.first.clone(), core::slice::from_ref(&r.pc));
+        b.send(
+            BUS_ENTRY,
+            r.first.clone(),
+            &[r.clk.clone(), r.pc.clone(), r.outpos.clone()],
+        );
+        b.receive(
+            BUS_ENTRY,
+            handoff,
+            &[
+                r.clk.clone() + Felt::ONE,
+                r.next_pc.clone(),
+                r.outpos.clone() + r.outn.clone(),
+            ],
+        );
         let ts = |k: u64| r.clk.clone() * Felt::new(4) + Felt::new(k);
         for (reg, val, k, w) in [
             (&d.rs1, &r.rs1v, 1, 0),
@@ -430,3 +485,6 @@ impl Air for CpuAir {
 mod fill;
 #[cfg(feature = "trace")]
 pub use fill::*;
+
+#[cfg(all(test, feature = "trace"))]
+mod tests;

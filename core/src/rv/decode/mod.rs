@@ -1,7 +1,8 @@
 //! DECODE: one preprocessed row per static instruction slot of the program, bound to the
 //! verifying key. Each row holds what the CPU needs to execute the instruction — class
 //! selectors, the ALU operation, register indices, immediates — and a multiplicity column
-//! counts how often it ran. The entry point's row also answers [`super::BUS_ENTRY`].
+//! counts how often it ran. The entry point's row also receives the run's first
+//! [`super::BUS_ENTRY`] token `(0, entry, 0)`: clock 0, the entry pc, no output yet.
 //!
 //! Instructions this version cannot prove (anything undecodable, EBREAK, CSR instructions)
 //! get a row with no class selector set, so a CPU row executing them cannot satisfy
@@ -325,7 +326,10 @@ impl Air for DecodeAir {
         tuple.push(p.pc);
         tuple.extend(p.fields);
         b.receive(BUS_DECODE, c.m, &tuple);
-        b.receive(BUS_ENTRY, p.entry, &tuple[..1]);
+        // The run starts at clock 0, at the entry point, with no output written: the first
+        // segment's CPU row 0 sends this token (see the CPU's "Segments").
+        let zero = || B::Expr::from(Felt::ZERO);
+        b.receive(BUS_ENTRY, p.entry, &[zero(), tuple[0].clone(), zero()]);
     }
 }
 
@@ -333,3 +337,6 @@ impl Air for DecodeAir {
 mod fill;
 #[cfg(feature = "trace")]
 pub use fill::*;
+
+#[cfg(all(test, feature = "trace"))]
+mod tests;

@@ -106,8 +106,6 @@ pub struct MemwRRecords {
     pub new: Vec<u64>,
     /// The system calls' register accesses (rows `3·steps ..`).
     pub extra: Vec<RegRow>,
-    /// The clock of the first step (the CPU access `3·k + j` is at timestamp `4·(clk0 + k) + j + 1`).
-    pub clk0: u64,
 }
 
 impl MemwRRecords {

@@ -4,6 +4,8 @@
 
 #[cfg(any(test, feature = "testing"))]
 pub mod alu;
+#[cfg(any(test, feature = "testing"))]
+pub mod cpu;
 #[cfg(test)]
 pub(crate) mod loadstore;
 #[cfg(any(test, feature = "testing"))]

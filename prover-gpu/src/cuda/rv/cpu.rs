@@ -1,5 +1,6 @@
-//! The CPU fill (`kernels/rv/cpu.cu`): the CPU trace from its packed records
-//! ([`CpuRecords`]) and the program's DECODE field table ([`decode::fields_of`](kestrel_core::rv::decode::fields_of)).
+//! The CPU fill (`kernels/rv/cpu.cu`): the CPU trace of a segment (or a whole run) from
+//! its packed records ([`CpuRecords`]: the steps, the first clock and output position, the
+//! handoff) and the program's DECODE field table ([`decode::fields_of`](kestrel_core::rv::decode::fields_of)).
 
 use std::sync::Arc;
 
@@ -83,7 +84,10 @@ pub(super) fn enqueue_cpu(
             &packed.ptr(stream),
             &(n as u64),
             &dec.ptr(stream),
-            &(nc as u64)
+            &(nc as u64),
+            &rec.clk0,
+            &rec.outpos0,
+            &(rec.handoff as u64)
         ]
     );
     // Frees are stream-ordered: the inputs are released after the kernel reads them.
