@@ -39,7 +39,7 @@ fn progress_announces_every_phase_in_order() {
                 elapsed,
                 time_left,
             } => Some((*index, *name, *elapsed, *time_left)),
-            Progress::Backend { .. } => None,
+            Progress::Backend { .. } | Progress::Segment(_) => None,
         })
         .collect();
     assert_eq!(

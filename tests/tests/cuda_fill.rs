@@ -274,12 +274,18 @@ mod gpu {
         for name in ["sort", "isa/syscall"] {
             let (image, steps) = load(name);
             let machine = machine_for(&image);
-            sets.push((name.to_string(), pack_traces(&machine, &image, &steps, input_of(name))));
+            sets.push((
+                name.to_string(),
+                pack_traces(&machine, &image, &steps, input_of(name)),
+            ));
         }
         let image = edge_program();
         let machine = machine_for(&image);
         let steps = edge_steps(&image, 1000, 7);
-        sets.push(("edge 1000".into(), pack_traces(&machine, &image, &steps, b"")));
+        sets.push((
+            "edge 1000".into(),
+            pack_traces(&machine, &image, &steps, b""),
+        ));
         for (name, packed) in sets {
             let packed = packed.unwrap();
             // Past 2^32 cycles, and the last cycles of a run of 2^36.
@@ -297,6 +303,8 @@ mod gpu {
                 );
             }
         }
+    }
+
     /// `rec`'s steps `range` as one segment from clock `clk0`, `outpos0` output bytes
     /// before it, handing off after its last step unless that is the exit (the calls in
     /// the range moved to the segment's clocks and output positions).
@@ -457,6 +465,7 @@ mod gpu {
             backend: BackendChoice::Cuda,
             host_fills,
             vram_budget: None,
+            segment_cycles: None,
         }
     }
 

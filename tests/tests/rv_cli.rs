@@ -55,6 +55,7 @@ fn vk_prove_verify_round_trip() {
         backend: BackendChoice::Cpu,
         host_fills: false,
         vram_budget: None,
+        segment_cycles: None,
     };
     assert_eq!(prove_command(&args), 0);
     let s: serde_json::Value = serde_json::from_slice(&std::fs::read(&stats).unwrap()).unwrap();
@@ -152,6 +153,7 @@ fn guest_output_is_bound_by_the_proof() {
         backend: BackendChoice::Cpu,
         host_fills: false,
         vram_budget: None,
+        segment_cycles: None,
     };
     assert_eq!(prove_command(&args), 0);
     let check = |file: &Path, public_output: Option<PathBuf>| {
@@ -263,6 +265,7 @@ fn vram_budget_needs_the_cuda_backend() {
         backend: BackendChoice::Cpu,
         host_fills: false,
         vram_budget: Some(1 << 30),
+        segment_cycles: None,
     };
     assert_eq!(prove_command(&args), 2);
     assert!(!proof.exists());
@@ -291,6 +294,7 @@ fn prove_stats_report_the_roofline_and_fill() {
         backend: BackendChoice::Cpu,
         host_fills: false,
         vram_budget: None,
+        segment_cycles: None,
     };
     assert_eq!(prove_command(&args), 0);
     let s: serde_json::Value = serde_json::from_slice(&std::fs::read(&stats).unwrap()).unwrap();
