@@ -5,6 +5,7 @@
 //! out of place are refused; and every segment with the run part balances every bus.
 
 use kestrel_core::air::debug::{check_parts, preprocessed_traces, DebugReport};
+use kestrel_core::field::Felt;
 use kestrel_core::matrix::RowMajorMatrix;
 use kestrel_core::par::{ParMap, Sequential};
 use kestrel_core::rv::cpu::Step;
@@ -20,10 +21,7 @@ const SEGMENTS: [usize; 2] = [1 << 10, 1 << 12];
 
 /// The guests and their inputs: runs of several segments of 2^12 steps.
 fn guests() -> Vec<(&'static str, Vec<u8>)> {
-    vec![
-        ("fibonacci", b"2000".to_vec()),
-        ("sha256", vec![0x61; 300]),
-    ]
+    vec![("fibonacci", b"2000".to_vec()), ("sha256", vec![0x61; 300])]
 }
 
 fn load(name: &str, input: &[u8]) -> (ProgramImage, Vec<Step>) {
@@ -55,13 +53,13 @@ fn pack_segments(
 }
 
 /// The first `rows` rows of `m`.
-fn real(m: &RowMajorMatrix, rows: usize) -> &[kestrel_core::field::Felt] {
+fn real(m: &RowMajorMatrix, rows: usize) -> &[Felt] {
     &m.values[..rows * m.width]
 }
 
 /// The concatenation of the segments' real rows of table `t` (a trace built in the
 /// packing pass, one row per record).
-fn concat_rows(segments: &[PackedTraces], t: TableId) -> Vec<kestrel_core::field::Felt> {
+fn concat_rows(segments: &[PackedTraces], t: TableId) -> Vec<Felt> {
     segments
         .iter()
         .flat_map(|p| {
@@ -90,7 +88,10 @@ fn segments_make_the_one_segment_pack() {
                     assert_eq!(p.table_rows[t.index()], None, "{what}: {t} rows");
                 }
                 if t != TableId::Bitwise {
-                    assert!(run.traces[t.index()] == whole.traces[t.index()], "{what}: {t}");
+                    assert!(
+                        run.traces[t.index()] == whole.traces[t.index()],
+                        "{what}: {t}"
+                    );
                     assert_eq!(
                         run.table_rows[t.index()],
                         whole.table_rows[t.index()],
@@ -100,7 +101,10 @@ fn segments_make_the_one_segment_pack() {
             }
             assert!(run.traces[TableId::Bitwise.index()].is_some(), "{what}");
             for t in TableId::SEGMENT_TABLES {
-                assert!(run.traces[t.index()].is_none(), "{what}: {t} in the run part");
+                assert!(
+                    run.traces[t.index()].is_none(),
+                    "{what}: {t} in the run part"
+                );
             }
             assert_eq!(run.public, whole.public, "{what}: public values");
             assert!(segments.iter().all(|p| p.public.is_empty()), "{what}");
@@ -112,14 +116,20 @@ fn segments_make_the_one_segment_pack() {
             assert_eq!(cat(&|p| p.cpu.rs1.clone()), whole.cpu.rs1, "{what}: rs1");
             assert_eq!(cat(&|p| p.cpu.rs2.clone()), whole.cpu.rs2, "{what}: rs2");
             assert_eq!(cat(&|p| p.cpu.res.clone()), whole.cpu.res, "{what}: res");
-            let dec: Vec<u32> = segments.iter().flat_map(|p| p.cpu.dec_row.clone()).collect();
+            let dec: Vec<u32> = segments
+                .iter()
+                .flat_map(|p| p.cpu.dec_row.clone())
+                .collect();
             assert_eq!(dec, whole.cpu.dec_row, "{what}: DECODE rows");
             let calls: Vec<_> = segments.iter().flat_map(|p| p.cpu.calls.clone()).collect();
             assert_eq!(calls, whole.cpu.calls, "{what}: calls");
             assert_eq!(cat(&|p| p.memw_r.meta.clone()), whole.memw_r.meta, "{what}");
             assert_eq!(cat(&|p| p.memw_r.old.clone()), whole.memw_r.old, "{what}");
             assert_eq!(cat(&|p| p.memw_r.new.clone()), whole.memw_r.new, "{what}");
-            let extra: Vec<_> = segments.iter().flat_map(|p| p.memw_r.extra.clone()).collect();
+            let extra: Vec<_> = segments
+                .iter()
+                .flat_map(|p| p.memw_r.extra.clone())
+                .collect();
             assert_eq!(extra, whole.memw_r.extra, "{what}: system calls' accesses");
             let loads: Vec<_> = segments.iter().flat_map(|p| p.loads.clone()).collect();
             assert_eq!(loads, whole.loads, "{what}: loads");
@@ -130,7 +140,10 @@ fn segments_make_the_one_segment_pack() {
             for t in [TableId::Memw, TableId::Ecall, TableId::Io] {
                 let m = whole.traces[t.index()].as_ref().unwrap();
                 let rows = whole.table_rows[t.index()].unwrap();
-                assert!(concat_rows(&segments, t) == real(m, rows), "{what}: {t} rows");
+                assert!(
+                    concat_rows(&segments, t) == real(m, rows),
+                    "{what}: {t} rows"
+                );
             }
             assert!(
                 whole.cpu.calls.iter().any(|c| c.outn > 0),
@@ -218,25 +231,83 @@ fn exits_out_of_place_are_refused() {
     assert_eq!(got.err(), Some(TraceError::Empty));
 }
 
-/// Every segment's host traces and the run part's, checked together: each table's
-/// constraints, and every bus over all the parts with the public interactions.
-fn check_segments(machine: &Rv64Machine, image: &ProgramImage, steps: &[Step], input: &[u8], seg: usize) -> DebugReport {
+/// Every segment's host traces (the segment tables' in their order), the run part's (the
+/// run tables' in theirs) and the public values.
+fn host_parts(
+    machine: &Rv64Machine,
+    image: &ProgramImage,
+    steps: &[Step],
+    input: &[u8],
+    seg: usize,
+) -> (Vec<Vec<RowMajorMatrix>>, Vec<RowMajorMatrix>, Vec<Felt>) {
     let (segments, run) = pack_segments(&Rayon::default(), machine, image, steps, input, seg);
     let (run, public) = run.into_host_traces().unwrap();
-    let segments: Vec<Vec<RowMajorMatrix>> = segments
+    let segments = segments
         .into_iter()
         .map(|p| p.into_host_segment_traces(image).unwrap())
         .collect();
-    let mut parts: Vec<Vec<(usize, &RowMajorMatrix)>> = segments
+    (segments, run, public)
+}
+
+/// A part of segment tables' traces as `check_parts` takes it.
+fn segment_part(traces: &[RowMajorMatrix]) -> Vec<(usize, &RowMajorMatrix)> {
+    TableId::SEGMENT_TABLES
         .iter()
-        .map(|traces| {
-            let tables = TableId::SEGMENT_TABLES.iter().map(|t| t.index());
-            tables.zip(traces).collect()
-        })
-        .collect();
-    let tables = TableId::RUN_TABLES.iter().map(|t| t.index());
-    parts.push(tables.zip(&run).collect());
+        .map(|t| t.index())
+        .zip(traces)
+        .collect()
+}
+
+/// The run part as `check_parts` takes it.
+fn run_part(traces: &[RowMajorMatrix]) -> Vec<(usize, &RowMajorMatrix)> {
+    TableId::RUN_TABLES
+        .iter()
+        .map(|t| t.index())
+        .zip(traces)
+        .collect()
+}
+
+/// Every segment's host traces and the run part's, checked together: each table's
+/// constraints, and every bus over all the parts with the public interactions.
+fn check_segments(
+    machine: &Rv64Machine,
+    image: &ProgramImage,
+    steps: &[Step],
+    input: &[u8],
+    seg: usize,
+) -> DebugReport {
+    let (segments, run, public) = host_parts(machine, image, steps, input, seg);
+    let mut parts: Vec<_> = segments.iter().map(|s| segment_part(s)).collect();
+    parts.push(run_part(&run));
     check_parts(machine, &parts, &preprocessed_traces(machine), &public)
+}
+
+/// The parts balance only all together, each once: without the run part (the initial and
+/// final tokens, the byte lookups' counts) or with the segment twice, buses are left
+/// unbalanced while every table's constraints hold.
+#[test]
+fn a_missing_or_repeated_part_unbalances() {
+    let (name, input) = ("fibonacci", b"2000".to_vec());
+    let (image, steps) = load(name, &input);
+    let machine = machine_for(&image);
+    let pre = preprocessed_traces(&machine);
+    let (segments, run, public) = host_parts(&machine, &image, &steps, &input, steps.len());
+    let (seg, run) = (segment_part(&segments[0]), run_part(&run));
+    let check =
+        |parts: &[Vec<(usize, &RowMajorMatrix)>]| check_parts(&machine, parts, &pre, &public);
+    assert!(check(&[seg.clone(), run.clone()]).is_ok(), "{name}");
+    for (what, parts) in [
+        ("no run part", vec![seg.clone()]),
+        ("no segment", vec![run.clone()]),
+        (
+            "the segment twice",
+            vec![seg.clone(), seg.clone(), run.clone()],
+        ),
+    ] {
+        let report = check(&parts);
+        assert!(report.failures.is_empty(), "{what}:\n{report}");
+        assert!(!report.imbalances.is_empty(), "{what}: balances");
+    }
 }
 
 /// A run cut into segments balances every bus, as the one-segment run does. Multi-segment
