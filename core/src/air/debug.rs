@@ -222,6 +222,41 @@ pub fn check_machine(
         };
         check_table(table, main, pre.as_ref(), public, &mut report, &mut buses);
     }
+    settle(machine, public, buses, &mut report);
+    report
+}
+
+/// Checks a proof made of parts (the segments and the run part of a segmented run): each
+/// part's tables' constraints on every row, and every bus's balance over all the parts'
+/// rows together with the public interactions — the parts share the buses, so a token one
+/// part sends may be received in another.
+///
+/// `parts[p]` lists part `p`'s tables as `(i, trace)`: table `i` of
+/// [`Machine::tables`] (its preprocessed trace `preprocessed[i]`, if any) and its main
+/// trace. A table may appear in several parts, each time with its own trace.
+///
+/// # Panics
+/// If a part names a table the machine (or `preprocessed`) does not have.
+pub fn check_parts(
+    machine: &dyn Machine,
+    parts: &[Vec<(usize, &RowMajorMatrix)>],
+    preprocessed: &[Option<RowMajorMatrix>],
+    public: &[Felt],
+) -> DebugReport {
+    let mut report = DebugReport::default();
+    let mut buses = BusLedger::new();
+    let tables = machine.tables();
+    for &(t, main) in parts.iter().flatten() {
+        let pre = preprocessed[t].as_ref();
+        check_table(tables[t], main, pre, public, &mut report, &mut buses);
+    }
+    settle(machine, public, buses, &mut report);
+    report
+}
+
+/// Adds the machine's public interactions to `buses`, then reports the tuples whose sends
+/// and receives do not cancel.
+fn settle(machine: &dyn Machine, public: &[Felt], mut buses: BusLedger, report: &mut DebugReport) {
     for PublicInteraction {
         bus,
         direction,
@@ -245,7 +280,6 @@ pub fn check_machine(
             });
         }
     }
-    report
 }
 
 fn check_table(

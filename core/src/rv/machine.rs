@@ -613,7 +613,7 @@ mod records {
         ///
         /// # Errors
         /// [`TraceError::Empty`] if a segment table has neither a trace nor records (never
-        /// after [`Segmenter::pack_segment`](super::pack::Segmenter::pack_segment)).
+        /// after [`Segmenter::pack_segment`](super::super::pack::Segmenter::pack_segment)).
         pub fn into_host_segment_traces(
             mut self,
             program: &ProgramImage,

@@ -288,33 +288,19 @@ impl<'a> Segmenter<'a> {
             &mem.image,
             mem.words.iter().map(|(w, (v, t))| (w, v, t & !RO_BIT)),
         );
+        let run = RunState {
+            program: self.program,
+            mult: &self.mult,
+            carry: c,
+            zero: &zero,
+        };
         let built = par.map(TableId::RUN_TABLES.len(), |j| {
             let mut bytes = ByteCounts::default();
             let t = TableId::RUN_TABLES[j];
-            let (m, rows) = match t {
-                TableId::Decode => (
-                    decode::build_trace(self.program, [&self.mult[..]]),
-                    self.program.code.len(),
-                ),
-                TableId::Register => (
-                    register::build_trace(&c.file, c.input.len() as u32, &mut bytes),
-                    super::NUM_REGS,
-                ),
-                TableId::Page => {
-                    // Final memory of the image words (untouched ones keep their initial
-                    // token).
-                    let last = |w: u32| mem.words.get(w).map(|(v, t)| (v, t & !RO_BIT));
-                    (
-                        page::build_final(&mem.image, last, &zero),
-                        mem.image.words.len().max(mem.image.zero.len()),
-                    )
-                }
-                TableId::Page0 => (page0::build_trace(&zero, &mut bytes), zero.len()),
-                // BITWISE comes last, from every other table's lookups; the segment tables
-                // are the segments'.
-                _ => return (None, bytes),
-            };
-            (Some((t, m, rows)), bytes)
+            (
+                run_table(t, &run, &mut bytes).map(|(m, rows)| (t, m, rows)),
+                bytes,
+            )
         });
         let mut out = RunTraces {
             traces: vec![None; TableId::COUNT],
@@ -495,6 +481,60 @@ impl<'a> Segmenter<'a> {
             early,
         ))
     }
+}
+
+/// What the run tables are built from, after the last segment.
+struct RunState<'r> {
+    program: &'r ProgramImage,
+    /// DECODE's multiplicities over the run.
+    mult: &'r [u64],
+    /// The final replay state.
+    carry: &'r Carry<'r>,
+    /// The touched zero-initialised words (PAGE0's rows, PAGE's counts).
+    zero: &'r [page0::ZeroWord],
+}
+
+/// Run table `t`'s trace and real rows, recording its byte lookups in `bytes`; `None` for
+/// BITWISE (built last, from every other table's lookups) and the segment tables.
+fn run_table(
+    t: TableId,
+    r: &RunState<'_>,
+    bytes: &mut ByteCounts,
+) -> Option<(RowMajorMatrix, usize)> {
+    let (c, mem) = (r.carry, &r.carry.mem);
+    Some(match t {
+        TableId::Decode => (
+            decode::build_trace(r.program, [r.mult]),
+            r.program.code.len(),
+        ),
+        TableId::Register => (
+            register::build_trace(&c.file, c.input.len() as u32, bytes),
+            super::NUM_REGS,
+        ),
+        TableId::Page => {
+            // Final memory of the image words (untouched ones keep their initial token).
+            let last = |w: u32| mem.words.get(w).map(|(v, t)| (v, t & !RO_BIT));
+            (
+                page::build_final(&mem.image, last, r.zero),
+                mem.image.words.len().max(mem.image.zero.len()),
+            )
+        }
+        TableId::Page0 => (page0::build_trace(r.zero, bytes), r.zero.len()),
+        TableId::Bitwise
+        | TableId::Cpu
+        | TableId::MemwR
+        | TableId::Lt
+        | TableId::Eq
+        | TableId::Shift
+        | TableId::Mul
+        | TableId::Dvrm
+        | TableId::Load
+        | TableId::Store
+        | TableId::MemwA
+        | TableId::Memw
+        | TableId::Ecall
+        | TableId::Io => return None,
+    })
 }
 
 /// Adds the chunks' DECODE multiplicities to the run's.

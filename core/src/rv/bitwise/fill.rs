@@ -92,3 +92,31 @@ impl ByteTotals {
         RowMajorMatrix::new(slices.concat(), WIDTH)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::par::Sequential;
+
+    /// Totals over parts (added in several calls) make the trace of one counter that merged
+    /// every part.
+    #[test]
+    fn totals_are_the_merged_counts() {
+        let mut parts = [ByteCounts::default(), ByteCounts::default()];
+        for i in 0..3000u32 {
+            let p = &mut parts[i as usize % 2];
+            p.add(i % WIDTH as u32, (i * 7) as u8, (i >> 3) as u8);
+            p.range(i as u8, 0xff);
+        }
+        let mut merged = ByteCounts::default();
+        let mut totals = ByteTotals::default();
+        for _ in 0..2 {
+            for p in &parts {
+                merged.merge(p);
+            }
+            totals.add(&Sequential, &[&parts[0]]);
+            totals.add(&Sequential, &[&parts[1]]);
+        }
+        assert!(totals.trace(&Sequential) == merged.trace());
+    }
+}
