@@ -271,12 +271,18 @@ mod gpu {
         for name in ["sort", "isa/syscall"] {
             let (image, steps) = load(name);
             let machine = machine_for(&image);
-            sets.push((name.to_string(), pack_traces(&machine, &image, &steps, input_of(name))));
+            sets.push((
+                name.to_string(),
+                pack_traces(&machine, &image, &steps, input_of(name)),
+            ));
         }
         let image = edge_program();
         let machine = machine_for(&image);
         let steps = edge_steps(&image, 1000, 7);
-        sets.push(("edge 1000".into(), pack_traces(&machine, &image, &steps, b"")));
+        sets.push((
+            "edge 1000".into(),
+            pack_traces(&machine, &image, &steps, b""),
+        ));
         for (name, packed) in sets {
             let packed = packed.unwrap();
             // Past 2^32 cycles, and the last cycles of a run of 2^36.

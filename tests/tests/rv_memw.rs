@@ -6,9 +6,7 @@
 
 use kestrel_core::params::StarkParams;
 use kestrel_core::rv::page::PageAir;
-use kestrel_core::rv::testing::mem::{
-    honest, image, requests, traces, wide_requests, MemMachine,
-};
+use kestrel_core::rv::testing::mem::{honest, image, requests, traces, wide_requests, MemMachine};
 use kestrel_prover_gpu::cpu::CpuBackend;
 use kestrel_prover_gpu::prover::{prove, setup};
 use kestrel_verifier::verify;

@@ -18,8 +18,8 @@ use crate::field::Felt;
 use crate::matrix::RowMajorMatrix;
 use crate::rv::bitwise::ByteCounts;
 use crate::rv::memw::{MemwAir, MEMW, MEMW_A};
-use crate::rv::page0::Page0Air;
 use crate::rv::page::{MemoryImage, ZeroRange};
+use crate::rv::page0::Page0Air;
 use crate::rv::testing::mem::*;
 use crate::rv::testing::mutation::assert_all_detected;
 use crate::rv::{BUS_BYTE, BUS_MEM, BUS_MEM_A};
@@ -272,7 +272,10 @@ fn gaps_beyond_four_bytes_balance() {
     assert!(report.is_ok(), "{report}");
     // Request 7's gap and a late first read use the fifth byte.
     let t = traces(&img, &run, None);
-    assert_eq!(t[1].row(table_row(&run, 7))[MEMW_A.diff(0) + 4], Felt::from(2u32));
+    assert_eq!(
+        t[1].row(table_row(&run, 7))[MEMW_A.diff(0) + 4],
+        Felt::from(2u32)
+    );
     let late = (30..run.rows.len())
         .find(|&i| matches!(run.rows[i], Row::A(a) if a.old_ts == 0))
         .expect("a late first access");
@@ -310,7 +313,10 @@ fn wrong_fifth_byte_is_caught() {
                 continue;
             }
             let r = forged(&img, &run, &mut |t| t[ti].row_mut(row)[d4] = v);
-            assert!(fails(&r, name, "memw timestamps increase"), "{name} {j}: {r}");
+            assert!(
+                fails(&r, name, "memw timestamps increase"),
+                "{name} {j}: {r}"
+            );
         }
         // One more in the fifth byte with `old_ts` 2^32 lower keeps the sum, and consumes
         // a token no table emitted.
@@ -319,7 +325,10 @@ fn wrong_fifth_byte_is_caught() {
             c[d4] += Felt::ONE;
             c[air.old_ts(j)] -= Felt::new(1 << 32);
         });
-        assert!(!fails(&r, name, "memw timestamps increase"), "{name} {j}: {r}");
+        assert!(
+            !fails(&r, name, "memw timestamps increase"),
+            "{name} {j}: {r}"
+        );
         assert!(unbalanced(&r, BUS_MEM), "{name} {j}: {r}");
     }
 }
@@ -339,7 +348,10 @@ fn access_older_than_its_token_is_caught() {
                 c[air.diff(j) + i] = Felt::new((d >> (8 * i)) & 0xff);
             }
         });
-        assert!(fails(&r, name, "memw timestamps increase"), "{name} {j}: {r}");
+        assert!(
+            fails(&r, name, "memw timestamps increase"),
+            "{name} {j}: {r}"
+        );
         // The difference as the field value's "bytes": −2 = p − 2 = 0xffff_fffe_ffff_ffff,
         // four bytes 0xff and 0xffff_fffe in the fifth cell. The sum holds; the fifth
         // cell's lookup (MEMW: shared with the other word's fifth byte) finds no BITWISE row.
@@ -351,7 +363,10 @@ fn access_older_than_its_token_is_caught() {
             }
             c[air.diff(j) + 4] = Felt::new(0xffff_fffe);
         });
-        assert!(!fails(&r, name, "memw timestamps increase"), "{name} {j}: {r}");
+        assert!(
+            !fails(&r, name, "memw timestamps increase"),
+            "{name} {j}: {r}"
+        );
         assert!(unbalanced(&r, BUS_BYTE), "{name} {j}: {r}");
     }
 }

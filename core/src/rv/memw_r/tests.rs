@@ -204,7 +204,10 @@ fn wrong_fifth_byte_is_caught() {
         let mut t = trace(&r.rows);
         t.row_mut(3)[DIFF + 4] = Felt::from(v);
         let report = check(&r, &t);
-        assert!(fails(&report, "memw_r timestamps increase"), "{v}: {report}");
+        assert!(
+            fails(&report, "memw_r timestamps increase"),
+            "{v}: {report}"
+        );
     }
     // A fifth byte one smaller with `old_ts` 2^32 larger keeps the sum but consumes a token
     // nobody emitted.
@@ -261,7 +264,11 @@ fn records_with_a_first_clock_fill_the_reference_rows() {
         Vec::new(),
     );
     for step in 0..9u64 {
-        let regs_of = [(step % 7) as u8, (step * 3 % 11) as u8, (step % 5 + 1) as u8];
+        let regs_of = [
+            (step % 7) as u8,
+            (step * 3 % 11) as u8,
+            (step % 5 + 1) as u8,
+        ];
         let value = step * 0x1111_1111;
         for (k, &reg) in regs_of.iter().enumerate() {
             let is_write = k == 2;

@@ -39,7 +39,11 @@ pub(super) fn enqueue_memw_r(
     }
     // The CPU accesses' timestamps (below 4·(clk0 + steps)) stay in `meta`'s 56 bits of
     // `old_ts` and in the field.
-    if rec.clk0.checked_add(rec.new.len() as u64).map_or(true, |c| c >> 53 != 0) {
+    if rec
+        .clk0
+        .checked_add(rec.new.len() as u64)
+        .map_or(true, |c| c >> 53 != 0)
+    {
         return Err(limit(OP, format!("first clock {} too large", rec.clk0)));
     }
     // Layout: meta[n + x], old[n + x], new[n / 3], then the extra rows' new values and
