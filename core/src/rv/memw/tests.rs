@@ -233,24 +233,6 @@ fn write_to_read_only_word() {
     assert!(check(&img, &honest(&img, &requests(11, 0))).is_ok());
 }
 
-/// The requests of seed 11 spread over a run of 2^36 cycles: from request 7 on, 2^33 later
-/// (request 7 reads heap word 125 written by request 6 at timestamp 19, a gap of
-/// `2^33 + 3`), and from request 30 on, near the end of the run (words untouched since
-/// their initial token, at 0, are read there: gaps of about 2^36).
-fn wide_requests() -> Vec<Req> {
-    let mut reqs = requests(11, 40);
-    let n = reqs.len() as u64;
-    for (i, r) in reqs.iter_mut().enumerate() {
-        if i >= 7 {
-            r.ts += 1 << 33;
-        }
-        if i >= 30 {
-            r.ts = (1 << 36) + 1 - 3 * (n - i as u64);
-        }
-    }
-    reqs
-}
-
 /// Rebuilds BITWISE (`t[5]`) to answer exactly the valid byte pairs MEMW_A, MEMW and PAGE0
 /// look up, so that a cell that is no byte finds no row.
 fn honest_bitwise(t: &mut [RowMajorMatrix]) {
@@ -285,7 +267,7 @@ fn forged(
 #[test]
 fn gaps_beyond_four_bytes_balance() {
     let img = image();
-    let run = honest(&img, &wide_requests());
+    let run = honest(&img, &wide_requests(11, 40));
     let report = check(&img, &run);
     assert!(report.is_ok(), "{report}");
     // Request 7's gap and a late first read use the fifth byte.
@@ -320,7 +302,7 @@ fn wide_targets(run: &Run) -> [(usize, MemwAir, usize, usize); 3] {
 #[test]
 fn wrong_fifth_byte_is_caught() {
     let img = image();
-    let run = honest(&img, &wide_requests());
+    let run = honest(&img, &wide_requests(11, 40));
     for (ti, air, row, j) in wide_targets(&run) {
         let name = Air::name(&air);
         let d4 = air.diff(j) + 4;
@@ -354,7 +336,7 @@ fn wrong_fifth_byte_is_caught() {
 #[test]
 fn access_older_than_its_token_is_caught() {
     let img = image();
-    let run = honest(&img, &wide_requests());
+    let run = honest(&img, &wide_requests(11, 40));
     for (ti, air, row, j) in wide_targets(&run) {
         let name = Air::name(&air);
         // `old_ts = ts + 1`: the wrapping fill's five bytes (of 2^64 − 2) are not −2.

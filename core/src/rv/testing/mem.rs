@@ -198,6 +198,24 @@ pub fn requests(seed: u64, random: usize) -> Vec<Req> {
     reqs
 }
 
+/// [`requests`] spread over a run of 2^36 cycles: from request 7 on, 2^33 later (request 7
+/// reads heap word 125 written by request 6 at timestamp 19, a gap of `2^33 + 3`), and from
+/// request 30 on, at the end of the run (words untouched since their initial token, at 0,
+/// are read there: gaps of about 2^36). Gaps beyond four difference bytes.
+pub fn wide_requests(seed: u64, random: usize) -> Vec<Req> {
+    let mut reqs = requests(seed, random);
+    let n = reqs.len() as u64;
+    for (i, r) in reqs.iter_mut().enumerate() {
+        if i >= 7 {
+            r.ts += 1 << 33;
+        }
+        if i >= 30 {
+            r.ts = (1 << 36) + 1 - 3 * (n - i as u64);
+        }
+    }
+    reqs
+}
+
 /// Runs `reqs` against `image`, letting `tamper` change each request's accesses.
 pub fn simulate(image: &MemoryImage, reqs: &[Req], tamper: Tamper<'_>) -> Run {
     let in_image: BTreeMap<u32, u64> = image.words.iter().map(|e| (e.0, e.1)).collect();

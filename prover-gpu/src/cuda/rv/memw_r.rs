@@ -42,7 +42,7 @@ pub(super) fn enqueue_memw_r(
     if rec
         .clk0
         .checked_add(rec.new.len() as u64)
-        .map_or(true, |c| c >> 53 != 0)
+        .is_none_or(|c| c >> 53 != 0)
     {
         return Err(limit(OP, format!("first clock {} too large", rec.clk0)));
     }
