@@ -13,10 +13,10 @@ use kestrel_core::rv::machine::TableId;
 use kestrel_core::rv::testing::cpu::{self as segments, segment_traces, SegmentMachine};
 use kestrel_prover_gpu::cpu::CpuBackend;
 use kestrel_prover_gpu::prover::{prove, setup, ProverError};
-use kestrel_verifier::VerifyError;
 use kestrel_prover_gpu::rv::{debug_check, machine_for, program_image, traces, verifier_machine};
 use kestrel_tests::register_program::{honest, run};
 use kestrel_tests::vm_support::asm::{self, addi, r};
+use kestrel_verifier::VerifyError;
 
 #[test]
 fn honest_traces_pass_the_debug_checker_and_prove() {

@@ -95,7 +95,11 @@ fn middle_segment_balances_against_its_tokens() {
     assert_eq!(t.height(), 32);
     // Three passes wrote two bytes each; the branch back to the loop hands off.
     let start = [Felt::new(1000), Felt::from(LOOP), Felt::new(7)];
-    let end = [Felt::new(1021), Felt::from(LOOP), Felt::new(7 + 3 * PASS_OUT)];
+    let end = [
+        Felt::new(1021),
+        Felt::from(LOOP),
+        Felt::new(7 + 3 * PASS_OUT),
+    ];
     assert_eq!((s.start, s.end), (start, end));
     let n = last_real(&s);
     assert_eq!(t.row(n)[cpu::HANDOFF], Felt::ONE);

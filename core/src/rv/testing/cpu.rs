@@ -14,7 +14,7 @@ use crate::air::{Air, AirBuilder, Direction, Machine, TableAir};
 use crate::field::Felt;
 use crate::matrix::RowMajorMatrix;
 use crate::rv::cpu::{self, CallMark, CpuAir, CpuRecords, Step};
-use crate::rv::decode::{self, decode_for_air, class, ProgramImage, TUPLE};
+use crate::rv::decode::{self, class, decode_for_air, ProgramImage, TUPLE};
 use crate::rv::{
     BUS_ALU, BUS_BYTE, BUS_DECODE, BUS_ECALL, BUS_ENTRY, BUS_EXIT, BUS_MEMOP, BUS_REG_ACCESS,
     SYS_WRITE,
@@ -206,7 +206,11 @@ impl RefRun {
                 calls,
             },
             start: [f(clk0), Felt::from(steps[0].pc), f(outpos0)],
-            end: [f(clk0 + steps.len() as u64), Felt::from(next_pc), f(outpos0 + out)],
+            end: [
+                f(clk0 + steps.len() as u64),
+                Felt::from(next_pc),
+                f(outpos0 + out),
+            ],
         }
     }
 }
