@@ -343,7 +343,8 @@ impl Air for CpuAir {
             jump * (link - r.pc.clone() - Felt::new(4)),
         );
         // Every pc is a multiple of 4: the entry is (DECODE's, a multiple of 4 by the
-        // loader), pc + 4 is, and so are the two other targets given the checks below.
+        // loader), pc + 4 is, and so are the two other targets given the checks below; a
+        // later segment starts at its predecessor's next pc (its BUS_ENTRY token).
         b.assert_zero(
             "cpu jalr target a multiple of 4",
             jalr.clone() * (r.sum[0].clone() - r.q.clone() * Felt::new(4) - r.bit0.clone()),
