@@ -234,7 +234,7 @@ pub fn part_main_cap<B: DeviceTraces>(
         &mut |_| {},
     )? {
         Outcome::Main { log_heights, cap } => Ok((log_heights, cap)),
-        Outcome::Body(..) => Err(ProverError::Internal("phase 1 made a proof")),
+        Outcome::Body(_) => Err(ProverError::Internal("phase 1 made a proof")),
     }
 }
 
@@ -255,7 +255,10 @@ pub fn prove_part<B: DeviceTraces>(
     rounds: Rounds,
     observer: &mut dyn FnMut(&'static str),
 ) -> Result<(ProofBody, ProveTimings), ProverError> {
-    let schedule = Schedule::Part { ch, rounds };
+    let schedule = Schedule::Part {
+        ch,
+        rounds: Box::new(rounds),
+    };
     prove_scheduled(backend, pk, machine, traces, public, schedule, observer)?.body()
 }
 
@@ -266,12 +269,15 @@ enum Schedule {
     /// The main round only: a segmented part's phase 1.
     MainOnly,
     /// Everything after the main round, under a segmented run's shared challenges.
-    Part { ch: LogUpChallenges, rounds: Rounds },
+    Part {
+        ch: LogUpChallenges,
+        rounds: Box<Rounds>,
+    },
 }
 
 /// What a [`Schedule`] yields.
 enum Outcome {
-    Body(ProofBody, ProveTimings),
+    Body(Box<(ProofBody, ProveTimings)>),
     Main {
         log_heights: Vec<u8>,
         cap: Vec<Digest>,
@@ -281,7 +287,7 @@ enum Outcome {
 impl Outcome {
     fn body(self) -> Result<(ProofBody, ProveTimings), ProverError> {
         match self {
-            Outcome::Body(b, t) => Ok((b, t)),
+            Outcome::Body(b) => Ok(*b),
             Outcome::Main { .. } => Err(ProverError::Internal("a main round without a proof")),
         }
     }
@@ -433,7 +439,7 @@ fn prove_core<B: Backend>(
                 cap: main.cap,
             })
         }
-        Schedule::Part { ch, rounds } => (ch, rounds),
+        Schedule::Part { ch, rounds } => (ch, *rounds),
     };
     let aux = p.logup(&main, ch)?;
     timings.mark("logup aux", &mut clock);
@@ -480,7 +486,7 @@ fn prove_core<B: Backend>(
         pow_nonce,
         queries,
     };
-    Ok(Outcome::Body(body, timings.timings))
+    Ok(Outcome::Body(Box::new((body, timings.timings))))
 }
 
 /// What every round reads: the backend, the key, the tables and their heights, the main

@@ -300,12 +300,12 @@ pub(crate) fn verify_part(
     let ood_len: usize = shapes.iter().map(|s| OodLayout::of(s).len).sum();
     r.fits(ood_len * EXT_LEN + nt * 7 * COUNT_LEN)?;
     let check = OodCheck {
-        tables: &tables,
-        shapes: &shapes,
-        log_heights: &log_heights,
+        tables,
+        shapes,
+        log_heights,
         totals: &totals,
         public,
-        alpha_powers: &alpha_powers,
+        alpha_powers,
         beta: ch.beta,
         gamma,
         zeta,
@@ -325,7 +325,7 @@ pub(crate) fn verify_part(
         // checked and bound by the transcript the first time).
         r.seek(start)?;
         let mut second = OodStream::new(r, true);
-        let deep = deep_sums(&shapes, &log_heights, zeta, lambda, &mut second)
+        let deep = deep_sums(shapes, log_heights, zeta, lambda, &mut second)
             .map_err(|_| VerifyError::Source)?;
         if second.digest() != first || r.position() != end {
             return Err(VerifyError::Source);
@@ -336,14 +336,14 @@ pub(crate) fn verify_part(
         let lambda = rounds.ood_values(&mut pass);
         pass.finish()?;
         let mut held = OodHeld(pass.buf.iter());
-        let deep = deep_sums(&shapes, &log_heights, zeta, lambda, &mut held)?;
+        let deep = deep_sums(shapes, log_heights, zeta, lambda, &mut held)?;
         (lambda, deep)
     };
     let max_nz = shapes.iter().map(|s| deep_columns(s).0).max().unwrap_or(0);
     let lambda_powers = powers(lambda, max_nz);
 
     // 7. FRI commitments, final polynomial, grinding.
-    let fri = FriShape::new(&params, &log_heights);
+    let fri = FriShape::new(&params, log_heights);
     // Room for the most layers and caps any proof has, so the heap does not depend on the
     // heights. Layer l's tree has 2^(log_max_lde − l − 1) leaves; its cap is held flat.
     let mut fri_caps = Vec::with_capacity((MAX_LOG_HEIGHT as usize) << FRI_CAP_BITS);
