@@ -398,6 +398,17 @@ fn stats_json(proved: &Proved) -> Value {
         .iter()
         .map(|t| {
             let cells = t.rows * (t.columns + t.aux_columns);
+            // A segmented proof reports its first segment's tables (per segment cycle) and
+            // its run part's (per cycle of the run).
+            let per = match &r.segmented {
+                Some(s)
+                    if kestrel_core::rv::table::TableId::from_name(&t.name)
+                        .is_some_and(|id| !id.is_run_table()) =>
+                {
+                    r.cycles.min(1 << s.segment_log)
+                }
+                _ => r.cycles,
+            };
             json!({
                 "table": t.name,
                 "built_on": t.built_on,
@@ -406,7 +417,7 @@ fn stats_json(proved: &Proved) -> Value {
                 "columns": t.columns,
                 "aux_columns": t.aux_columns,
                 "preprocessed_columns": t.preprocessed_columns,
-                "cells_per_cycle": cells as f64 / r.cycles.max(1) as f64,
+                "cells_per_cycle": cells as f64 / per.max(1) as f64,
             })
         })
         .collect();

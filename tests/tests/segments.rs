@@ -219,3 +219,17 @@ fn prove_reports_segments_and_progress() {
         proved.statement
     );
 }
+
+/// A run of about 10^5 cycles in segments of 2^12: every segment hands its registers,
+/// memory and output position on, and the proven statement is what the executor reports.
+#[test]
+fn a_long_run_proves_in_many_segments() {
+    let g = guest("fibonacci");
+    let run = segmented("fibonacci", b"20000", 12);
+    assert!(run.segments >= 24, "{} segments", run.segments);
+    verify("fibonacci", &run, &run.proof.to_bytes()).unwrap();
+    let exec = g.execute(b"20000", 1 << 26);
+    let s = Statement::from_public(&run.public);
+    assert_eq!(s.exit_code, exec.result.unwrap().exit_code);
+    assert_eq!(s.output, exec.public_output);
+}
