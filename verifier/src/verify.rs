@@ -160,6 +160,9 @@ pub fn verify_stream(
     let ch = rounds.main(&caps[1]);
     let pub_inters = machine.public_interactions(public);
     let alpha_powers = alpha_powers(ch, &shapes, &pub_inters);
+    // The public contribution now, so that nothing of the public values is held longer.
+    let pub_sum = public_sum(&pub_inters, &alpha_powers, ch);
+    drop(pub_inters);
     let [pre_cap, main_cap, ..] = caps;
     let part = PartInput {
         tables: &tables,
@@ -173,8 +176,7 @@ pub fn verify_stream(
         alpha_powers: &alpha_powers,
     };
     verify_part(&mut r, &part, rounds, &mut |totals| {
-        let sum =
-            totals.iter().copied().sum::<Ext3>() + public_sum(&pub_inters, &alpha_powers, ch)?;
+        let sum = totals.iter().copied().sum::<Ext3>() + pub_sum.clone()?;
         if sum != Ext3::ZERO {
             return Err(VerifyError::LogUpSum);
         }
