@@ -28,7 +28,9 @@ use kestrel_core::keys::VerifyingKey;
 use kestrel_core::matrix::RowMajorMatrix;
 use kestrel_core::merkle::Digest;
 use kestrel_core::params::{estimate, StarkParams, SECURITY_FLOOR_BITS};
-use kestrel_core::proof::{FriStep, ProofBody, FORMAT_VERSION, HEADER_LEN};
+use kestrel_core::proof::{
+    FriStep, ProofBody, FORMAT_VERSION, HEADER_LEN, SEGMENTED_FORMAT_VERSION,
+};
 use kestrel_core::stark::{FriShape, Matrix, ROUND_CAP_BITS};
 use kestrel_prover_gpu::backend::{
     AuxCommitted, Backend, DeepInputs, QuotientCommitted, QuotientInputs, RoundOpening, TablePlan,
@@ -926,7 +928,12 @@ fn bad_magic_is_rejected() {
 #[test]
 fn other_version_is_rejected() {
     let f = range_check();
-    for v in [0u16, FORMAT_VERSION + 1, u16::MAX] {
+    for v in [
+        0u16,
+        FORMAT_VERSION - 1,
+        SEGMENTED_FORMAT_VERSION + 1,
+        u16::MAX,
+    ] {
         let mut bytes = f.bytes.clone();
         bytes[4..6].copy_from_slice(&v.to_le_bytes());
         let e = f.reject_bytes(&bytes, "version");
@@ -936,6 +943,11 @@ fn other_version_is_rejected() {
             "version {v}"
         );
     }
+    // A whole proof relabelled as a segmented run, for a machine that has no segments.
+    let mut bytes = f.bytes.clone();
+    bytes[4..6].copy_from_slice(&SEGMENTED_FORMAT_VERSION.to_le_bytes());
+    let e = f.reject_bytes(&bytes, "version");
+    assert_err!(e, VerifyError::NotSegmentable, "version 4");
 }
 
 /// A field element is located by planting a distinctive canonical value, then overwritten

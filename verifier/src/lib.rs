@@ -28,10 +28,12 @@ mod read;
 mod segmented;
 mod source;
 pub mod statement;
+mod stream;
 mod verify;
 
 pub use error::{Round, VerifyError};
 pub use kestrel_core;
 pub use segmented::{MAX_PARTS, MAX_RUN_LOG_CYCLES};
 pub use source::{ProofSource, SliceSource, SourceError};
-pub use verify::{read_params, verify, verify_stream};
+pub use stream::{verify, verify_stream};
+pub use verify::read_params;

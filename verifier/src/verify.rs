@@ -30,22 +30,6 @@ use crate::read::Reader;
 use crate::source::ProofSource;
 use crate::VerifyError;
 
-/// Verifies `proof` for `machine` with `public` values under the verifying key `vk`: the
-/// proof held in memory (or memory-mapped flash). The same as [`verify_stream`] over the
-/// slice.
-///
-/// # Errors
-/// A [`VerifyError`] naming the first check that failed.
-pub fn verify(
-    machine: &dyn Machine,
-    vk: &VerifyingKey,
-    public: &[Felt],
-    proof: &[u8],
-) -> Result<(), VerifyError> {
-    let mut src = proof;
-    verify_stream(machine, vk, public, &mut src)
-}
-
 /// Reads the header and the parameter set of a proof, and nothing else: what a proof says
 /// it is, before any check.
 ///
@@ -86,36 +70,15 @@ pub(crate) fn exts(
     (0..n).map(|_| r.ext()).collect()
 }
 
-/// Verifies the proof `source` yields for `machine` with `public` values under the
-/// verifying key `vk`, reading it once, in order, and holding none of it beyond what
-/// later steps need: the heap it uses depends on the AIR's shape (tables, columns), not
-/// on the proof's size or its number of queries. Reads exactly the proof: the source must
-/// end where the proof does.
-///
-/// # Errors
-/// A [`VerifyError`] naming the first check that failed.
-pub fn verify_stream(
+/// A whole proof (format 3) after its header: `params` read and well formed, the public
+/// values' count checked.
+pub(crate) fn verify_whole(
     machine: &dyn Machine,
     vk: &VerifyingKey,
     public: &[Felt],
-    source: &mut dyn ProofSource,
+    params: StarkParams,
+    r: &mut Reader<'_>,
 ) -> Result<(), VerifyError> {
-    let mut r = Reader::new(source);
-
-    // 1. Header and parameters: well-formed, the statement's public values.
-    let (version, params) = header(&mut r)?;
-    if !params.is_well_formed() {
-        return Err(VerifyError::BadParams);
-    }
-    if !machine.public_len_ok(public.len()) {
-        return Err(VerifyError::PublicCount {
-            expected: machine.num_public_values(),
-            got: public.len(),
-        });
-    }
-    if version == SEGMENTED_FORMAT_VERSION {
-        return crate::segmented::verify_segmented(machine, vk, public, params, &mut r);
-    }
     let tables = machine.tables();
     let shapes: Vec<TableShape> = tables
         .iter()
@@ -140,7 +103,7 @@ pub fn verify_stream(
     let trees = Matrix::ROUNDS.map(|m| RoundTreeShape::of(m, &shapes, &log_heights, lb));
     // Each round's cap, held until the queries (at most 2^ROUND_CAP_BITS digests each).
     let mut caps: [Vec<Digest>; 4] = Default::default();
-    caps[0] = read_cap(&mut r, &trees, 0)?;
+    caps[0] = read_cap(r, &trees, 0)?;
 
     // 3. The verifying key binds the statement, parameters and preprocessed commitment.
     let pre_tables = shapes
@@ -156,7 +119,7 @@ pub fn verify_stream(
     // 4. The main commitment and the LogUp challenges; the rest of the protocol, the LogUp
     //    sum checked once the totals are read.
     let mut rounds = Rounds::start(machine.name(), &params, &caps[0], &log_heights, public);
-    caps[1] = read_cap(&mut r, &trees, 1)?;
+    caps[1] = read_cap(r, &trees, 1)?;
     let ch = rounds.main(&caps[1]);
     let pub_inters = machine.public_interactions(public);
     let alpha_powers = alpha_powers(ch, &shapes, &pub_inters);
@@ -175,7 +138,7 @@ pub fn verify_stream(
         ch,
         alpha_powers: &alpha_powers,
     };
-    verify_part(&mut r, &part, rounds, &mut |totals| {
+    verify_part(r, &part, rounds, &mut |totals| {
         let sum = totals.iter().copied().sum::<Ext3>() + pub_sum.clone()?;
         if sum != Ext3::ZERO {
             return Err(VerifyError::LogUpSum);
