@@ -229,6 +229,22 @@ fn segment_traces<B: RvFills>(
         .collect()
 }
 
+/// [`segment_traces`] of a produced segment, adding the producer's time (`execute+pack`)
+/// and the fills' (`fill`) to `phases`.
+fn timed_traces<B: RvFills>(
+    backend: &B,
+    image: &kestrel_core::rv::decode::ProgramImage,
+    p: Packed,
+    device_fills: bool,
+    phases: &mut Vec<(String, f64)>,
+) -> Result<Vec<MainTrace<B>>, SegmentedError> {
+    add_ms(phases, "execute+pack", p.took.as_secs_f64() * 1e3);
+    let fill = Instant::now();
+    let traces = segment_traces(backend, image, p.packed, device_fills)?;
+    add_ms(phases, "fill", fill.elapsed().as_secs_f64() * 1e3);
+    Ok(traces)
+}
+
 fn add_phases(into: &mut Vec<(String, f64)>, t: &ProveTimings) {
     for (name, d) in &t.phases {
         add_ms(into, name, d.as_secs_f64() * 1e3);
@@ -310,10 +326,8 @@ pub fn prove_segmented<B: RvFills>(
         total_cycles,
         segment,
         &mut |k, p| {
-            add_ms(&mut phases, "execute+pack", p.took.as_secs_f64() * 1e3);
-            let fill = Instant::now();
-            let real = p.packed.real_rows();
-            let traces = segment_traces(backend, &image, p.packed, device_fills)?;
+            let (real, cycles) = (p.packed.real_rows(), p.cycles);
+            let traces = timed_traces(backend, &image, p, device_fills, &mut phases)?;
             if k == 0 {
                 for ((&t, tr), r) in layout.segment.iter().zip(&traces).zip(
                     layout
@@ -325,7 +339,6 @@ pub fn prove_segmented<B: RvFills>(
                     tables.push((TableId::ALL[t], rows, cols, r));
                 }
             }
-            add_ms(&mut phases, "fill", fill.elapsed().as_secs_f64() * 1e3);
             let start = Instant::now();
             heads.push(
                 part_main_cap(backend, &pk_seg, &seg_part, traces, &[])
@@ -336,7 +349,7 @@ pub fn prove_segmented<B: RvFills>(
                 "commit main",
                 start.elapsed().as_secs_f64() * 1e3,
             );
-            cycles_done += p.cycles;
+            cycles_done += cycles;
             report(1, k + 1, cycles_done);
             Ok(())
         },
@@ -404,10 +417,8 @@ pub fn prove_segmented<B: RvFills>(
         total_cycles,
         segment,
         &mut |k, p| {
-            add_ms(&mut phases, "execute+pack", p.took.as_secs_f64() * 1e3);
-            let fill = Instant::now();
-            let traces = segment_traces(backend, &image, p.packed, device_fills)?;
-            add_ms(&mut phases, "fill", fill.elapsed().as_secs_f64() * 1e3);
+            let cycles = p.cycles;
+            let traces = timed_traces(backend, &image, p, device_fills, &mut phases)?;
             let (body, t) = prove_part(
                 backend,
                 &pk_seg,
@@ -422,7 +433,7 @@ pub fn prove_segmented<B: RvFills>(
             add_phases(&mut phases, &t);
             same(&body, k)?;
             parts.push(body);
-            cycles_done += p.cycles;
+            cycles_done += cycles;
             report(2, k + 1, cycles_done);
             Ok(())
         },
