@@ -1,4 +1,4 @@
-//! Proof types and their byte encoding (proof format version 3).
+//! Proof types and their byte encoding (proof format version 5).
 //!
 //! The prover builds a [`ProofBody`] and writes it with [`ProofBody::to_bytes`]; the
 //! verifier (`kestrel-verifier`) never builds one: it reads the same bytes as a stream,
@@ -10,7 +10,7 @@
 //!
 //! ```text
 //! magic               "KSTL"                                   4
-//! version             u16 = FORMAT_VERSION (3)                 2
+//! version             u16 = FORMAT_VERSION (5)                 2
 //! params              log_blowup u8, num_queries u16,          5
 //!                     pow_bits u8, log_final_poly_len u8
 //! log_heights         list<u8>
@@ -28,7 +28,9 @@
 //!                                                  table, per matrix), list<list<Digest>>
 //!                                                  paths (per round that has matrices),
 //!                                                  list<FriStep>
-//!                                       FriStep  = Ext3 sibling, list<Digest> path
+//!                                       FriStep  = list<Ext3> siblings (the layer's
+//!                                                  coset but the query's own value),
+//!                                                  list<Digest> path
 //! ```
 //!
 //! Each round (preprocessed, main, aux, quotient) is one mixed-matrix Merkle tree over all
@@ -48,7 +50,7 @@ use crate::params::StarkParams;
 use serde::Serialize;
 
 pub const MAGIC: [u8; 4] = *b"KSTL";
-pub const FORMAT_VERSION: u16 = 3;
+pub const FORMAT_VERSION: u16 = 5;
 /// Bytes of the header: magic and version.
 pub const HEADER_LEN: usize = 6;
 /// Bytes of the encoded parameter set.
@@ -90,10 +92,13 @@ impl TableOod {
     }
 }
 
-/// One FRI layer's answer to one query: the sibling of the folded pair, and the path.
+/// One FRI layer's answer to one query: the other `2^a − 1` values of the query's coset
+/// (the layer's leaf, in leaf order without the query's own value, which the verifier
+/// computes) and the leaf's path up to below the layer's cap
+/// ([`crate::stark::FriShape`]).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct FriStep {
-    pub sibling: Ext3,
+    pub siblings: Vec<Ext3>,
     pub path: Vec<Digest>,
 }
 
@@ -194,7 +199,7 @@ impl Writer {
 }
 
 impl ProofBody {
-    /// The proof's bytes in format version 3 (the module's layout).
+    /// The proof's bytes in format version 5 (the module's layout).
     pub fn to_bytes(&self) -> Vec<u8> {
         let mut w = Writer(Vec::with_capacity(self.encoded_len()));
         w.header(FORMAT_VERSION, &self.params);
@@ -240,7 +245,7 @@ impl ProofBody {
             }
             w.count(q.fri.len());
             for s in &q.fri {
-                w.ext(s.sibling);
+                w.exts(&s.siblings);
                 w.digests(&s.path);
             }
         }
@@ -293,7 +298,7 @@ impl ProofBody {
             }
             p.fri += COUNT_LEN;
             for s in &q.fri {
-                p.fri += EXT_LEN + list(s.path.len(), DIGEST_LEN);
+                p.fri += list(s.siblings.len(), EXT_LEN) + list(s.path.len(), DIGEST_LEN);
             }
         }
         p
@@ -301,20 +306,20 @@ impl ProofBody {
 }
 
 /// The format version of a segmented run's proof ([`SegmentedProof`]).
-pub const SEGMENTED_FORMAT_VERSION: u16 = 4;
+pub const SEGMENTED_FORMAT_VERSION: u16 = 6;
 
-/// A segmented run's proof (format version 4): one part per segment, in execution order,
+/// A segmented run's proof (format version 6): one part per segment, in execution order,
 /// then the run part, all under the LogUp challenges drawn after every part's main cap
 /// ([`crate::stark::RunRounds`]). Each part is a [`ProofBody`] of its tables (the run
 /// part's carries the preprocessed cap; the segments' have none), with the same
 /// parameters.
 ///
 /// ```text
-/// magic, version (4), params          as format 3
+/// magic, version (6), params          as format 5
 /// preprocessed_cap    list<Digest>
 /// parts               u32             segments + 1
 /// phase 1, per part   log_heights list<u8>, main_cap list<Digest>
-/// phase 2, per part   log_heights list<u8>, main_cap list<Digest>, then format 3's
+/// phase 2, per part   log_heights list<u8>, main_cap list<Digest>, then format 5's
 ///                     records from totals to the last query
 /// ```
 ///

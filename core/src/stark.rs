@@ -6,7 +6,7 @@
 use alloc::vec::Vec;
 
 use crate::air::{LogUpChallenges, TableShape};
-use crate::field::{bit_reverse, Ext3, Felt};
+use crate::field::{bit_reverse, Ext3, Felt, Field};
 use crate::merkle::Digest;
 use crate::params::{ProtocolShape, StarkParams};
 use crate::proof::TableOod;
@@ -164,7 +164,7 @@ impl Rounds {
     }
 }
 
-/// The rounds of a segmented run ([`crate::proof`] format 4) before the parts go their own
+/// The rounds of a segmented run ([`crate::proof`] format 6) before the parts go their own
 /// ways. One transcript absorbs the statement, the parameters, the preprocessed cap and
 /// every part's heights and main cap, in part order ([`RunRounds::part_main`]); then the
 /// LogUp challenges shared by all parts are drawn ([`RunRounds::challenges`]), and each part
@@ -276,13 +276,11 @@ impl Matrix {
 
 /// Largest cap height of a round's tree (`2^c` nodes); a round's is at most its smallest
 /// matrix's log LDE height.
-pub const ROUND_CAP_BITS: u32 = 0;
+pub const ROUND_CAP_BITS: u32 = 6;
 /// Largest cap height of a FRI layer's tree; a layer's is at most its tree's depth.
-pub const FRI_CAP_BITS: u32 = 0;
+pub const FRI_CAP_BITS: u32 = 4;
 
 /// The cap height of a FRI layer tree of `2^log_leaves` leaves.
-// Clippy sees the constant 0 as `min`'s result; the bound matters once caps are on.
-#[allow(clippy::unnecessary_min_or_max)]
 pub fn fri_cap_bits(log_leaves: u32) -> u32 {
     FRI_CAP_BITS.min(log_leaves)
 }
@@ -315,8 +313,6 @@ impl RoundTreeShape {
     }
 
     /// The tree over matrices of the given log LDE heights; `None` if there are none.
-    // Clippy sees the constant 0 as `min`'s result; the bound matters once caps are on.
-    #[allow(clippy::unnecessary_min_or_max)]
     pub fn over(logs: impl IntoIterator<Item = u32>) -> Option<Self> {
         let (mut max, mut min) = (None::<u32>, u32::MAX);
         for l in logs {
@@ -390,38 +386,153 @@ pub fn lde_point(log_size: u32, index: usize) -> Felt {
     COSET_SHIFT * w.exp_u64(bit_reverse(index, log_size) as u64)
 }
 
-/// FRI's shape: the committed layers and the final polynomial's log length.
+/// log2 of FRI's largest folding arity: a committed layer folds by up to `2^4 = 16`.
+pub const FRI_MAX_LOG_ARITY: u32 = 4;
+
+/// Most committed FRI layers of any proof (each folds at least by 2; the largest LDE has
+/// at most `2^(MAX_LOG_HEIGHT + 3)` points).
+pub const MAX_FRI_LAYERS: usize = crate::params::MAX_LOG_HEIGHT as usize + 3;
+
+/// Most FRI cap nodes of any proof (every layer's cap at most `2^FRI_CAP_BITS` nodes).
+pub const MAX_FRI_CAP_NODES: usize = MAX_FRI_LAYERS << FRI_CAP_BITS;
+
+/// FRI's shape: the committed layers, their arities and the final polynomial's log length.
+///
+/// Layer 0 is the codeword of the largest LDE (`2^log_max_lde` values, on the coset
+/// `g·H`, bit-reversed). Layer `l` has `2^log_len(l)` values on the coset
+/// `g^(2^folds_before(l))·H_l` and is committed in a tree whose leaf `j` holds its values
+/// `j·2^a … (j+1)·2^a − 1` (`a = log_arity(l)`: a coset of `2^a` points, consecutive in
+/// bit-reversed order); it folds by `2^a` into layer `l + 1`, as `a` binary folds with
+/// challenges `β, β², β⁴, …` (β drawn after the layer's cap). A shorter table's DEEP
+/// codeword joins after the fold that brings a layer to its LDE size, scaled by `β^(2^a)`,
+/// so layer boundaries fall at every table's LDE size: a layer folds by
+/// `min(2^FRI_MAX_LOG_ARITY, 2^(log_len − next size))`, the next size being the largest
+/// table LDE size (or the final codeword's) below its own.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub struct FriShape {
     /// log2 of the largest LDE (layer 0).
     pub log_max_lde: u32,
-    /// Committed layers (folds), each halving the codeword.
+    /// Committed layers.
     pub num_layers: u32,
     /// log2 of the final polynomial's coefficient count.
     pub log_final_len: u32,
+    /// log2 of each committed layer's arity (the first `num_layers` entries).
+    log_arities: [u8; MAX_FRI_LAYERS],
 }
 
 impl FriShape {
     /// For tables of the given log heights (nonempty).
     pub fn new(params: &StarkParams, log_heights: &[u8]) -> FriShape {
+        let lb = params.log_blowup as u32;
         let max = log_heights.iter().copied().max().unwrap_or(0) as u32;
         let min = log_heights.iter().copied().min().unwrap_or(0) as u32;
         let log_final_len = (params.log_final_poly_len as u32).min(min);
+        let final_lde = log_final_len + lb;
+        let mut log_arities = [0u8; MAX_FRI_LAYERS];
+        let mut num_layers = 0;
+        let mut cur = max + lb;
+        while cur > final_lde && num_layers < MAX_FRI_LAYERS {
+            let next = log_heights
+                .iter()
+                .map(|&h| h as u32 + lb)
+                .filter(|&x| x < cur)
+                .max()
+                .unwrap_or(final_lde)
+                .max(final_lde);
+            let a = FRI_MAX_LOG_ARITY.min(cur - next);
+            log_arities[num_layers] = a as u8;
+            num_layers += 1;
+            cur -= a;
+        }
         FriShape {
-            log_max_lde: max + params.log_blowup as u32,
-            num_layers: max - log_final_len,
+            log_max_lde: max + lb,
+            num_layers: num_layers as u32,
             log_final_len,
+            log_arities,
         }
     }
 
-    /// The shift of layer `l`'s domain: `g^(2^l)`.
-    pub fn layer_shift(&self, l: u32) -> Felt {
-        let mut s = COSET_SHIFT;
-        for _ in 0..l {
-            s = s * s;
-        }
-        s
+    /// log2 of layer `l`'s arity.
+    pub fn log_arity(&self, l: u32) -> u32 {
+        self.log_arities.get(l as usize).map_or(0, |&a| a as u32)
     }
+
+    /// Binary folds before layer `l` (`l = num_layers`: all of them).
+    pub fn folds_before(&self, l: u32) -> u32 {
+        self.log_arities[..(l.min(self.num_layers) as usize)]
+            .iter()
+            .map(|&a| a as u32)
+            .sum()
+    }
+
+    /// log2 of layer `l`'s length (`l = num_layers`: the final codeword's).
+    pub fn log_len(&self, l: u32) -> u32 {
+        self.log_max_lde - self.folds_before(l)
+    }
+
+    /// log2 of the leaf count of layer `l`'s tree.
+    pub fn log_leaves(&self, l: u32) -> u32 {
+        self.log_len(l) - self.log_arity(l)
+    }
+
+    /// The cap height of layer `l`'s tree.
+    pub fn cap_bits(&self, l: u32) -> u32 {
+        fri_cap_bits(self.log_leaves(l))
+    }
+
+    /// The shift of layer `l`'s domain: `g^(2^folds_before(l))`.
+    pub fn layer_shift(&self, l: u32) -> Felt {
+        shift_after(self.folds_before(l))
+    }
+}
+
+/// The coset shift after `folds` binary folds: `g^(2^folds)`.
+pub fn shift_after(folds: u32) -> Felt {
+    let mut s = COSET_SHIFT;
+    for _ in 0..folds {
+        s = s * s;
+    }
+    s
+}
+
+/// Folds one opened coset of a FRI layer: `v` holds the `2^a` values of leaf `leaf` of a
+/// layer of `2^log_len` values on the coset `shift·H` (bit-reversed), and is folded in
+/// place `a` times with `β, β², …`; the result is `v[0]`, the next layer's value at
+/// position `leaf`. `None` if a point is zero (never, for a nonzero shift).
+pub fn fold_coset(
+    v: &mut [Ext3],
+    log_len: u32,
+    shift: Felt,
+    leaf: usize,
+    beta: Ext3,
+) -> Option<Ext3> {
+    let a = v.len().trailing_zeros();
+    if v.is_empty() || !v.len().is_power_of_two() || a > log_len {
+        return None;
+    }
+    // x of the first pair at the first step: shift·ω^bitrev(leaf·2^(a−1), log_len − 1).
+    let first = leaf << a.saturating_sub(1);
+    let w = Felt::two_adic_generator(log_len)?;
+    let x0 = shift * w.exp_u64(bit_reverse(first, log_len.saturating_sub(1)) as u64);
+    let mut inv_two_x0 = (x0 + x0).inverse()?;
+    // At step j, pair k's point is x0·r^bitrev(k, a − j − 1) with r of order 2^(a − j).
+    let mut r_inv = Felt::two_adic_generator(a)?.inverse()?;
+    let mut beta = beta;
+    let mut n = v.len();
+    for j in 0..a {
+        let s = a - j - 1;
+        let half = n / 2;
+        for k in 0..half {
+            let inv = inv_two_x0 * r_inv.exp_u64(bit_reverse(k, s) as u64);
+            v[k] = fold_pair(v[2 * k], v[2 * k + 1], beta, inv);
+        }
+        n = half;
+        beta = beta.square();
+        r_inv = r_inv * r_inv;
+        // The next step's first point is x0²: 1/(2x0²) = 2·(1/(2x0))².
+        inv_two_x0 = inv_two_x0 * inv_two_x0 * Felt::new(2);
+    }
+    Some(v[0])
 }
 
 /// How many base columns of a table are opened at `ζ` and at `ζ·ω`.
@@ -468,5 +579,97 @@ pub fn protocol_shape(shapes: &[TableShape], log_heights: &[u8]) -> ProtocolShap
             .max(1),
         opening_points: 2,
         log_min_height: log_heights.iter().copied().min().unwrap_or(0) as u32,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use alloc::vec;
+
+    /// The binary fold of a whole codeword on `shift·H` (bit-reversed), as the provers do.
+    fn fold_all(cw: &[Ext3], beta: Ext3, shift: Felt) -> Vec<Ext3> {
+        let log_len = cw.len().trailing_zeros();
+        let w = Felt::two_adic_generator(log_len).unwrap();
+        (0..cw.len() / 2)
+            .map(|j| {
+                let x = shift * w.exp_u64(bit_reverse(j, log_len - 1) as u64);
+                fold_pair(cw[2 * j], cw[2 * j + 1], beta, (x + x).inverse().unwrap())
+            })
+            .collect()
+    }
+
+    fn pseudo(i: u64) -> Ext3 {
+        let f =
+            |k: u64| Felt::new(i.wrapping_mul(0x9E37_79B9_7F4A_7C15).rotate_left(k as u32) >> 1);
+        Ext3::new(f(7), f(19), f(41))
+    }
+
+    #[test]
+    fn coset_fold_is_repeated_binary_folds() {
+        for log_len in 1..=9u32 {
+            let cw: Vec<Ext3> = (0..1u64 << log_len)
+                .map(|i| pseudo(i + 17 * log_len as u64))
+                .collect();
+            let (beta, shift) = (pseudo(999), COSET_SHIFT.exp_u64(5));
+            for a in 1..=FRI_MAX_LOG_ARITY.min(log_len) {
+                // a binary folds with β, β², …
+                let (mut f, mut b, mut s) = (cw.clone(), beta, shift);
+                for _ in 0..a {
+                    f = fold_all(&f, b, s);
+                    b = b.square();
+                    s = s.square();
+                }
+                for leaf in 0..1usize << (log_len - a) {
+                    let mut v = cw[leaf << a..(leaf + 1) << a].to_vec();
+                    assert_eq!(
+                        fold_coset(&mut v, log_len, shift, leaf, beta),
+                        Some(f[leaf]),
+                        "2^{log_len} values, arity 2^{a}, leaf {leaf}"
+                    );
+                }
+            }
+        }
+        assert_eq!(
+            fold_coset(&mut vec![Ext3::ONE; 3], 4, COSET_SHIFT, 0, Ext3::ONE),
+            None
+        );
+        assert_eq!(
+            fold_coset(&mut vec![Ext3::ONE; 8], 2, COSET_SHIFT, 0, Ext3::ONE),
+            None
+        );
+    }
+
+    fn params(log_blowup: u8, log_final_poly_len: u8) -> StarkParams {
+        StarkParams {
+            log_blowup,
+            log_final_poly_len,
+            ..StarkParams::BLOWUP_4
+        }
+    }
+
+    #[test]
+    fn fri_layers_stop_at_every_table_size() {
+        // Tables of 2^22, 2^21, 2^16, 2^16 and 2^3 rows at blowup 4 (LDEs 2^24 … 2^5): folds
+        // of 16 stopping at 2^23, 2^18 and the final codeword (2^3 coefficients, 2^5 values).
+        let s = FriShape::new(&params(2, 3), &[22, 21, 16, 16, 3]);
+        let arities: Vec<u32> = (0..s.num_layers).map(|l| s.log_arity(l)).collect();
+        assert_eq!(arities, [1, 4, 1, 4, 4, 4, 1]);
+        assert_eq!(s.log_len(s.num_layers), 5);
+        assert_eq!(s.folds_before(s.num_layers), 19);
+        for l in 0..s.num_layers {
+            assert_eq!(s.log_len(l + 1), s.log_len(l) - s.log_arity(l));
+            assert_eq!(s.layer_shift(l), shift_after(s.folds_before(l)));
+        }
+        // One table: as large folds as possible; nothing to fold when the table is the
+        // final polynomial.
+        let s = FriShape::new(&params(1, 3), &[13]);
+        assert_eq!(
+            (0..s.num_layers)
+                .map(|l| s.log_arity(l))
+                .collect::<Vec<_>>(),
+            [4, 4, 2]
+        );
+        assert_eq!(FriShape::new(&params(1, 3), &[3]).num_layers, 0);
     }
 }

@@ -1,7 +1,7 @@
 //! Structure-aware mutations of a decoded proof.
 //!
 //! The fuzz input is read as a list of operations. Each picks one field of the
-//! [`ProofBody`] (proof format 3) — a parameter, the nonce, any list at any depth (round
+//! [`ProofBody`] (proof format 5) — a parameter, the nonce, any list at any depth (round
 //! caps, heights, totals, OOD values, FRI layers' caps, queries, per-table opened rows, the
 //! queries' per-round Merkle paths, FRI steps) — and
 //! changes it: a scalar is set or nudged; a list grows, shrinks, is cleared, has an element
@@ -178,10 +178,12 @@ fn nested<T: Leaf>(v: &mut Vec<Vec<T>>, u: &mut Unstructured) -> Result<()> {
 fn mutate_fri_step(s: &mut FriStep, u: &mut Unstructured) -> Result<()> {
     if u.arbitrary()? {
         if u.arbitrary()? {
-            s.sibling.nudge(u)
+            match pick(&mut s.siblings, u)? {
+                Some(e) => e.nudge(u),
+                None => Ok(()),
+            }
         } else {
-            s.sibling = Ext3::fresh(u)?;
-            Ok(())
+            leaves(&mut s.siblings, u)
         }
     } else {
         leaves(&mut s.path, u)

@@ -220,16 +220,22 @@ pub trait Backend: Sync {
 
     // Round 6 (FRI).
 
-    /// Commits a FRI layer (leaf j = the pair of positions 2j, 2j+1).
+    /// Commits a FRI layer of arity `2^log_arity` (leaf j = the values at positions
+    /// `j·2^a … (j+1)·2^a − 1`, `kestrel_core::stark::FriShape`).
     ///
     /// # Errors
-    /// A backend failure.
-    fn commit_codeword(&self, codeword: Self::Codeword) -> Result<Self::FriLayer, ProverError>;
+    /// A codeword shorter than its arity; a backend failure.
+    fn commit_codeword(
+        &self,
+        codeword: Self::Codeword,
+        log_arity: u32,
+    ) -> Result<Self::FriLayer, ProverError>;
 
     /// A FRI layer tree's cap (`kestrel_core::stark::fri_cap_bits`).
     fn fri_cap(&self, layer: &Self::FriLayer) -> Vec<Digest>;
 
-    /// Folds a committed layer on domain `shift·H` (bit-reversed) in half.
+    /// Folds a committed layer on domain `shift·H` (bit-reversed) by its arity `2^a`: `a`
+    /// binary folds with `β, β², β⁴, …` on `shift·H`, `shift²·H²`, …
     ///
     /// # Errors
     /// A backend failure.
@@ -266,8 +272,9 @@ pub trait Backend: Sync {
         indices: &[usize],
     ) -> Result<Vec<RoundOpening>, ProverError>;
 
-    /// For each position, its sibling in a committed FRI layer and the path of their pair
-    /// up to below the layer's cap.
+    /// For each position of a committed FRI layer, the other values of its leaf (the
+    /// coset, in leaf order, without the position's own) and the leaf's path up to below
+    /// the layer's cap.
     ///
     /// # Errors
     /// A position out of range; a backend failure.
@@ -275,7 +282,7 @@ pub trait Backend: Sync {
         &self,
         layer: &Self::FriLayer,
         positions: &[usize],
-    ) -> Result<Vec<(Ext3, Vec<Digest>)>, ProverError>;
+    ) -> Result<Vec<(Vec<Ext3>, Vec<Digest>)>, ProverError>;
 }
 
 /// A table's main trace as the prover receives it: host values, or a trace a backend built

@@ -10,7 +10,7 @@
 //! | proof file | [`MAX_PROOF_FILE`] = 2 GiB | see its doc |
 //! | verifying key | exactly [`VK_BYTES`] = 32 bytes | |
 //! | cycles proven | [`MAX_PROVABLE_CYCLES`] = 2^36 | the verifier's bound on a segmented run (timestamps below 2^39) |
-//! | cycles in one proof | [`MAX_SEGMENT_CYCLES`] = 2^26 | the packing pass refuses longer segments |
+//! | cycles in one proof | [`MAX_SEGMENT_CYCLES`] = 2^24 | the packing pass refuses longer segments |
 
 use std::fs::File;
 use std::io::{Read, Write};
@@ -27,10 +27,10 @@ pub const MAX_ELF_FILE: u64 = MAX_IMAGE_BYTES + (64 << 20);
 /// Every input byte a guest reads becomes part of one IO row per 8-byte word (42 columns) and
 /// one memory-argument access (MEMW_A), so 16 MiB read are 2^21 IO rows — as tall as the CPU
 /// table of a 2^21-cycle run, about 0.7 GB of IO trace before the LDE. (The protocol's
-/// largest table, 2^28 rows, would allow 2 GiB, at about 90 GB of IO trace alone.)
+/// largest table, 2^26 rows, would allow 512 MiB, at about 23 GB of IO trace alone.)
 pub const MAX_INPUT: u64 = 16 << 20;
 
-/// Largest proof file `verify` reads: 2 GiB. A proof of one segment is a few MiB (2.7 MB
+/// Largest proof file `verify` reads: 2 GiB. A proof of one segment is a few MiB (1.6 MB
 /// for 2^22 cycles at blowup 4, BENCHMARKS.md) and holds, per query (at most 512 in any
 /// parameter set the verifier accepts), each table's opened rows with Merkle paths of at
 /// most 31 digests, and the FRI layers' pairs with their paths; a segmented run's proof is
@@ -50,10 +50,11 @@ pub const MAX_PROVABLE_CYCLES: u64 = 1 << kestrel_verifier::MAX_RUN_LOG_CYCLES;
 /// so; longer runs name a larger limit).
 pub const DEFAULT_PROVE_CYCLES: u64 = 1 << 26;
 
-/// Most cycles one proof (one segment) holds: 2^26, the largest run the packing pass
-/// accepts (`kestrel_core::rv::pack`: more steps are `TraceError::TooLong`); the CPU
-/// table has one row per cycle.
-pub const MAX_SEGMENT_CYCLES: u64 = 1 << 26;
+/// Most cycles one proof (one segment) holds: 2^24, so that its largest table (MEMW_R, up
+/// to four rows per cycle) stays within the protocol's `MAX_LOG_HEIGHT` = 26, up to which
+/// the presets reach the security floor; longer runs are segmented. The CPU table has one
+/// row per cycle.
+pub const MAX_SEGMENT_CYCLES: u64 = 1 << 24;
 
 /// Fewest cycles a segment may have (`--segment-cycles`).
 pub const MIN_SEGMENT_CYCLES: u64 = 1 << 8;

@@ -264,7 +264,7 @@ pub fn prove_part<B: DeviceTraces>(
 
 /// Which rounds a call proves.
 enum Schedule {
-    /// The whole protocol on its own transcript (format 3).
+    /// The whole protocol on its own transcript (format 5).
     Whole,
     /// The main round only: a segmented part's phase 1.
     MainOnly,
@@ -385,7 +385,7 @@ fn prove_core<B: Backend>(
             return Err(ProverError::TraceHeight {
                 table: name(),
                 height: h,
-                why: "must be a power of two in [2^3, 2^28]",
+                why: "must be a power of two in [2^MIN_LOG_HEIGHT, 2^MAX_LOG_HEIGHT] (16 to 2^26 rows)",
             });
         }
         if let Some((_, _, lh)) = &pk.preprocessed[t] {
@@ -770,11 +770,12 @@ impl<B: Backend> Proving<'_, B> {
         }
         let mut layers = Vec::with_capacity(fri.num_layers as usize);
         for l in 0..fri.num_layers {
-            let layer = backend.commit_codeword(cw)?;
+            let a = fri.log_arity(l);
+            let layer = backend.commit_codeword(cw, a)?;
             let beta = rounds.fri_layer(&backend.fri_cap(&layer));
             let mut folded = backend.fold_layer(&layer, beta, fri.layer_shift(l))?;
-            if let Some(d) = deep.remove(&(fri.log_max_lde - l - 1)) {
-                backend.add_scaled(&mut folded, beta.square(), &d)?;
+            if let Some(d) = deep.remove(&fri.log_len(l + 1)) {
+                backend.add_scaled(&mut folded, beta.exp_u64(1 << a), &d)?;
             }
             layers.push(layer);
             cw = folded;
@@ -834,7 +835,8 @@ impl<B: Backend> Proving<'_, B> {
         }
         let mut fri_openings = Vec::with_capacity(layers.len());
         for (l, layer) in layers.iter().enumerate() {
-            let pos: Vec<usize> = positions.iter().map(|q| q >> l).collect();
+            let folds = fri.folds_before(l as u32);
+            let pos: Vec<usize> = positions.iter().map(|q| q >> folds).collect();
             fri_openings.push(backend.open_fri_batch(layer, &pos)?.into_iter());
         }
         let missing = || ProverError::Internal("opening batch too short");
@@ -860,7 +862,7 @@ impl<B: Backend> Proving<'_, B> {
                 .iter_mut()
                 .map(|o| {
                     o.next()
-                        .map(|(sibling, path)| FriStep { sibling, path })
+                        .map(|(siblings, path)| FriStep { siblings, path })
                         .ok_or_else(missing)
                 })
                 .collect::<Result<Vec<_>, _>>()?;

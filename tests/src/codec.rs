@@ -86,7 +86,7 @@ pub fn decode_proof(bytes: &[u8]) -> Option<ProofBody> {
                 paths: c.list(|c| c.list(Cursor::digest))?,
                 fri: c.list(|c| {
                     Some(FriStep {
-                        sibling: c.ext()?,
+                        siblings: c.list(Cursor::ext)?,
                         path: c.list(Cursor::digest)?,
                     })
                 })?,

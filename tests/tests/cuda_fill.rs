@@ -327,7 +327,10 @@ mod gpu {
             })
             .collect();
         CpuRecords {
-            height: range.len().next_power_of_two().max(8),
+            height: range
+                .len()
+                .next_power_of_two()
+                .max(kestrel_core::params::MIN_ROWS),
             clk0,
             outpos0,
             handoff: !calls.last().is_some_and(|c| c.exit),

@@ -32,7 +32,10 @@ fn old_lt(ops: &[AluOp], bytes: &mut ByteCounts) -> RowMajorMatrix {
     for o in ops {
         *rows.entry((o.op, o.a, o.b)).or_default() += 1;
     }
-    let h = rows.len().next_power_of_two().max(8);
+    let h = rows
+        .len()
+        .next_power_of_two()
+        .max(kestrel_core::params::MIN_ROWS);
     let mut t = RowMajorMatrix::zeros(h, WIDTH);
     let f = |v: u64| Felt::new(v);
     for (r, (&(op, a, b), &m)) in rows.iter().enumerate() {
@@ -77,7 +80,10 @@ fn old_shift(ops: &[AluOp], bytes: &mut ByteCounts) -> RowMajorMatrix {
     for o in ops {
         *rows.entry((o.op, o.a, o.b)).or_default() += 1;
     }
-    let h = rows.len().next_power_of_two().max(8);
+    let h = rows
+        .len()
+        .next_power_of_two()
+        .max(kestrel_core::params::MIN_ROWS);
     let mut t = RowMajorMatrix::zeros(h, shift::WIDTH);
     for (r, (&(op, a, b), &m)) in rows.iter().enumerate() {
         old_shift_row(t.row_mut(r), op, a, b, m, bytes);

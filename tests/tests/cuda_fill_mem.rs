@@ -15,6 +15,7 @@
 
 use kestrel_core::field::{Felt, P};
 use kestrel_core::matrix::RowMajorMatrix;
+use kestrel_core::params::MIN_ROWS;
 use kestrel_core::rv::bitwise::ByteCounts;
 use kestrel_core::rv::pack::pack_traces;
 use kestrel_core::rv::{load, memw, store, LoadOp, StoreOp, WordAccess};
@@ -423,9 +424,10 @@ fn lookups_match_the_builders_on_edge_and_random_records() {
 
 /// The helper traces' shapes: what the device must produce for empty lists.
 #[test]
-fn empty_lists_give_height_8_zero_traces() {
+fn empty_lists_give_minimum_height_zero_traces() {
     let mut b = ByteCounts::default();
-    let zero = |t: RowMajorMatrix| t.height() == 8 && t.values.iter().all(|&v| v == Felt::ZERO);
+    let zero =
+        |t: RowMajorMatrix| t.height() == MIN_ROWS && t.values.iter().all(|&v| v == Felt::ZERO);
     assert!(zero(load::build_trace(&[], &mut b)));
     assert!(zero(store::build_trace(&[], &mut b)));
     assert!(zero(memw::build_trace_a(&[], &mut b)));
@@ -508,21 +510,25 @@ mod gpu {
     }
 
     /// Each fill is counted once per call (empty lists too), uploads only the packed
-    /// records, and an empty list gives a height-8 all-zero trace.
+    /// records, and an empty list gives an all-zero trace of `MIN_ROWS` rows.
     #[test]
     #[ignore = "needs a CUDA device: run with --ignored on the GPU machine"]
     fn fills_are_counted_and_empty_lists_work() {
         let g = gpu();
-        let zero =
-            |t: &RowMajorMatrix| t.height() == 8 && t.values.iter().all(|&v| v == Felt::ZERO);
+        let zero = |t: &RowMajorMatrix| {
+            t.height() == MIN_ROWS && t.values.iter().all(|&v| v == Felt::ZERO)
+        };
         let t = g.fill_load(&[]).unwrap();
-        assert_eq!((t.width(), t.height()), (load::WIDTH, 8));
+        assert_eq!((t.width(), t.height()), (load::WIDTH, MIN_ROWS));
         assert!(zero(&g.download_trace(&t).unwrap()));
         let t = g.fill_store(&[]).unwrap();
-        assert_eq!((t.width(), t.height()), (store::WIDTH, 8));
+        assert_eq!((t.width(), t.height()), (store::WIDTH, MIN_ROWS));
         assert!(zero(&g.download_trace(&t).unwrap()));
         let t = g.fill_memw_a(&[]).unwrap();
-        assert_eq!((t.width(), t.height()), (memw::MEMW_A.num_columns(), 8));
+        assert_eq!(
+            (t.width(), t.height()),
+            (memw::MEMW_A.num_columns(), MIN_ROWS)
+        );
         assert!(zero(&g.download_trace(&t).unwrap()));
         let s = g.stats();
         for table in ["LOAD", "STORE", "MEMW_A"] {

@@ -16,7 +16,7 @@ use kestrel_core::air::{LogUpChallenges, Machine, TableShape};
 use kestrel_core::field::{powers, Ext3, Felt};
 use kestrel_core::matrix::RowMajorMatrix;
 use kestrel_core::params::StarkParams;
-use kestrel_core::stark::RoundTreeShape;
+use kestrel_core::stark::{RoundTreeShape, FRI_MAX_LOG_ARITY};
 use kestrel_prover_gpu::backend::{Backend, DeepInputs, QuotientCommitted, QuotientInputs};
 use kestrel_prover_gpu::cpu::CpuBackend;
 use kestrel_prover_gpu::cuda::CudaBackend;
@@ -294,54 +294,63 @@ fn fri_matches_cpu() {
             CpuBackend.fri_fold(&cw, beta, shift).unwrap(),
             "fri_fold 2^{log_n}"
         );
-        let (gl, cl) = (
-            g.commit_fri_layer(cw.clone()).unwrap(),
-            CpuBackend.commit_fri_layer(cw).unwrap(),
-        );
-        assert_eq!(g.fri_cap(&gl), CpuBackend.fri_cap(&cl), "fri cap 2^{log_n}");
-        assert!(g.fri_values(&gl) == CpuBackend.fri_values(&cl));
-        // The device path: fold a device-committed layer, join, commit, open in batches.
-        let (gd, cd) = (
-            g.commit_codeword(g.upload_codeword(CpuBackend.fri_values(&cl)).unwrap())
-                .unwrap(),
-            &cl,
-        );
-        let mut gf = g.fold_layer(&gd, beta, shift).unwrap();
-        let mut cf = CpuBackend.fold_layer(cd, beta, shift).unwrap();
-        let half: Vec<Ext3> = (0..1usize << (log_n - 1)).map(|_| ext(&mut r)).collect();
-        let s2 = ext(&mut r);
-        g.add_scaled(&mut gf, s2, &g.upload_codeword(&half).unwrap())
-            .unwrap();
-        CpuBackend.add_scaled(&mut cf, s2, &half).unwrap();
-        let (gl2, cl2) = (
-            g.commit_codeword(gf).unwrap(),
-            CpuBackend.commit_codeword(cf).unwrap(),
-        );
-        assert_eq!(g.fri_cap(&gl2), CpuBackend.fri_cap(&cl2));
-        let pos: Vec<usize> = (0..50)
-            .map(|_| (r.next_u64() as usize) % (1 << (log_n - 1)))
-            .collect();
-        assert_eq!(
-            g.open_fri_batch(&gl2, &pos).unwrap(),
-            CpuBackend.open_fri_batch(&cl2, &pos).unwrap(),
-            "open_fri_batch 2^{log_n}"
-        );
-        let last = g.fold_layer(&gl2, beta, shift).unwrap();
-        let clast = CpuBackend.fold_layer(&cl2, beta, shift).unwrap();
-        assert!(
-            g.final_values(last).unwrap() == CpuBackend.final_values(clast).unwrap(),
-            "final values 2^{log_n}"
-        );
-        for pos in [
-            0,
-            (1usize << log_n) - 1,
-            (r.next_u64() as usize) % (1 << log_n),
-        ] {
-            assert_eq!(
-                g.open_fri(&gl, pos).unwrap(),
-                CpuBackend.open_fri(&cl, pos).unwrap(),
-                "open_fri 2^{log_n} at {pos}"
+        for a in (1..=FRI_MAX_LOG_ARITY).filter(|&a| a < log_n) {
+            let (gl, cl) = (
+                g.commit_fri_layer(cw.clone(), a).unwrap(),
+                CpuBackend.commit_fri_layer(cw.clone(), a).unwrap(),
             );
+            assert_eq!(
+                g.fri_cap(&gl),
+                CpuBackend.fri_cap(&cl),
+                "fri cap 2^{log_n} arity 2^{a}"
+            );
+            assert!(g.fri_values(&gl) == CpuBackend.fri_values(&cl));
+            // The device path: fold a device-committed layer by its arity, join, commit,
+            // open in batches.
+            let (gd, cd) = (
+                g.commit_codeword(g.upload_codeword(CpuBackend.fri_values(&cl)).unwrap(), a)
+                    .unwrap(),
+                &cl,
+            );
+            let mut gf = g.fold_layer(&gd, beta, shift).unwrap();
+            let mut cf = CpuBackend.fold_layer(cd, beta, shift).unwrap();
+            assert_eq!(cf.len(), 1 << (log_n - a));
+            let next: Vec<Ext3> = (0..1usize << (log_n - a)).map(|_| ext(&mut r)).collect();
+            let s2 = ext(&mut r);
+            g.add_scaled(&mut gf, s2, &g.upload_codeword(&next).unwrap())
+                .unwrap();
+            CpuBackend.add_scaled(&mut cf, s2, &next).unwrap();
+            let a2 = 1.max((log_n - a).saturating_sub(1).min(a));
+            let (gl2, cl2) = (
+                g.commit_codeword(gf, a2).unwrap(),
+                CpuBackend.commit_codeword(cf, a2).unwrap(),
+            );
+            assert_eq!(g.fri_cap(&gl2), CpuBackend.fri_cap(&cl2));
+            let pos: Vec<usize> = (0..50)
+                .map(|_| (r.next_u64() as usize) % (1 << (log_n - a)))
+                .collect();
+            assert_eq!(
+                g.open_fri_batch(&gl2, &pos).unwrap(),
+                CpuBackend.open_fri_batch(&cl2, &pos).unwrap(),
+                "open_fri_batch 2^{log_n} arity 2^{a2}"
+            );
+            let last = g.fold_layer(&gl2, beta, shift).unwrap();
+            let clast = CpuBackend.fold_layer(&cl2, beta, shift).unwrap();
+            assert!(
+                g.final_values(last).unwrap() == CpuBackend.final_values(clast).unwrap(),
+                "final values 2^{log_n}"
+            );
+            for pos in [
+                0,
+                (1usize << log_n) - 1,
+                (r.next_u64() as usize) % (1 << log_n),
+            ] {
+                assert_eq!(
+                    g.open_fri(&gl, pos).unwrap(),
+                    CpuBackend.open_fri(&cl, pos).unwrap(),
+                    "open_fri 2^{log_n} arity 2^{a} at {pos}"
+                );
+            }
         }
     }
 }
@@ -568,7 +577,7 @@ fn same_proof<M: Machine>(
 fn whole_proofs_are_byte_identical() {
     let Some(g) = gpu() else { return };
     for params in StarkParams::PRESETS {
-        for log_n in [3u32, 10, 16] {
+        for log_n in [4u32, 10, 16] {
             let (trace, result) = fibonacci_trace(log_n, Felt::ONE, Felt::new(2));
             same_proof(
                 g,

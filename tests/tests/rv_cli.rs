@@ -331,10 +331,10 @@ fn prove_stats_report_the_roofline_and_fill() {
     assert!(by_stage("commit main")["keccak_perms"].as_u64().unwrap() > 0);
     assert!(by_stage("grinding")["keccak_perms"].as_u64().unwrap() > 0);
     assert!(by_stage("deep")["bytes_min"].as_u64().unwrap() > 0);
-    // Fill: 7 steps in the CPU table's 8 rows.
+    // Fill: 7 steps in the CPU table's 16 rows.
     let tables = s["tables"].as_array().unwrap();
     let cpu = tables.iter().find(|t| t["table"] == "CPU").unwrap();
-    assert_eq!(cpu["fill"].as_f64(), Some(7.0 / 8.0));
+    assert_eq!(cpu["fill"].as_f64(), Some(7.0 / 16.0));
     for t in tables {
         let f = &t["fill"];
         assert!(

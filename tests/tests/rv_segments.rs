@@ -158,7 +158,11 @@ fn segments_make_the_one_segment_pack() {
                 assert_eq!(p.memw_r.clk0, p.cpu.clk0, "{what}: segment {k} MEMW_R clk0");
                 assert_eq!(p.cpu.outpos0, outpos, "{what}: segment {k} outpos0");
                 assert_eq!(p.cpu.handoff, k + 1 < segments.len(), "{what}: {k} handoff");
-                assert_eq!(p.cpu.height, n.next_power_of_two().max(8), "{what}: {k}");
+                assert_eq!(
+                    p.cpu.height,
+                    n.next_power_of_two().max(kestrel_core::params::MIN_ROWS),
+                    "{what}: {k}"
+                );
                 assert_eq!(p.real_rows()[TableId::Cpu.index()], Some(n), "{what}");
                 let clks = p.cpu.clk0..p.cpu.clk0 + n as u64;
                 assert!(p.cpu.calls.iter().all(|c| clks.contains(&c.clk)), "{what}");

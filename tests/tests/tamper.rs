@@ -488,7 +488,7 @@ fn fri_layer_added_or_removed_is_length() {
         for q in &mut b.queries {
             let last = q.fri[n - 1].clone();
             q.fri.push(FriStep {
-                sibling: last.sibling,
+                siblings: last.siblings,
                 path: last.path[1..].to_vec(),
             });
         }
@@ -745,12 +745,17 @@ fn fri_sibling_changed_is_fri_merkle_path() {
     let f = range_check();
     for l in 0..f.body.fri_caps.len() {
         for qi in [0, 5] {
-            let e = f.tamper("FRI sibling", |b| bump(&mut b.queries[qi].fri[l].sibling));
-            assert_err!(
-                e,
-                VerifyError::FriMerklePath { query, layer } if query == qi && layer == l,
-                "query {qi} FRI layer {l} sibling"
-            );
+            let n = f.body.queries[qi].fri[l].siblings.len();
+            for k in [0, n - 1] {
+                let e = f.tamper("FRI sibling", |b| {
+                    bump(&mut b.queries[qi].fri[l].siblings[k])
+                });
+                assert_err!(
+                    e,
+                    VerifyError::FriMerklePath { query, layer } if query == qi && layer == l,
+                    "query {qi} FRI layer {l} sibling {k}"
+                );
+            }
         }
     }
 }
@@ -1408,8 +1413,12 @@ impl Backend for Cheating {
     fn codeword_len(&self, c: &Self::Codeword) -> usize {
         CpuBackend.codeword_len(c)
     }
-    fn commit_codeword(&self, codeword: Self::Codeword) -> Result<Self::FriLayer, ProverError> {
-        CpuBackend.commit_codeword(codeword)
+    fn commit_codeword(
+        &self,
+        codeword: Self::Codeword,
+        log_arity: u32,
+    ) -> Result<Self::FriLayer, ProverError> {
+        CpuBackend.commit_codeword(codeword, log_arity)
     }
     fn fri_cap(&self, layer: &Self::FriLayer) -> Vec<Digest> {
         CpuBackend.fri_cap(layer)
@@ -1446,7 +1455,7 @@ impl Backend for Cheating {
         &self,
         layer: &Self::FriLayer,
         positions: &[usize],
-    ) -> Result<Vec<(Ext3, Vec<Digest>)>, ProverError> {
+    ) -> Result<Vec<(Vec<Ext3>, Vec<Digest>)>, ProverError> {
         CpuBackend.open_fri_batch(layer, positions)
     }
 }
@@ -1515,7 +1524,7 @@ fn cheating_prover_deep_codeword_is_fri_merkle_path() {
 fn cheating_prover_final_poly_is_fri_final_poly() {
     let f = range_check();
     let fri = f.fri_shape();
-    let len = 1usize << (fri.log_max_lde - fri.num_layers);
+    let len = 1usize << fri.log_len(fri.num_layers);
     let e = cheat(Cheat::ZeroFinalCodeword { len }).unwrap_err();
     assert_err!(
         e,

@@ -87,6 +87,13 @@ run rv64im-fib20-blowup8 "$out/rv64im-b8.blob" ok
 run rv64im-fib20-blowup8-tampered "$out/rv64im-b8-tampered.blob" rejected
 run rv64im-fib20-blowup4 "$out/rv64im-b4.blob" ok
 run rv64im-fib20-blowup4-tampered "$out/rv64im-b4-tampered.blob" rejected
+# More statements given as KESTREL_FW_EXTRA="name=STATEMENT,VK …" (for example a 2^22-cycle
+# proof made on the GPU machine; BENCHMARKS.md has the commands).
+for extra in ${KESTREL_FW_EXTRA:-}; do
+    name=${extra%%=*}; files=${extra#*=}
+    mkblob 1 0 "${files#*,}" "${files%%,*}" "$out/$name.blob"
+    run "$name" "$out/$name.blob" ok
+done
 
 echo
 echo "Cortex-M33 (QEMU mps2-an505), opt-level s, fat LTO, panic abort; code = .text + .rodata"

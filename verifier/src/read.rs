@@ -78,6 +78,26 @@ impl<'a> Reader<'a> {
         self.fits(expected.saturating_mul(each))
     }
 
+    /// A list's count, which must be at most `max` (the caller checks the exact value once
+    /// it is known); and that many elements of `each` bytes must fit in what is left.
+    pub(crate) fn count_at_most(
+        &mut self,
+        what: &'static str,
+        max: usize,
+        each: usize,
+    ) -> Result<usize, VerifyError> {
+        let got = u32::from_le_bytes(self.bytes()?) as usize;
+        if got > max {
+            return Err(VerifyError::Length {
+                what,
+                expected: max,
+                got,
+            });
+        }
+        self.fits(got.saturating_mul(each))?;
+        Ok(got)
+    }
+
     /// Fails unless `n` more bytes may be left (always passes when the source does not
     /// know).
     pub(crate) fn fits(&self, n: usize) -> Result<(), VerifyError> {

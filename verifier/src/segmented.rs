@@ -1,4 +1,4 @@
-//! Verification of a segmented run (format version 4,
+//! Verification of a segmented run (format version 6,
 //! [`kestrel_core::proof::SegmentedProof`]), streamed like a whole proof: phase 1's parts
 //! (heights and main caps) are absorbed and digested as they are read, the shared LogUp
 //! challenges drawn, then each part of phase 2 is verified on its own transcript and
@@ -124,8 +124,10 @@ pub(crate) fn verify_segmented(
 
     // The run part's preprocessed cap, the number of parts.
     let has_pre = runk.shapes.iter().any(|s| s.preprocessed_width > 0);
+    // The cap's height depends on the run part's heights, listed later: at most
+    // 2^ROUND_CAP_BITS digests now, the exact count checked with the key.
     let n_pre = if has_pre { 1 << ROUND_CAP_BITS } else { 0 };
-    r.count("preprocessed cap", n_pre, DIGEST_LEN)?;
+    let n_pre = r.count_at_most("preprocessed cap", n_pre, DIGEST_LEN)?;
     let pre_cap = (0..n_pre)
         .map(|_| r.digest())
         .collect::<Result<Vec<_>, _>>()?;

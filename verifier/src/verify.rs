@@ -1,5 +1,5 @@
 //! Verification, streamed: the proof is read record by record in protocol order (format
-//! version 3, [`kestrel_core::proof`]), each record's shape checked before it is read, and
+//! version 5, [`kestrel_core::proof`]), each record's shape checked before it is read, and
 //! only what later steps need is kept (caps, challenges, the DEEP sums, FRI's caps and
 //! challenges, the final polynomial). Queries are checked one at a time and nothing of
 //! them is kept.
@@ -21,8 +21,8 @@ use kestrel_core::proof::{
     COUNT_LEN, DIGEST_LEN, EXT_LEN, FELT_LEN, FORMAT_VERSION, MAGIC, SEGMENTED_FORMAT_VERSION,
 };
 use kestrel_core::stark::{
-    deep_columns, fold_pair, fri_cap_bits, lde_point, protocol_shape, FriShape, Matrix,
-    RoundTreeShape, Rounds, FRI_CAP_BITS, ROUND_CAP_BITS,
+    deep_columns, fold_coset, lde_point, protocol_shape, FriShape, Matrix, RoundTreeShape, Rounds,
+    FRI_MAX_LOG_ARITY, MAX_FRI_CAP_NODES, MAX_FRI_LAYERS, ROUND_CAP_BITS,
 };
 use kestrel_core::transcript::{check_pow, Transcript};
 
@@ -70,7 +70,7 @@ pub(crate) fn exts(
     (0..n).map(|_| r.ext()).collect()
 }
 
-/// A whole proof (format 3) after its header: `params` read and well formed, the public
+/// A whole proof (format 5) after its header: `params` read and well formed, the public
 /// values' count checked.
 pub(crate) fn verify_whole(
     machine: &dyn Machine,
@@ -310,12 +310,12 @@ pub(crate) fn verify_part(
     // 7. FRI commitments, final polynomial, grinding.
     let fri = FriShape::new(&params, log_heights);
     // Room for the most layers and caps any proof has, so the heap does not depend on the
-    // heights. Layer l's tree has 2^(log_max_lde − l − 1) leaves; its cap is held flat.
-    let mut fri_caps = Vec::with_capacity((MAX_LOG_HEIGHT as usize) << FRI_CAP_BITS);
-    let mut betas = Vec::with_capacity(MAX_LOG_HEIGHT as usize);
+    // heights. Layer l's cap is held flat.
+    let mut fri_caps = Vec::with_capacity(MAX_FRI_CAP_NODES);
+    let mut betas = Vec::with_capacity(MAX_FRI_LAYERS);
     r.count("FRI layers", fri.num_layers as usize, COUNT_LEN)?;
     for l in 0..fri.num_layers {
-        let n = 1usize << fri_cap_bits(fri.log_max_lde - l - 1);
+        let n = 1usize << fri.cap_bits(l);
         r.count("FRI cap", n, DIGEST_LEN)?;
         let at = fri_caps.len();
         for _ in 0..n {
@@ -398,43 +398,42 @@ pub(crate) fn verify_part(
             .map(|(_, v)| *v)
             .sum();
         r.count("FRI steps", fri.num_layers as usize, 0)?;
+        let mut cap_at = 0;
         for (l, beta) in betas.iter().enumerate() {
             let l32 = l as u32;
-            let pos = q >> l;
-            let sibling = r.ext()?;
-            let (lo, hi) = if pos & 1 == 0 {
-                (f, sibling)
-            } else {
-                (sibling, f)
-            };
-            let log_leaves = fri.log_max_lde - l32 - 1;
-            let cap_bits = fri_cap_bits(log_leaves);
-            let cap_at: usize = (0..l32)
-                .map(|j| 1usize << fri_cap_bits(fri.log_max_lde - j - 1))
-                .sum();
+            let a = fri.log_arity(l32);
+            let pos = q >> fri.folds_before(l32);
+            let (leaf_index, own) = (pos >> a, pos & ((1 << a) - 1));
+            // The leaf's values: the siblings in leaf order, the computed value at `own`.
+            let mut coset = [Ext3::ZERO; 1 << FRI_MAX_LOG_ARITY];
+            let coset = &mut coset[..1 << a];
+            r.count("FRI siblings", coset.len() - 1, EXT_LEN)?;
+            for (k, v) in coset.iter_mut().enumerate() {
+                *v = if k == own { f } else { r.ext()? };
+            }
+            let cap_bits = fri.cap_bits(l32);
             let cap = &fri_caps[cap_at..cap_at + (1 << cap_bits)];
-            let depth = (log_leaves - cap_bits) as usize;
-            let leaf = hash_leaf_ext(&[lo, hi]);
-            if !path(r, "FRI path", depth, cap, pos >> 1, leaf)? {
+            cap_at += 1 << cap_bits;
+            let depth = (fri.log_leaves(l32) - cap_bits) as usize;
+            let leaf = hash_leaf_ext(coset);
+            if !path(r, "FRI path", depth, cap, leaf_index, leaf)? {
                 return Err(VerifyError::FriMerklePath {
                     query: qi,
                     layer: l,
                 });
             }
-            let log_layer = fri.log_max_lde - l32;
-            let x = fri.layer_shift(l32)
-                * two_adic(log_layer).exp_u64(bit_reverse(pos >> 1, log_layer - 1) as u64);
-            let inv_two_x = (x + x).inverse().ok_or(VerifyError::OodPointInDomain)?;
-            f = fold_pair(lo, hi, *beta, inv_two_x);
+            let log_len = fri.log_len(l32);
+            f = fold_coset(coset, log_len, fri.layer_shift(l32), leaf_index, *beta)
+                .ok_or(VerifyError::OodPointInDomain)?;
             let joining: Ext3 = reduced
                 .iter()
-                .filter(|(lg, _)| *lg == log_layer - 1)
+                .filter(|(lg, _)| *lg == log_len - a)
                 .map(|(_, v)| *v)
                 .sum();
-            f += beta.square() * joining;
+            f += beta.exp_u64(1 << a) * joining;
         }
-        let log_final = fri.log_max_lde - fri.num_layers;
-        let pos = q >> fri.num_layers;
+        let log_final = fri.log_len(fri.num_layers);
+        let pos = q >> fri.folds_before(fri.num_layers);
         let x = fri.layer_shift(fri.num_layers)
             * two_adic(log_final).exp_u64(bit_reverse(pos, log_final) as u64);
         let expected = final_poly

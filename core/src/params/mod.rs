@@ -4,7 +4,7 @@
 mod security;
 
 pub use security::{
-    estimate, estimate_with, ProtocolShape, SecurityReport, HASH_BITS, MIN_LOG_HEIGHT,
+    estimate, estimate_with, ProtocolShape, SecurityReport, HASH_BITS, MIN_LOG_HEIGHT, MIN_ROWS,
 };
 
 use serde::{Deserialize, Serialize};
@@ -12,9 +12,12 @@ use serde::{Deserialize, Serialize};
 /// The verifier rejects parameter sets whose provable security is below this many bits.
 pub const SECURITY_FLOOR_BITS: u32 = 100;
 
-/// Largest log2 of a table height the protocol accepts (the LDE must stay within
-/// Goldilocks' 2^32 two-adic subgroup with the largest blowup).
-pub const MAX_LOG_HEIGHT: u32 = 28;
+/// Largest log2 of a table height the protocol accepts: the largest table of a segment of
+/// the most cycles one proof holds (2^24, MEMW_R's four rows per cycle). The presets' query
+/// counts reach the floor up to this height; larger tables would need more queries (the
+/// commit-phase term grows with `|D|²`), and the LDE stays well inside Goldilocks' 2^32
+/// two-adic subgroup.
+pub const MAX_LOG_HEIGHT: u32 = 26;
 
 /// Bounds on parameters so that nothing a proof header says can make the verifier loop
 /// long: queries, grinding bits and final-polynomial length are all capped.
@@ -40,23 +43,23 @@ impl StarkParams {
     /// Blowup 2: cheapest LDE, most queries.
     pub const BLOWUP_2: StarkParams = StarkParams {
         log_blowup: 1,
-        num_queries: 304,
-        pow_bits: 16,
-        log_final_poly_len: 3,
+        num_queries: 194,
+        pow_bits: 20,
+        log_final_poly_len: 4,
     };
     /// Blowup 4: the default.
     pub const BLOWUP_4: StarkParams = StarkParams {
         log_blowup: 2,
-        num_queries: 110,
-        pow_bits: 16,
-        log_final_poly_len: 3,
+        num_queries: 88,
+        pow_bits: 20,
+        log_final_poly_len: 4,
     };
     /// Blowup 8: fewest queries, smallest proofs.
     pub const BLOWUP_8: StarkParams = StarkParams {
         log_blowup: 3,
-        num_queries: 68,
-        pow_bits: 16,
-        log_final_poly_len: 3,
+        num_queries: 59,
+        pow_bits: 20,
+        log_final_poly_len: 4,
     };
 
     /// All presets, for tests and the CLI.

@@ -13,7 +13,9 @@
 //! combined into the quotient with powers of one challenge, and the DEEP quotients of all
 //! columns are combined into FRI's first layer with powers of one challenge; at most
 //! [`ProtocolShape::batched_terms`] functions are combined this way (`N` below). FRI folds
-//! by 2 per round (at most `log2 |D|` rounds), then `s = num_queries` queries follow
+//! by up to `2^FRI_MAX_LOG_ARITY = 16` per round with powers of one challenge, a shorter
+//! table's codeword joining with the next power ([`crate::stark::FriShape`]; at most
+//! `log2 |D|` rounds), then `s = num_queries` queries follow
 //! `pow_bits` of grinding. LogUp sums at most `M = h · lookup_fractions_per_row` fractions
 //! whose tuples (of width at most `W = fingerprint_width`) are fingerprinted with powers
 //! of one challenge. Merkle trees and Fiat–Shamir use Keccak-256, whose collision resistance
@@ -49,13 +51,16 @@
 //! ALI    : log2|F| − log2(L · N)                  constraints batched with powers
 //! DEEP   : log2|F| − log2(L² · (d(h + k − 1) + h − 1))
 //! commit : log2|F| − log2( N (m + ½)^7 |D|² / (2 ρ^{3/2})
-//!                          + (2m + 1)(|D| + 1) · 2 · log2|D| / sqrt(ρ) )
+//!                          + (2m + 1)(|D| + 1) · 17 · log2|D| / sqrt(ρ) )
 //! query  : −s · log2(α) + pow_bits
 //! LogUp  : log2|F| − log2(M · W)
 //! ```
 //!
-//! The commit term is BCIKS20 Lemma 8.2's `ε_C` (folding by 2, so `Σ l_i = 2 · rounds`)
-//! with its first term multiplied by `N`: batching `N` functions with powers of one
+//! The commit term is BCIKS20 Lemma 8.2's `ε_C`, whose second term sums `l_i`, the degree
+//! plus one of round `i`'s folding curve: a round folding by `2^a` with powers of its
+//! challenge, plus a join at the next power, is a curve of degree at most `2^a ≤ 16`, so
+//! `l_i ≤ 17` and `Σ l_i ≤ 17 · log2|D|` (a bound for any schedule of arities);
+//! its first term is multiplied by `N`: batching `N` functions with powers of one
 //! challenge is a curve of degree `N − 1`, whose correlated-agreement error is `N − 1`
 //! times a line's (BCIKS20 Theorem 1.5 / 6.2), and `(N − 1)/3 + 1/2 ≤ N/2`. The
 //! denominators `|F| − |D ∪ H|` of the theorems are replaced by `|F|` (a relative change
@@ -63,8 +68,8 @@
 //! in the two LogUp challenges (Haböck, "Multivariate lookups based on logarithmic
 //! derivatives", eprint 2022/1530). The estimator takes the best `m` in `3..=50` with
 //! `η > 0`. Every table must be list-decodable at the same radius `1 − α`, so `ρ⁺` is that
-//! of the shortest table, `h_min = 2^ProtocolShape::log_min_height` (default 8 rows, which
-//! allows `m ≤ 4`); no `m` is admissible for tables of 4 rows or fewer, and the Johnson
+//! of the shortest table, `h_min = 2^ProtocolShape::log_min_height` (default 16 rows, which
+//! allows `m ≤ 8` at blowup 4; 8 rows allow `m ≤ 4`); no `m` is admissible for tables of 4 rows or fewer, and the Johnson
 //! figure is then 0.
 //!
 //! **Unique-decoding regime**, eprint 2024/1553 Theorem 3 (also in Winterfell's
@@ -73,7 +78,7 @@
 //! ```text
 //! ALI    : log2|F| − log2(N)
 //! DEEP   : log2|F| − log2(d(h + k − 1) + h − 1)
-//! commit : log2|F| − log2(N · |D| + log2|D| · (|D| + 1))
+//! commit : log2|F| − log2(N · |D| + 16 · log2|D| · (|D| + 1))
 //! query  : −s · log2((1 + ρ⁺) / 2) + pow_bits
 //! LogUp  : log2|F| − log2(M · W)
 //! ```
@@ -108,31 +113,40 @@
 //!
 //! # The presets
 //!
-//! At `log_max_height = 20` with [`ProtocolShape::DEFAULT`] (shortest table 8 rows), and
+//! At `log_max_height = 20` with [`ProtocolShape::DEFAULT`] (shortest table 16 rows), and
 //! for a machine whose tables all have 2^20 rows (`log_min_height = 20`).
 //! `cargo test -p kestrel-core --lib print_preset_table -- --nocapture` prints these for
 //! heights 0 to 28. Figures in parentheses are before the [`HASH_BITS`] cap.
 //!
 //! | preset | blowup | queries | pow bits | conjectured | provable | Johnson | unique decoding | provable, all 2^20 |
 //! | --- | --- | --- | --- | --- | --- | --- | --- | --- |
-//! | `BLOWUP_2` | 2 | 304 | 16 | 128 (170) | 116.3 | 116.3, m = 4 | 107.1 | 128 (Johnson 120.3, m = 5) |
-//! | `BLOWUP_4` | 4 | 110 | 16 | 128 (169) | 107.3 | 107.3, m = 4 | 82.9 | 113.7 (m = 7) |
-//! | `BLOWUP_8` | 8 | 68 | 16 | 128 (168) | 106.5 | 106.5, m = 4 | 69.8 | 110.2 (m = 7) |
+//! | `BLOWUP_2` | 2 | 194 | 20 | 128 | 100.0 | 100.0, m = 8 | 89.1 | 108.6 (m = 17) |
+//! | `BLOWUP_4` | 4 | 88 | 20 | 128 | 100.3 | 100.3, m = 8 | 76.5 | 104.5 (m = 18) |
+//! | `BLOWUP_8` | 8 | 59 | 20 | 128 | 103.3 | 103.3, m = 8 | 67.8 | 105.0 (m = 12) |
 //!
-//! At the largest height, `MAX_LOG_HEIGHT = 28`, the provable figures are 107.1, 102.8 and
-//! 101.9 (Johnson 106.3, 102.8, 101.9): there the commit-phase term, which grows with
-//! `|D|²` and `N` and not with queries, binds.
+//! The query counts are the fewest that reach the floor at every height from
+//! [`MIN_LOG_HEIGHT`] to `MAX_LOG_HEIGHT = 26` in the Johnson regime (the
+//! `presets_reach_the_floor_*` tests); with tables of 16 rows or more `m` may be 8, where
+//! tables of 8 rows allowed only 4 (110 queries at blowup 4 then, 88 now). At
+//! `MAX_LOG_HEIGHT` the provable figures are 100.0, 100.3 and 100.4 (`m = 5` at blowup 8:
+//! there the commit-phase term, which grows with `|D|²` and `N` and not with queries,
+//! binds).
 
 use super::StarkParams;
 
 /// Collision resistance of Keccak-256 in bits: no figure exceeds it.
 pub const HASH_BITS: f64 = 128.0;
 
-/// Tables shorter than 2^3 rows admit no proximity parameter in the Johnson regime (their
-/// DEEP quotients' rate `(h + 2)/|D|` is too close to `ρ`), and the unique-decoding bound
-/// alone is below the floor for them: the estimate assumes every table has at least
-/// 2^`MIN_LOG_HEIGHT` rows unless told otherwise ([`ProtocolShape::log_min_height`]).
-pub const MIN_LOG_HEIGHT: u32 = 3;
+/// Every table has at least 2^4 = 16 rows (the provers pad shorter ones, the verifier
+/// rejects them). Tables shorter than 2^3 rows admit no proximity parameter in the Johnson
+/// regime (their DEEP quotients' rate `(h + 2)/|D|` is too close to `ρ`), and a table of
+/// 8 rows allows only `m ≤ 4`; 16 rows allow `m ≤ 8` at blowup 4, which saves a tenth of
+/// the queries. The estimate assumes every table has at least 2^`MIN_LOG_HEIGHT` rows
+/// unless told otherwise ([`ProtocolShape::log_min_height`]).
+pub const MIN_LOG_HEIGHT: u32 = 4;
+
+/// [`MIN_LOG_HEIGHT`] as a row count: the height every table is padded to at least.
+pub const MIN_ROWS: usize = 1 << MIN_LOG_HEIGHT;
 
 /// Smallest and largest FRI proximity parameter `m` the estimator tries.
 const M_MIN: u32 = 3;
@@ -189,7 +203,7 @@ pub struct ProtocolShape {
 impl ProtocolShape {
     /// Upper bounds for the AIRs Kestrel ships: 2^12 batched terms, 2^12 LogUp fractions
     /// per row, tuples of at most 16 values, degree 3, two opening points, and tables of
-    /// at least 8 rows ([`MIN_LOG_HEIGHT`]).
+    /// at least 16 rows ([`MIN_LOG_HEIGHT`]).
     pub const DEFAULT: ProtocolShape = ProtocolShape {
         batched_terms: 1 << 12,
         lookup_fractions_per_row: 1 << 12,
@@ -319,9 +333,11 @@ fn johnson_for_m(s: &Setting, m: f64) -> Option<f64> {
     // N (m + ½)^7 |D|² / (2 ρ^{3/2})
     let batch_term =
         s.log_n + 7.0 * libm::log2(m + 0.5) + 2.0 * s.log_d - 1.0 - 1.5 * libm::log2(s.rho);
-    // (2m + 1)(|D| + 1) · 2 · log2|D| / sqrt(ρ); |D| + 1 ≤ 2|D|.
+    // (2m + 1)(|D| + 1) · Σ l_i / sqrt(ρ) with Σ l_i ≤ (2^a_max + 1) · log2|D|;
+    // |D| + 1 ≤ 2|D|.
+    let l_max = ((1u32 << crate::stark::FRI_MAX_LOG_ARITY) + 1) as f64;
     let fold_term =
-        libm::log2(2.0 * m + 1.0) + (s.log_d + 1.0) + libm::log2(2.0 * s.log_d.max(1.0))
+        libm::log2(2.0 * m + 1.0) + (s.log_d + 1.0) + libm::log2(l_max * s.log_d.max(1.0))
             - 0.5 * libm::log2(s.rho);
     let commit = s.log_f - log2_add(batch_term, fold_term);
 
@@ -334,11 +350,13 @@ fn johnson_for_m(s: &Setting, m: f64) -> Option<f64> {
 fn unique_decoding(s: &Setting) -> f64 {
     let ali = s.log_f - s.log_n;
     let deep = s.log_f - s.log_deep_degree;
-    // N |D| + log2|D| (|D| + 1), with |D| + 1 ≤ 2|D|.
+    // N |D| + 2^a_max · log2|D| (|D| + 1) (a round's folding curve has degree at most
+    // 2^a_max), with |D| + 1 ≤ 2|D|.
+    let arity = (1u32 << crate::stark::FRI_MAX_LOG_ARITY) as f64;
     let commit = s.log_f
         - log2_add(
             s.log_n + s.log_d,
-            libm::log2(s.log_d.max(1.0)) + s.log_d + 1.0,
+            libm::log2(arity * s.log_d.max(1.0)) + s.log_d + 1.0,
         );
     let query = -s.queries * libm::log2((1.0 + s.rho_plus.min(1.0)) / 2.0) + s.pow;
     ali.min(deep).min(commit).min(query).min(s.lookup_bits)
@@ -596,7 +614,7 @@ mod tests {
 
     #[test]
     fn taller_shortest_tables_never_cost_bits() {
-        // The default assumes a shortest table of 8 rows; a machine whose tables are all
+        // The default assumes a shortest table of 16 rows; a machine whose tables are all
         // taller admits more proximity parameters and can only gain.
         for p in StarkParams::PRESETS {
             for log_h in MIN_LOG_HEIGHT..=MAX_LOG_HEIGHT {

@@ -291,7 +291,8 @@ mod records {
         NoExit,
         /// An ALU operation no table accepts.
         NoAluTable { op: u32 },
-        /// Too many steps for the largest table height.
+        /// Too many steps for the largest table height (more than 2^(MAX_LOG_HEIGHT − 2): MEMW_R
+        /// has up to four rows per step).
         TooLong { steps: usize },
         /// A run longer than [`MAX_RUN_CYCLES`] (`cycles`: where its segment would end).
         RunTooLong { cycles: u64 },

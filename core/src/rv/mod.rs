@@ -377,7 +377,7 @@ pub const BYTE_XOR: u32 = 3;
 
 /// The height of a table with `n` real rows: the next power of two, at least 8.
 pub fn padded_height(n: usize) -> usize {
-    n.next_power_of_two().max(8)
+    n.next_power_of_two().max(crate::params::MIN_ROWS)
 }
 
 /// Bytes of a 64-bit value, least significant first.

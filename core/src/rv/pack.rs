@@ -334,7 +334,7 @@ impl<'a> Segmenter<'a> {
         E: FnOnce(RecordRefs<'_>) -> R + Send,
     {
         let last_step: Step = (*steps.last().ok_or(TraceError::Empty)?).into();
-        if steps.len() > 1 << 26 {
+        if steps.len() > 1 << (crate::params::MAX_LOG_HEIGHT - 2) {
             return Err(TraceError::TooLong { steps: steps.len() });
         }
         let n = steps.len();
@@ -384,7 +384,7 @@ impl<'a> Segmenter<'a> {
 
         // 2. Steps, chunk by chunk, each writing its part of the CPU and MEMW_R columns.
         let mut cpu = CpuRecords {
-            height: n.next_power_of_two().max(8),
+            height: n.next_power_of_two().max(crate::params::MIN_ROWS),
             dec_row,
             rs1: vec![0; n],
             rs2: vec![0; n],
@@ -429,7 +429,9 @@ impl<'a> Segmenter<'a> {
 
         // 3. Tables, while `early` reads the records that are final.
         let memw_r = MemwRRecords {
-            height: (3 * n + run.extra.len()).next_power_of_two().max(8),
+            height: (3 * n + run.extra.len())
+                .next_power_of_two()
+                .max(crate::params::MIN_ROWS),
             meta,
             old,
             new,

@@ -171,8 +171,12 @@ impl Backend for CpuBackend {
         c.len()
     }
 
-    fn commit_codeword(&self, codeword: Vec<Ext3>) -> Result<CpuFriLayer, ProverError> {
-        self.commit_fri_layer(codeword)
+    fn commit_codeword(
+        &self,
+        codeword: Vec<Ext3>,
+        log_arity: u32,
+    ) -> Result<CpuFriLayer, ProverError> {
+        self.commit_fri_layer(codeword, log_arity)
     }
 
     fn fold_layer(
@@ -181,7 +185,7 @@ impl Backend for CpuBackend {
         beta: Ext3,
         shift: Felt,
     ) -> Result<Vec<Ext3>, ProverError> {
-        self.fri_fold(&layer.values, beta, shift)
+        self.fri_fold_layer(layer, beta, shift)
     }
 
     fn final_values(&self, codeword: Vec<Ext3>) -> Result<Vec<Ext3>, ProverError> {
@@ -204,7 +208,7 @@ impl Backend for CpuBackend {
         &self,
         layer: &CpuFriLayer,
         positions: &[usize],
-    ) -> Result<Vec<(Ext3, Vec<Digest>)>, ProverError> {
+    ) -> Result<Vec<(Vec<Ext3>, Vec<Digest>)>, ProverError> {
         positions.iter().map(|&p| self.open_fri(layer, p)).collect()
     }
 }

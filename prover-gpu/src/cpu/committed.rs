@@ -29,6 +29,8 @@ pub struct CpuRoundTree {
 /// A committed FRI layer on the host.
 pub struct CpuFriLayer {
     pub values: Vec<Ext3>,
+    /// log2 of the layer's arity (values per leaf).
+    pub log_arity: u32,
     pub tree: MerkleTree,
 }
 

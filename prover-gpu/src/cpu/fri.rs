@@ -31,24 +31,64 @@ impl CpuBackend {
             .collect())
     }
 
-    /// Commits a FRI layer (leaf j = the pair of positions 2j, 2j+1).
-    pub fn commit_fri_layer(&self, values: Vec<Ext3>) -> Result<CpuFriLayer, ProverError> {
-        let tree = MerkleTree::from_rows(&values, 2, hash_leaf_ext);
-        Ok(CpuFriLayer { values, tree })
+    /// Folds a committed layer on domain `shift·H` by its arity: binary folds with
+    /// `β, β², …` on `shift·H, shift²·H², …`.
+    pub fn fri_fold_layer(
+        &self,
+        layer: &CpuFriLayer,
+        beta: Ext3,
+        shift: Felt,
+    ) -> Result<Vec<Ext3>, ProverError> {
+        let (mut beta, mut shift) = (beta, shift);
+        let mut cw = self.fri_fold(&layer.values, beta, shift)?;
+        for _ in 1..layer.log_arity {
+            beta = beta.square();
+            shift = shift.square();
+            cw = self.fri_fold(&cw, beta, shift)?;
+        }
+        Ok(cw)
     }
 
-    /// The sibling of position `pos` and the path of its pair, up to below the cap.
+    /// Commits a FRI layer of arity `2^log_arity` (leaf j = positions `j·2^a … (j+1)·2^a − 1`).
+    pub fn commit_fri_layer(
+        &self,
+        values: Vec<Ext3>,
+        log_arity: u32,
+    ) -> Result<CpuFriLayer, ProverError> {
+        let arity = 1usize << log_arity;
+        if log_arity == 0 || values.len() < arity || !values.len().is_power_of_two() {
+            return Err(ProverError::Internal("FRI layer shorter than its arity"));
+        }
+        let tree = MerkleTree::from_rows(&values, arity, hash_leaf_ext);
+        Ok(CpuFriLayer {
+            values,
+            log_arity,
+            tree,
+        })
+    }
+
+    /// The other values of position `pos`'s leaf (leaf order) and the leaf's path, up to
+    /// below the cap.
     pub fn open_fri(
         &self,
         layer: &CpuFriLayer,
         pos: usize,
-    ) -> Result<(Ext3, Vec<Digest>), ProverError> {
-        let sib = *layer
+    ) -> Result<(Vec<Ext3>, Vec<Digest>), ProverError> {
+        let a = layer.log_arity;
+        let leaf = pos >> a;
+        let coset = layer
             .values
-            .get(pos ^ 1)
+            .get(leaf << a..(leaf + 1) << a)
             .ok_or(ProverError::Internal("FRI position out of range"))?;
+        let own = pos & ((1 << a) - 1);
+        let siblings = coset
+            .iter()
+            .enumerate()
+            .filter(|&(k, _)| k != own)
+            .map(|(_, v)| *v)
+            .collect();
         let cap_bits = fri_cap_bits(layer.tree.depth() as u32);
-        Ok((sib, layer.tree.path_to_cap(pos >> 1, cap_bits)))
+        Ok((siblings, layer.tree.path_to_cap(leaf, cap_bits)))
     }
 
     /// The values a layer was committed from.

@@ -376,21 +376,25 @@ impl CudaBackend {
         fri::fold(&self.dev, &s, codeword, beta, shift)
     }
 
-    /// Commits a host FRI layer.
-    pub fn commit_fri_layer(&self, codeword: Vec<Ext3>) -> Result<CudaFriLayer, ProverError> {
+    /// Commits a host FRI layer of arity `2^log_arity`.
+    pub fn commit_fri_layer(
+        &self,
+        codeword: Vec<Ext3>,
+        log_arity: u32,
+    ) -> Result<CudaFriLayer, ProverError> {
         self.dev.counters.op("commit_fri_layer");
         let s = self.dev.stream();
-        let layer = fri::commit_layer(&self.dev, &s, codeword)?;
+        let layer = fri::commit_layer(&self.dev, &s, codeword, log_arity)?;
         self.dev.sync(&s, "commit_fri_layer")?;
         Ok(layer)
     }
 
-    /// The sibling of position `pos` and the path of its pair.
+    /// The other values of position `pos`'s leaf and the leaf's path.
     pub fn open_fri(
         &self,
         layer: &CudaFriLayer,
         pos: usize,
-    ) -> Result<(Ext3, Vec<Digest>), ProverError> {
+    ) -> Result<(Vec<Ext3>, Vec<Digest>), ProverError> {
         self.dev.counters.op("open_fri");
         let s = self.dev.stream();
         fri::open_batch(&self.dev, &s, layer, &[pos])?
@@ -646,10 +650,14 @@ impl Backend for CudaBackend {
         c.len
     }
 
-    fn commit_codeword(&self, codeword: DeviceWords) -> Result<CudaFriLayer, ProverError> {
+    fn commit_codeword(
+        &self,
+        codeword: DeviceWords,
+        log_arity: u32,
+    ) -> Result<CudaFriLayer, ProverError> {
         self.dev.counters.op("commit_fri_layer");
         let s = self.dev.stream();
-        fri::commit_words(&self.dev, &s, codeword, None)
+        fri::commit_words(&self.dev, &s, codeword, log_arity, None)
     }
 
     fn fri_cap(&self, layer: &CudaFriLayer) -> Vec<Digest> {
@@ -664,7 +672,7 @@ impl Backend for CudaBackend {
     ) -> Result<DeviceWords, ProverError> {
         self.dev.counters.op("fri_fold");
         let s = self.dev.stream();
-        fri::fold_device(&self.dev, &s, layer.words.ptr(&s), layer.len, beta, shift)
+        fri::fold_layer(&self.dev, &s, layer, beta, shift)
     }
 
     fn final_values(&self, codeword: DeviceWords) -> Result<Vec<Ext3>, ProverError> {
@@ -738,7 +746,7 @@ impl Backend for CudaBackend {
         &self,
         layer: &CudaFriLayer,
         positions: &[usize],
-    ) -> Result<Vec<(Ext3, Vec<Digest>)>, ProverError> {
+    ) -> Result<Vec<(Vec<Ext3>, Vec<Digest>)>, ProverError> {
         self.dev.counters.op("open_fri");
         let s = self.dev.stream();
         fri::open_batch(&self.dev, &s, layer, positions)

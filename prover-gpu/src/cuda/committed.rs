@@ -64,6 +64,8 @@ pub struct CudaRoundTree {
 pub struct CudaFriLayer {
     pub(crate) words: DeviceBuffer<u64>,
     pub(crate) len: usize,
+    /// log2 of the layer's arity (values per leaf).
+    pub(crate) log_arity: u32,
     pub(crate) host: Option<Vec<Ext3>>,
     pub(crate) tree: DeviceTree,
 }

@@ -131,24 +131,44 @@ pub fn add_scaled(
     Ok(())
 }
 
-/// Commits a device codeword as a FRI layer (leaf j = values 2j, 2j+1); `host` is the
-/// host copy it came from, if any.
+/// Folds a committed layer by its arity: binary folds with `β, β², …` on
+/// `shift·H, shift²·H², …`, each intermediate codeword freed once folded.
+pub fn fold_layer(
+    dev: &CudaDevice,
+    stream: &Arc<CudaStream>,
+    layer: &CudaFriLayer,
+    beta: Ext3,
+    shift: Felt,
+) -> Result<DeviceWords, ProverError> {
+    let (mut beta, mut shift) = (beta, shift);
+    let mut cw = fold_device(dev, stream, layer.words.ptr(stream), layer.len, beta, shift)?;
+    for _ in 1..layer.log_arity {
+        beta = beta.square();
+        shift = shift.square();
+        cw = fold_device(dev, stream, cw.words.ptr(stream), cw.len, beta, shift)?;
+    }
+    Ok(cw)
+}
+
+/// Commits a device codeword as a FRI layer of arity `2^log_arity` (leaf j = values
+/// `j·2^a … (j+1)·2^a − 1`); `host` is the host copy it came from, if any.
 pub fn commit_words(
     dev: &CudaDevice,
     stream: &Arc<CudaStream>,
     cw: DeviceWords,
+    log_arity: u32,
     host: Option<Vec<Ext3>>,
 ) -> Result<CudaFriLayer, ProverError> {
-    if cw.len < 2 || !cw.len.is_power_of_two() {
-        return Err(ProverError::Internal("FRI layer length"));
+    if log_arity == 0 || cw.len < 1 << log_arity || !cw.len.is_power_of_two() {
+        return Err(ProverError::Internal("FRI layer shorter than its arity"));
     }
-    let log_leaves = (cw.len / 2).trailing_zeros();
+    let log_leaves = cw.len.trailing_zeros() - log_arity;
     let tree = merkle::build(
         dev,
         stream,
         Leaves::Rows {
             data: cw.words.ptr(stream),
-            width: 6,
+            width: 3 << log_arity,
         },
         log_leaves,
         kestrel_core::stark::fri_cap_bits(log_leaves),
@@ -157,6 +177,7 @@ pub fn commit_words(
     Ok(CudaFriLayer {
         words: cw.words,
         len: cw.len,
+        log_arity,
         host,
         tree,
     })
@@ -167,38 +188,46 @@ pub fn commit_layer(
     dev: &CudaDevice,
     stream: &Arc<CudaStream>,
     values: Vec<Ext3>,
+    log_arity: u32,
 ) -> Result<CudaFriLayer, ProverError> {
-    if values.len() < 2 || !values.len().is_power_of_two() {
-        return Err(ProverError::Internal("FRI layer length"));
+    if log_arity == 0 || values.len() < 1 << log_arity || !values.len().is_power_of_two() {
+        return Err(ProverError::Internal("FRI layer shorter than its arity"));
     }
     let words = dev.upload(stream, &ext_words(&values), "fri layer")?;
     let len = values.len();
-    commit_words(dev, stream, DeviceWords { words, len }, Some(values))
+    commit_words(
+        dev,
+        stream,
+        DeviceWords { words, len },
+        log_arity,
+        Some(values),
+    )
 }
 
-/// For each position: the sibling value and the path of its pair, gathered on the device
-/// in one launch and one download.
+/// For each position: the other values of its leaf (leaf order) and the leaf's path,
+/// gathered on the device in one launch and one download.
 pub fn open_batch(
     dev: &CudaDevice,
     stream: &Arc<CudaStream>,
     layer: &CudaFriLayer,
     positions: &[usize],
-) -> Result<Vec<(Ext3, Vec<Digest>)>, ProverError> {
+) -> Result<Vec<(Vec<Ext3>, Vec<Digest>)>, ProverError> {
     if positions.iter().any(|&p| p >= layer.len) {
         return Err(ProverError::Internal("FRI position out of range"));
     }
+    let a = layer.log_arity;
     let at: Vec<(u64, u64)> = positions
         .iter()
-        .map(|&p| ((p ^ 1) as u64, (p >> 1) as u64))
+        .map(|&p| ((p >> a) as u64, (p >> a) as u64))
         .collect();
     let opened = merkle::open_batch(
         dev,
         stream,
         layer.words.ptr(stream),
         &at,
-        3,
+        3 << a,
         1,
-        3,
+        3 << a,
         (
             layer.tree.nodes.ptr(stream),
             layer.tree.log_leaves,
@@ -207,12 +236,16 @@ pub fn open_batch(
     )?;
     opened
         .into_iter()
-        .map(|(v, path)| {
-            let e = exts(&v)?;
-            Ok((
-                *e.first().ok_or(ProverError::Internal("FRI sibling"))?,
-                path,
-            ))
+        .zip(positions)
+        .map(|((v, path), &p)| {
+            let own = p & ((1 << a) - 1);
+            let siblings = exts(&v)?
+                .into_iter()
+                .enumerate()
+                .filter(|&(k, _)| k != own)
+                .map(|(_, e)| e)
+                .collect();
+            Ok((siblings, path))
         })
         .collect()
 }

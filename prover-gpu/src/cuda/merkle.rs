@@ -220,11 +220,12 @@ pub fn open_batch(
     count: u32,
     (nodes, log_leaves, depth): (u64, u32, u32),
 ) -> Result<Vec<Gathered>, CudaError> {
-    if at.is_empty() {
-        return Ok(Vec::new());
-    }
     let q = at.len();
     let each = count as usize + 4 * depth.min(log_leaves) as usize;
+    if each == 0 {
+        // Nothing to gather (a path that ends at the cap, no values).
+        return Ok(vec![(Vec::new(), Vec::new()); q]);
+    }
     let idx: Vec<u64> = at
         .iter()
         .map(|a| a.0)

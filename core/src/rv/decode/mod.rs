@@ -285,7 +285,11 @@ pub struct DecodeAir {
 impl DecodeAir {
     /// The table for `program`, with its preprocessed trace. Row order follows `code`.
     pub fn new(program: &ProgramImage) -> DecodeAir {
-        let h = program.code.len().next_power_of_two().max(8);
+        let h = program
+            .code
+            .len()
+            .next_power_of_two()
+            .max(crate::params::MIN_ROWS);
         let mut v = vec![Felt::ZERO; h * PRE_WIDTH];
         for (row, &(pc, word)) in v.chunks_exact_mut(PRE_WIDTH).zip(&program.code) {
             DecodePreCols {

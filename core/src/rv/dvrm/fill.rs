@@ -22,7 +22,10 @@ pub fn build_trace(ops: &[AluOp], bytes: &mut ByteCounts) -> RowMajorMatrix {
     for op in ops {
         *distinct.entry(*op).or_insert(0) += 1;
     }
-    let h = distinct.len().next_power_of_two().max(8);
+    let h = distinct
+        .len()
+        .next_power_of_two()
+        .max(crate::params::MIN_ROWS);
     let mut trace = RowMajorMatrix::zeros(h, WIDTH);
     for (i, (op, &count)) in distinct.iter().enumerate() {
         fill_row(trace.row_mut(i), op, count, bytes);

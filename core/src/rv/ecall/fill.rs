@@ -159,7 +159,7 @@ pub fn remaining_after(op: &EcallOp) -> u64 {
 /// `bytes`. A call that no selector covers (another `a7` or fd) gets an all-zero row, which
 /// receives nothing: the CPU's send stays unbalanced. Height: the next power of two ≥ 8.
 pub fn build_trace(ops: &[EcallOp], bytes: &mut ByteCounts) -> RowMajorMatrix {
-    let h = ops.len().next_power_of_two().max(8);
+    let h = ops.len().next_power_of_two().max(crate::params::MIN_ROWS);
     let mut t = RowMajorMatrix::zeros(h, WIDTH);
     for (r, op) in ops.iter().enumerate() {
         let Some(call) = call_of(op) else {

@@ -74,7 +74,7 @@ pub fn record(kind: u32, pos: u64, lo: u8, cnt: u8, a: &WordAccess) -> IoWord {
 /// is [`IO_IN`], [`IO_OUT`] or [`IO_ZERO`]), recording its byte lookups in `bytes`. Height:
 /// the next power of two ≥ 8; padding rows are all zero.
 pub fn build_trace(rows: &[IoWord], bytes: &mut ByteCounts) -> RowMajorMatrix {
-    let h = rows.len().next_power_of_two().max(8);
+    let h = rows.len().next_power_of_two().max(crate::params::MIN_ROWS);
     let mut t = RowMajorMatrix::zeros(h, WIDTH);
     let byte = |v: u8| Felt::from(v as u32);
     for (r, io) in rows.iter().enumerate() {

@@ -95,7 +95,7 @@ pub fn record(ts: u64, funct3: u8, addr: u32, word0: u64, word1: u64) -> (LoadOp
 /// access is split). The builder does not panic on funct3 7: it writes a row with
 /// `u = sz₈ = 1`, which fails "load unsigned only for widths 1, 2, 4".
 pub fn build_trace(ops: &[LoadOp], bytes: &mut ByteCounts) -> RowMajorMatrix {
-    let h = ops.len().next_power_of_two().max(8);
+    let h = ops.len().next_power_of_two().max(crate::params::MIN_ROWS);
     let mut t = RowMajorMatrix::zeros(h, WIDTH);
     let b = |v: u8| Felt::from(v as u32);
     for (r, op) in ops.iter().enumerate() {

@@ -81,7 +81,10 @@ fn load_honest_traces() {
     for ops in [load_ops(4, 0, 5), load_ops(5, 6, 700), Vec::new()] {
         let mut bytes = ByteCounts::default();
         let tr = load::build_trace(&ops, &mut bytes);
-        assert_eq!(tr.height(), ops.len().next_power_of_two().max(8));
+        assert_eq!(
+            tr.height(),
+            ops.len().next_power_of_two().max(crate::params::MIN_ROWS)
+        );
         assert_eq!(tr.width, load::WIDTH);
         let l = ledger(&LoadAir, &tr);
         assert!(

@@ -99,7 +99,10 @@ fn run(accesses: &[RegAccess]) -> Run {
 
 /// MEMW_R's trace of `rows` (padded to a power of two ≥ 8).
 fn trace(rows: &[RegRow]) -> RowMajorMatrix {
-    let mut m = RowMajorMatrix::zeros(rows.len().next_power_of_two().max(8), WIDTH);
+    let mut m = RowMajorMatrix::zeros(
+        rows.len().next_power_of_two().max(crate::params::MIN_ROWS),
+        WIDTH,
+    );
     for (i, r) in rows.iter().enumerate() {
         fill_row(m.row_mut(i), r);
     }

@@ -74,7 +74,10 @@ fn page0_word_twice() {
     let mut sink = ByteCounts::default();
     let base = page0::build_trace(&zero_words(&img, &dup), &mut sink);
     let n = dup.len();
-    let mut t = RowMajorMatrix::zeros((n + 2).next_power_of_two().max(8), page0::P0_WIDTH);
+    let mut t = RowMajorMatrix::zeros(
+        (n + 2).next_power_of_two().max(crate::params::MIN_ROWS),
+        page0::P0_WIDTH,
+    );
     for r in 0..n {
         t.row_mut(r).copy_from_slice(base.row(r));
     }

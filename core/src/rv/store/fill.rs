@@ -47,7 +47,7 @@ pub fn record(
 /// access is split). The builder does not panic on funct3 `4..=7`: it writes a row with no
 /// width selector, which fails "store offset one-hot".
 pub fn build_trace(ops: &[StoreOp], bytes: &mut ByteCounts) -> RowMajorMatrix {
-    let h = ops.len().next_power_of_two().max(8);
+    let h = ops.len().next_power_of_two().max(crate::params::MIN_ROWS);
     let mut t = RowMajorMatrix::zeros(h, WIDTH);
     let b = |v: u8| Felt::from(v as u32);
     for (r, op) in ops.iter().enumerate() {

@@ -44,7 +44,10 @@ fn store_honest_traces() {
     for ops in [store_ops(6, 0, 5), store_ops(7, 6, 700), Vec::new()] {
         let mut bytes = ByteCounts::default();
         let tr = store::build_trace(&ops, &mut bytes);
-        assert_eq!(tr.height(), ops.len().next_power_of_two().max(8));
+        assert_eq!(
+            tr.height(),
+            ops.len().next_power_of_two().max(crate::params::MIN_ROWS)
+        );
         assert_eq!(tr.width, store::WIDTH);
         let l = ledger(&StoreAir, &tr);
         assert!(

@@ -177,7 +177,7 @@ pub fn honest_checks(t: &AluCase) -> [RowMajorMatrix; 3] {
     // A small workload leaves padding rows.
     let small: Vec<AluOp> = workload(t, 1).into_iter().take(5).collect();
     let tr = traces(t, &small);
-    assert!(tr[1].height() == 8);
+    assert!(tr[1].height() == crate::params::MIN_ROWS);
     let report = check(t, &tr, &pre);
     assert!(report.is_ok(), "{name} small:\n{report}");
 

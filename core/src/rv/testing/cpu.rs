@@ -195,7 +195,7 @@ impl RefRun {
         let f = Felt::new;
         Segment {
             records: CpuRecords {
-                height: steps.len().next_power_of_two().max(8),
+                height: steps.len().next_power_of_two().max(crate::params::MIN_ROWS),
                 clk0,
                 outpos0,
                 handoff,
@@ -301,7 +301,10 @@ pub static MIRRORS: [Mirror; 8] = [
 /// A stand-in's trace: one row per `(tuple, multiplicity)`, zero rows up to a power of two
 /// ≥ 8.
 pub fn mirror_trace(mirror: &Mirror, tuples: &[(Vec<Felt>, Felt)]) -> RowMajorMatrix {
-    let h = tuples.len().next_power_of_two().max(8);
+    let h = tuples
+        .len()
+        .next_power_of_two()
+        .max(crate::params::MIN_ROWS);
     let mut t = RowMajorMatrix::zeros(h, mirror.arity + 1);
     for (r, (v, m)) in tuples.iter().enumerate() {
         assert_eq!(v.len(), mirror.arity, "{}", mirror.name);

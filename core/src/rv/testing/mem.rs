@@ -293,7 +293,7 @@ pub fn honest(image: &MemoryImage, reqs: &[Req]) -> Run {
 }
 
 pub fn driver_trace(rows: &[Row]) -> RowMajorMatrix {
-    let h = rows.len().next_power_of_two().max(8);
+    let h = rows.len().next_power_of_two().max(crate::params::MIN_ROWS);
     let mut m = RowMajorMatrix::zeros(h, D_WIDTH);
     for (r, row) in rows.iter().enumerate() {
         let out = m.row_mut(r);

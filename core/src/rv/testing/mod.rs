@@ -45,7 +45,7 @@ impl Air for AluDriverAir {
 
 /// The driver's trace for `ops` (height padded to a power of two ≥ 8 with zero rows).
 pub fn driver_trace(ops: &[AluOp]) -> RowMajorMatrix {
-    let h = ops.len().next_power_of_two().max(8);
+    let h = ops.len().next_power_of_two().max(crate::params::MIN_ROWS);
     let mut m = RowMajorMatrix::zeros(h, DRIVER_WIDTH);
     for (i, op) in ops.iter().enumerate() {
         let row = m.row_mut(i);

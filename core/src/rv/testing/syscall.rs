@@ -315,7 +315,10 @@ pub static MEM: Port = Port {
 };
 
 pub fn port_trace(port: &Port, tuples: &[(Vec<Felt>, Felt)]) -> RowMajorMatrix {
-    let h = tuples.len().next_power_of_two().max(8);
+    let h = tuples
+        .len()
+        .next_power_of_two()
+        .max(crate::params::MIN_ROWS);
     let mut t = RowMajorMatrix::zeros(h, port.arity + 1);
     for (r, (v, m)) in tuples.iter().enumerate() {
         assert_eq!(v.len(), port.arity);

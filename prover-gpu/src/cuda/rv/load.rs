@@ -43,7 +43,7 @@ pub(super) fn enqueue_load(
 
 impl CudaBackend {
     /// LOAD's main trace in device memory from its records (height
-    /// `ops.len().next_power_of_two().max(8)`; no records give an all-zero trace).
+    /// `ops.len().next_power_of_two().max(kestrel_core::params::MIN_ROWS)`; no records give an all-zero trace).
     ///
     /// # Errors
     /// Too many records, or any device failure.

@@ -61,9 +61,9 @@ type Enqueue = fn(
     &ProgramImage,
 ) -> Result<CudaTrace, CudaError>;
 
-/// A trace of `n` records pads to a power of two, at least 8 rows.
+/// A trace of `n` records pads to a power of two, at least `MIN_ROWS` (16) rows.
 fn padded_rows(n: usize) -> usize {
-    n.next_power_of_two().max(8)
+    n.next_power_of_two().max(kestrel_core::params::MIN_ROWS)
 }
 
 /// The device fill of table `t`: the one list of the tables filled on the device (`None`

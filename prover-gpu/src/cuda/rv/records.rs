@@ -20,7 +20,7 @@ use crate::cuda::stats::PACKED;
 /// The most records one fill takes (the trace height stays a `u32` power of two).
 const MAX_RECORDS: usize = 1 << 31;
 
-/// The trace's log height for `n` records: `n.next_power_of_two().max(8)`, as the host
+/// The trace's log height for `n` records: `n.next_power_of_two().max(kestrel_core::params::MIN_ROWS)`, as the host
 /// builders pad.
 pub(super) fn log_height(op: &'static str, n: usize) -> Result<u32, CudaError> {
     if n > MAX_RECORDS {
@@ -29,7 +29,9 @@ pub(super) fn log_height(op: &'static str, n: usize) -> Result<u32, CudaError> {
             detail: format!("{n} records exceed the most one fill takes ({MAX_RECORDS})"),
         });
     }
-    Ok(n.next_power_of_two().max(8).trailing_zeros())
+    Ok(n.next_power_of_two()
+        .max(kestrel_core::params::MIN_ROWS)
+        .trailing_zeros())
 }
 
 /// The records uploaded (`arrays` words per record, `word(record, array)`, array by array)
