@@ -393,8 +393,19 @@ pub const FRI_MAX_LOG_ARITY: u32 = 4;
 /// at most `2^(MAX_LOG_HEIGHT + 3)` points).
 pub const MAX_FRI_LAYERS: usize = crate::params::MAX_LOG_HEIGHT as usize + 3;
 
-/// Most FRI cap nodes of any proof (every layer's cap at most `2^FRI_CAP_BITS` nodes).
-pub const MAX_FRI_CAP_NODES: usize = MAX_FRI_LAYERS << FRI_CAP_BITS;
+/// Most committed FRI layers of any proof of an AIR of `tables` tables, whatever its
+/// heights: a layer folds by the full `2^FRI_MAX_LOG_ARITY` unless it stops at one of the
+/// at most `tables` LDE sizes (or the final codeword's).
+pub fn max_fri_layers(tables: usize) -> usize {
+    let full = (crate::params::MAX_LOG_HEIGHT + 3) / FRI_MAX_LOG_ARITY;
+    MAX_FRI_LAYERS.min(tables + 1 + full as usize)
+}
+
+/// Most FRI cap nodes of any proof of an AIR of `tables` tables (every layer's cap at most
+/// `2^FRI_CAP_BITS` nodes).
+pub fn max_fri_cap_nodes(tables: usize) -> usize {
+    max_fri_layers(tables) << FRI_CAP_BITS
+}
 
 /// FRI's shape: the committed layers, their arities and the final polynomial's log length.
 ///

@@ -294,7 +294,7 @@ pub fn preset_of(p: &StarkParams) -> Option<usize> {
 pub fn check_segment_cycles(n: u64) -> Result<u32, String> {
     if !n.is_power_of_two() || !(MIN_SEGMENT_CYCLES..=MAX_SEGMENT_CYCLES).contains(&n) {
         return Err(format!(
-            "{n} is not a power of two from 2^8 = {MIN_SEGMENT_CYCLES} to 2^26 = \
+            "{n} is not a power of two from 2^8 = {MIN_SEGMENT_CYCLES} to 2^24 = \
              {MAX_SEGMENT_CYCLES}"
         ));
     }

@@ -43,7 +43,7 @@ pub struct ProveArgs {
     /// `prove` can prove).
     #[arg(long, default_value_t = DEFAULT_PROVE_CYCLES, value_parser = parse_prove_cycles)]
     pub max_cycles: u64,
-    /// Most cycles per segment: a power of two from 2^8 to 2^26 (default: what fits the
+    /// Most cycles per segment: a power of two from 2^8 to 2^24 (default: what fits the
     /// backend, 2^20 on CUDA and 2^16 on the CPU at blowup 4). A longer run is proven in
     /// segments, in memory set by the segment size; a shorter one in one proof.
     #[arg(long, value_parser = parse_segment_cycles)]

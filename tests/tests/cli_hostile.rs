@@ -243,7 +243,7 @@ fn fib_unwritable_outputs() {
     let targets = [d.join("missing/dir/out"), file.join("out"), d.clone()];
     for flag in ["-o", "--vk-out", "--stats"] {
         for t in &targets {
-            let o = kestrel_run(&[&"fib", &"--log-rows", &"3", &flag, t]);
+            let o = kestrel_run(&[&"fib", &"--log-rows", &"4", &flag, t]);
             expect_final_error(&o, 4, "writing");
         }
     }
@@ -252,7 +252,7 @@ fn fib_unwritable_outputs() {
 #[test]
 fn fib_tiny_traces() {
     // Below the smallest table height the protocol accepts: a clean error, not a panic.
-    for rows in ["1", "2"] {
+    for rows in ["1", "2", "3"] {
         let o = kestrel_run(&[&"fib", &"--log-rows", &rows]);
         let err = String::from_utf8_lossy(&o.stderr);
         assert!(!err.contains("panicked"), "{}", describe(&o));

@@ -70,7 +70,7 @@ fn a_segmented_run_proves_the_statement_of_the_whole_run() {
             &ProveOptions {
                 backend: BackendChoice::Cpu,
                 blowup: BLOWUP,
-                segment_log: Some(26),
+                segment_log: Some(24),
                 ..ProveOptions::default()
             },
         )

@@ -27,7 +27,7 @@ fn fibonacci_every_preset() {
 fn range_check_every_preset() {
     for params in StarkParams::PRESETS {
         let pk = setup(&CpuBackend, &RangeCheckMachine, params).unwrap();
-        for log_n in [3, 8, 10] {
+        for log_n in [4, 8, 10] {
             let traces = range_check_traces(log_n, 42, 200);
             let public = [Felt::new(200)];
             let (proof, _) = prove(&CpuBackend, &pk, &RangeCheckMachine, &traces, &public).unwrap();

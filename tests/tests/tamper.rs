@@ -562,7 +562,7 @@ fn final_poly_length_changed_is_length() {
 #[test]
 fn grinding_nonce_changed_is_pow_invalid() {
     let f = range_check_preset();
-    assert_eq!(f.body.params.pow_bits, 16);
+    assert_eq!(f.body.params.pow_bits, 20);
     for delta in [1u64, 2, 1 << 20] {
         let e = f.tamper("nonce", |b| b.pow_nonce = b.pow_nonce.wrapping_add(delta));
         assert_err!(e, VerifyError::PowInvalid, "nonce + {delta}");

@@ -21,8 +21,8 @@ use kestrel_core::proof::{
     COUNT_LEN, DIGEST_LEN, EXT_LEN, FELT_LEN, FORMAT_VERSION, MAGIC, SEGMENTED_FORMAT_VERSION,
 };
 use kestrel_core::stark::{
-    deep_columns, fold_coset, lde_point, protocol_shape, FriShape, Matrix, RoundTreeShape, Rounds,
-    FRI_MAX_LOG_ARITY, MAX_FRI_CAP_NODES, MAX_FRI_LAYERS, ROUND_CAP_BITS,
+    deep_columns, fold_coset, lde_point, max_fri_cap_nodes, max_fri_layers, protocol_shape,
+    FriShape, Matrix, RoundTreeShape, Rounds, FRI_MAX_LOG_ARITY, ROUND_CAP_BITS,
 };
 use kestrel_core::transcript::{check_pow, Transcript};
 
@@ -309,10 +309,10 @@ pub(crate) fn verify_part(
 
     // 7. FRI commitments, final polynomial, grinding.
     let fri = FriShape::new(&params, log_heights);
-    // Room for the most layers and caps any proof has, so the heap does not depend on the
-    // heights. Layer l's cap is held flat.
-    let mut fri_caps = Vec::with_capacity(MAX_FRI_CAP_NODES);
-    let mut betas = Vec::with_capacity(MAX_FRI_LAYERS);
+    // Room for the most layers and caps any proof of this AIR has, so the heap does not
+    // depend on the heights. Layer l's cap is held flat.
+    let mut fri_caps = Vec::with_capacity(max_fri_cap_nodes(nt));
+    let mut betas = Vec::with_capacity(max_fri_layers(nt));
     r.count("FRI layers", fri.num_layers as usize, COUNT_LEN)?;
     for l in 0..fri.num_layers {
         let n = 1usize << fri.cap_bits(l);
@@ -456,7 +456,12 @@ pub(crate) fn read_cap(
 ) -> Result<Vec<Digest>, VerifyError> {
     const NAMES: [&str; 4] = ["preprocessed cap", "main cap", "aux cap", "quotient cap"];
     let n = trees[i].map_or(0, |t| t.cap_len());
-    let mut cap = Vec::with_capacity(1 << ROUND_CAP_BITS);
+    // The most a tree of this round has, whatever the heights (none without a tree).
+    let mut cap = Vec::with_capacity(if trees[i].is_some() {
+        1 << ROUND_CAP_BITS
+    } else {
+        0
+    });
     r.count(NAMES[i], n, DIGEST_LEN)?;
     for _ in 0..n {
         cap.push(r.digest()?);
