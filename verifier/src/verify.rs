@@ -11,7 +11,7 @@ use kestrel_core::air::{
     combine_quotient, logup, LogUpChallenges, Machine, PublicInteraction, TableAir, TableShape,
     VerifierFolder, ZerofierInverses,
 };
-use kestrel_core::field::{bit_reverse, powers, Ext3, Felt, Field};
+use kestrel_core::field::{batch_inverse_in_place, bit_reverse, powers, Ext3, Felt, Field};
 use kestrel_core::keys::VerifyingKey;
 use kestrel_core::merkle::{hash_inject, hash_leaf_ext, hash_node, Digest, LeafHasher};
 use kestrel_core::params::{
@@ -340,6 +340,8 @@ pub(crate) fn verify_part(
         d.reserve_exact(nt);
     }
     let n_paths = trees.iter().flatten().count();
+    // Per query, every table's `1/(x − ζ)` and `1/(x − ζω)`, inverted as one batch.
+    let (mut inv, mut scratch) = (Vec::with_capacity(2 * nt), Vec::with_capacity(2 * nt));
     r.count("queries", params.num_queries as usize, 0)?;
     for qi in 0..params.num_queries as usize {
         let q = rounds.query(fri.log_max_lde);
@@ -347,10 +349,19 @@ pub(crate) fn verify_part(
         for d in &mut row_digests {
             d.clear();
         }
+        inv.clear();
+        for (t, d) in deep.iter().enumerate() {
+            let log_lde = log_heights[t] as u32 + lb;
+            let x = Ext3::from(lde_point(log_lde, q >> (fri.log_max_lde - log_lde)));
+            inv.push(x - zeta);
+            inv.push(x - d.zeta_next);
+        }
+        if !batch_inverse_in_place(&mut inv, &mut scratch) {
+            return Err(VerifyError::OodPointInDomain);
+        }
         r.count("query tables", nt, 0)?;
         for (t, s) in shapes.iter().enumerate() {
             let log_lde = log_heights[t] as u32 + lb;
-            let row = q >> (fri.log_max_lde - log_lde);
             let d = &deep[t];
             r.count("table openings", Matrix::of(s).count(), 0)?;
             let (mut a, mut b) = (Ext3::ZERO, Ext3::ZERO);
@@ -371,11 +382,7 @@ pub(crate) fn verify_part(
                 }
                 row_digests[m as usize].push((log_lde, leaf.finish()));
             }
-            let x = Ext3::from(lde_point(log_lde, row));
-            let inv_z = (x - zeta).inverse().ok_or(VerifyError::OodPointInDomain)?;
-            let inv_zw = (x - d.zeta_next)
-                .inverse()
-                .ok_or(VerifyError::OodPointInDomain)?;
+            let (inv_z, inv_zw) = (inv[2 * t], inv[2 * t + 1]);
             let v = (d.scale * a - d.sum_z) * inv_z + (d.scale_next * b - d.sum_zw) * inv_zw;
             reduced.push((log_lde, v));
         }

@@ -96,19 +96,53 @@ impl Felt {
         acc
     }
 
-    /// A primitive 2^bits-th root of unity, or `None` when `bits > 32`.
+    /// A primitive 2^bits-th root of unity, or `None` when `bits > 32`: `g^(2^(32 − bits))`
+    /// for `g = 7^((p−1)/2^32)`, which generates the 2^32-torsion (a table of the 33 values;
+    /// a test recomputes it by squaring).
+    #[inline]
     pub fn two_adic_generator(bits: u32) -> Option<Felt> {
-        if bits > Self::TWO_ADICITY {
-            return None;
-        }
-        // 7^((p−1)/2^32) generates the 2^32-torsion; square down to the requested order.
-        let mut g = Felt::GENERATOR.exp_u64((P - 1) >> Self::TWO_ADICITY);
-        for _ in bits..Self::TWO_ADICITY {
-            g = g * g;
-        }
-        Some(g)
+        TWO_ADIC_GENERATORS
+            .get(bits as usize)
+            .map(|&g| Felt::new(g))
     }
 }
+
+/// `two_adic_generator(bits)` for `bits` = 0 ..= 32.
+const TWO_ADIC_GENERATORS: [u64; 33] = [
+    0x0000000000000001,
+    0xFFFFFFFF00000000,
+    0x0001000000000000,
+    0xFFFFFFFEFF000001,
+    0xEFFFFFFF00000001,
+    0x00003FFFFFFFC000,
+    0x0000008000000000,
+    0xF80007FF08000001,
+    0xBF79143CE60CA966,
+    0x1905D02A5C411F4E,
+    0x9D8F2AD78BFED972,
+    0x0653B4801DA1C8CF,
+    0xF2C35199959DFCB6,
+    0x1544EF2335D17997,
+    0xE0EE099310BBA1E2,
+    0xF6B2CFFE2306BAAC,
+    0x54DF9630BF79450E,
+    0xABD0A6E8AA3D8A0E,
+    0x81281A7B05F9BEAC,
+    0xFBD41C6B8CAA3302,
+    0x30BA2ECD5E93E76D,
+    0xF502AEF532322654,
+    0x4B2A18ADE67246B5,
+    0xEA9D5A1336FBC98B,
+    0x86CDCC31C307E171,
+    0x4BBAF5976ECFEFD8,
+    0xED41D05B78D6E286,
+    0x10D78DD8915A171D,
+    0x59049500004A4485,
+    0xDFA8C93BA46D2666,
+    0x7E9BD009B86A0845,
+    0x400A7F755588E659,
+    0x185629DCDA58878C,
+];
 
 impl Field for Felt {
     const ZERO: Self = Felt::ZERO;
@@ -253,5 +287,25 @@ impl<'de> Deserialize<'de> for Felt {
         let v = u64::from_le_bytes(<[u8; 8]>::deserialize(d)?);
         Felt::from_canonical(v)
             .ok_or_else(|| serde::de::Error::custom("non-canonical Goldilocks element"))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn two_adic_generators_are_the_squaring_chain() {
+        // 7^((p−1)/2^32) has order exactly 2^32; each smaller order is a square.
+        let mut g = Felt::GENERATOR.exp_u64((P - 1) >> Felt::TWO_ADICITY);
+        for bits in (0..=Felt::TWO_ADICITY).rev() {
+            assert_eq!(Felt::two_adic_generator(bits), Some(g), "2^{bits}");
+            if bits > 0 {
+                assert_ne!(g.exp_u64(1 << (bits - 1)), Felt::ONE, "order of 2^{bits}");
+            }
+            assert_eq!(g.exp_u64(1 << bits), Felt::ONE);
+            g = g * g;
+        }
+        assert_eq!(Felt::two_adic_generator(33), None);
     }
 }

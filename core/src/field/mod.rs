@@ -52,6 +52,26 @@ pub fn batch_inverse<F: Field>(values: &[F]) -> Option<Vec<F>> {
     Some(out)
 }
 
+/// [`batch_inverse`] in place, with `scratch` for the running products (cleared, and
+/// reused across calls); `false` (and `values` unspecified) if any input is zero.
+pub fn batch_inverse_in_place<F: Field>(values: &mut [F], scratch: &mut Vec<F>) -> bool {
+    scratch.clear();
+    let mut acc = F::ONE;
+    for &v in values.iter() {
+        scratch.push(acc);
+        acc *= v;
+    }
+    let Some(mut inv) = acc.inverse() else {
+        return false;
+    };
+    for i in (0..values.len()).rev() {
+        let v = values[i];
+        values[i] = scratch[i] * inv;
+        inv *= v;
+    }
+    true
+}
+
 /// `base^0, base^1, …` (`n` of them).
 pub fn powers<F: Field>(base: F, n: usize) -> Vec<F> {
     let mut out = Vec::with_capacity(n);
