@@ -2,7 +2,7 @@
 # Seed corpora for the fuzz targets, generated from real artifacts (never committed:
 # fuzz/corpus is ignored). Run from anywhere; needs cargo (builds `kestrel` in release).
 #
-#   proof_parse     the golden proof, Fibonacci proofs of 2^3 and 2^5 rows, every blowup, and
+#   proof_parse     the golden proof, Fibonacci proofs of 2^4 and 2^5 rows, every blowup, and
 #                   the RV64IM statement file of the seed statement (fibonacci.elf on "10",
 #                   blowup 8: `kestrel prove`'s output, statement header then proof)
 #   verify_mutated  short mutation scripts: each statement (Fibonacci, range check,
@@ -21,7 +21,7 @@ case "$kestrel" in /*) ;; *) kestrel="$root/$kestrel" ;; esac
 
 # proof_parse: real proofs.
 cp "$root/tests/fixtures/fib-golden.proof" "$corpus/proof_parse/fib-golden"
-for rows in 3 5; do
+for rows in 4 5; do
     for blowup in 2 4 8; do
         "$kestrel" fib --log-rows "$rows" --blowup "$blowup" \
             -o "$corpus/proof_parse/fib-$rows-$blowup" 2>/dev/null

@@ -596,7 +596,6 @@ pub fn protocol_shape(shapes: &[TableShape], log_heights: &[u8]) -> ProtocolShap
 #[cfg(test)]
 mod tests {
     use super::*;
-    use alloc::vec;
 
     /// The binary fold of a whole codeword on `shift·H` (bit-reversed), as the provers do.
     fn fold_all(cw: &[Ext3], beta: Ext3, shift: Felt) -> Vec<Ext3> {
@@ -642,11 +641,11 @@ mod tests {
             }
         }
         assert_eq!(
-            fold_coset(&mut vec![Ext3::ONE; 3], 4, COSET_SHIFT, 0, Ext3::ONE),
+            fold_coset(&mut [Ext3::ONE; 3], 4, COSET_SHIFT, 0, Ext3::ONE),
             None
         );
         assert_eq!(
-            fold_coset(&mut vec![Ext3::ONE; 8], 2, COSET_SHIFT, 0, Ext3::ONE),
+            fold_coset(&mut [Ext3::ONE; 8], 2, COSET_SHIFT, 0, Ext3::ONE),
             None
         );
     }

@@ -138,7 +138,7 @@ pub fn statements() -> &'static [Statement] {
         };
         let pk = setup(&CpuBackend, &RangeCheckMachine, StarkParams::BLOWUP_8)
             .expect("range-check setup");
-        let traces = range_check_traces(3, 42, 200);
+        let traces = range_check_traces(4, 42, 200);
         let public = vec![Felt::new(200)];
         let (proof, _) = prove(&CpuBackend, &pk, &RangeCheckMachine, &traces, &public)
             .expect("range-check proof");

@@ -83,6 +83,10 @@ pub struct QuotientCommitted<C> {
 /// up to below the round's cap.
 pub type RoundOpening = (Vec<Vec<Felt>>, Vec<Digest>);
 
+/// One position's opening of a FRI layer: the other values of its leaf (leaf order) and
+/// the leaf's path up to below the cap.
+pub type FriOpening = (Vec<Ext3>, Vec<Digest>);
+
 pub trait Backend: Sync {
     /// A committed matrix: its coset LDE (bit-reversed rows) and its rows' digests (its
     /// part of its round's tree).
@@ -282,7 +286,7 @@ pub trait Backend: Sync {
         &self,
         layer: &Self::FriLayer,
         positions: &[usize],
-    ) -> Result<Vec<(Vec<Ext3>, Vec<Digest>)>, ProverError>;
+    ) -> Result<Vec<FriOpening>, ProverError>;
 }
 
 /// A table's main trace as the prover receives it: host values, or a trace a backend built

@@ -33,7 +33,8 @@ use kestrel_core::proof::{
 };
 use kestrel_core::stark::{FriShape, Matrix, ROUND_CAP_BITS};
 use kestrel_prover_gpu::backend::{
-    AuxCommitted, Backend, DeepInputs, QuotientCommitted, QuotientInputs, RoundOpening, TablePlan,
+    AuxCommitted, Backend, DeepInputs, FriOpening, QuotientCommitted, QuotientInputs, RoundOpening,
+    TablePlan,
 };
 use kestrel_prover_gpu::cpu::CpuBackend;
 use kestrel_prover_gpu::prover::{prove, setup, ProverError};
@@ -1455,7 +1456,7 @@ impl Backend for Cheating {
         &self,
         layer: &Self::FriLayer,
         positions: &[usize],
-    ) -> Result<Vec<(Vec<Ext3>, Vec<Digest>)>, ProverError> {
+    ) -> Result<Vec<FriOpening>, ProverError> {
         CpuBackend.open_fri_batch(layer, positions)
     }
 }

@@ -13,7 +13,8 @@ use super::ntt::coset_lde;
 use kestrel_core::air::{LogUpChallenges, TableAir, TableShape};
 
 use crate::backend::{
-    AuxCommitted, Backend, DeepInputs, QuotientCommitted, QuotientInputs, RoundOpening, TablePlan,
+    AuxCommitted, Backend, DeepInputs, FriOpening, QuotientCommitted, QuotientInputs, RoundOpening,
+    TablePlan,
 };
 use crate::error::ProverError;
 
@@ -208,7 +209,7 @@ impl Backend for CpuBackend {
         &self,
         layer: &CpuFriLayer,
         positions: &[usize],
-    ) -> Result<Vec<(Vec<Ext3>, Vec<Digest>)>, ProverError> {
+    ) -> Result<Vec<FriOpening>, ProverError> {
         positions.iter().map(|&p| self.open_fri(layer, p)).collect()
     }
 }

@@ -1,7 +1,7 @@
 //! FRI folding and layer commitments on the CPU (mirrors `cuda/fri.rs`).
 
 use kestrel_core::field::{bit_reverse, powers, Ext3, Felt, Field};
-use kestrel_core::merkle::{hash_leaf_ext, Digest};
+use kestrel_core::merkle::hash_leaf_ext;
 use kestrel_core::stark::{fold_pair, fri_cap_bits};
 use rayon::prelude::*;
 
@@ -73,7 +73,7 @@ impl CpuBackend {
         &self,
         layer: &CpuFriLayer,
         pos: usize,
-    ) -> Result<(Vec<Ext3>, Vec<Digest>), ProverError> {
+    ) -> Result<crate::backend::FriOpening, ProverError> {
         let a = layer.log_arity;
         let leaf = pos >> a;
         let coset = layer

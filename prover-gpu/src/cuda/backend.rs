@@ -25,7 +25,7 @@ use super::resident::Kind;
 use super::stats::CudaStats;
 use super::{deep, eval, fri, grind, logup, plan, quotient};
 use crate::backend::{
-    AuxCommitted, Backend, DeepInputs, DeviceTraces, QuotientCommitted, QuotientInputs,
+    AuxCommitted, Backend, DeepInputs, DeviceTraces, FriOpening, QuotientCommitted, QuotientInputs,
     RoundOpening, TablePlan,
 };
 use crate::error::ProverError;
@@ -394,7 +394,7 @@ impl CudaBackend {
         &self,
         layer: &CudaFriLayer,
         pos: usize,
-    ) -> Result<(Vec<Ext3>, Vec<Digest>), ProverError> {
+    ) -> Result<crate::backend::FriOpening, ProverError> {
         self.dev.counters.op("open_fri");
         let s = self.dev.stream();
         fri::open_batch(&self.dev, &s, layer, &[pos])?
@@ -746,7 +746,7 @@ impl Backend for CudaBackend {
         &self,
         layer: &CudaFriLayer,
         positions: &[usize],
-    ) -> Result<Vec<(Vec<Ext3>, Vec<Digest>)>, ProverError> {
+    ) -> Result<Vec<FriOpening>, ProverError> {
         self.dev.counters.op("open_fri");
         let s = self.dev.stream();
         fri::open_batch(&self.dev, &s, layer, positions)

@@ -5,7 +5,6 @@ use std::sync::Arc;
 
 use cudarc::driver::CudaStream;
 use kestrel_core::field::{Ext3, Felt, Field};
-use kestrel_core::merkle::Digest;
 
 use super::buffer::DeviceBuffer;
 use super::committed::CudaFriLayer;
@@ -211,7 +210,7 @@ pub fn open_batch(
     stream: &Arc<CudaStream>,
     layer: &CudaFriLayer,
     positions: &[usize],
-) -> Result<Vec<(Vec<Ext3>, Vec<Digest>)>, ProverError> {
+) -> Result<Vec<crate::backend::FriOpening>, ProverError> {
     if positions.iter().any(|&p| p >= layer.len) {
         return Err(ProverError::Internal("FRI position out of range"));
     }
