@@ -287,6 +287,7 @@ impl Default for Keccak256 {
 }
 
 impl Keccak256 {
+    #[inline(always)]
     pub fn new() -> Keccak256 {
         Keccak256 {
             state: [0; 50],
@@ -296,14 +297,7 @@ impl Keccak256 {
     }
 
     fn absorb_block(&mut self) {
-        for (i, w) in self.buf.chunks_exact(8).enumerate() {
-            let mut b = [0u8; 8];
-            b.copy_from_slice(w);
-            let (e, o) = interleave(u64::from_le_bytes(b));
-            self.state[2 * i] ^= e;
-            self.state[2 * i + 1] ^= o;
-        }
-        permute(&mut self.state);
+        absorb(&mut self.state, &self.buf);
         self.pos = 0;
     }
 
@@ -320,26 +314,74 @@ impl Keccak256 {
         }
     }
 
+    /// [`Keccak256::update`] with eight bytes (a field element), copied without a call.
+    #[inline]
+    pub fn update_8(&mut self, bytes: [u8; 8]) {
+        if self.pos + 8 <= RATE {
+            let at = self.pos;
+            self.buf[at..at + 8].copy_from_slice(&bytes);
+            self.pos += 8;
+            if self.pos == RATE {
+                self.absorb_block();
+            }
+        } else {
+            self.update(bytes);
+        }
+    }
+
     /// The digest; the hasher is reset to empty.
     pub fn finalize_reset(&mut self) -> [u8; 32] {
         self.buf[self.pos..].fill(0);
         self.buf[self.pos] ^= 0x01;
         self.buf[RATE - 1] ^= 0x80;
         self.absorb_block();
-        let mut out = [0u8; 32];
-        for (i, chunk) in out.chunks_exact_mut(8).enumerate() {
-            chunk.copy_from_slice(
-                &deinterleave(self.state[2 * i], self.state[2 * i + 1]).to_le_bytes(),
-            );
-        }
-        *self = Keccak256::new();
+        let out = squeeze(&self.state);
+        // Reset in place (the buffer is always filled before it is absorbed again).
+        self.state = [0; 50];
+        self.pos = 0;
         out
     }
 
     /// The digest.
+    #[inline(always)]
     pub fn finalize(mut self) -> [u8; 32] {
         self.finalize_reset()
     }
+}
+
+/// XORs one rate block into the state and permutes.
+fn absorb(state: &mut State, block: &[u8; RATE]) {
+    for (i, w) in block.chunks_exact(8).enumerate() {
+        let mut b = [0u8; 8];
+        b.copy_from_slice(w);
+        let (e, o) = interleave(u64::from_le_bytes(b));
+        state[2 * i] ^= e;
+        state[2 * i + 1] ^= o;
+    }
+    permute(state);
+}
+
+/// The first 32 bytes of the state (the digest).
+fn squeeze(state: &State) -> [u8; 32] {
+    let mut out = [0u8; 32];
+    for (i, chunk) in out.chunks_exact_mut(8).enumerate() {
+        chunk.copy_from_slice(&deinterleave(state[2 * i], state[2 * i + 1]).to_le_bytes());
+    }
+    out
+}
+
+/// Keccak-256 of `prefix ‖ a ‖ b` (65 bytes, one block) without a hasher: what a Merkle
+/// node or injection hashes ([`crate::merkle`]), with no buffer to fill or hasher to move.
+pub fn hash_prefixed_pair(prefix: u8, a: &[u8; 32], b: &[u8; 32]) -> [u8; 32] {
+    let mut block = [0u8; RATE];
+    block[0] = prefix;
+    block[1..33].copy_from_slice(a);
+    block[33..65].copy_from_slice(b);
+    block[65] = 0x01;
+    block[RATE - 1] = 0x80;
+    let mut state: State = [0; 50];
+    absorb(&mut state, &block);
+    squeeze(&state)
 }
 
 #[cfg(test)]
@@ -402,6 +444,26 @@ mod tests {
     }
 
     #[test]
+    fn prefixed_pairs_match_sha3() {
+        let mut seed = 5;
+        for prefix in [0u8, 1, 2, 0xff] {
+            for _ in 0..50 {
+                let mut a = [0u8; 32];
+                let mut b = [0u8; 32];
+                a.iter_mut()
+                    .chain(b.iter_mut())
+                    .for_each(|x| *x = rng(&mut seed) as u8);
+                let mut h = sha3::Keccak256::new();
+                h.update([prefix]);
+                h.update(a);
+                h.update(b);
+                let want: [u8; 32] = h.finalize().into();
+                assert_eq!(hash_prefixed_pair(prefix, &a, &b), want);
+            }
+        }
+    }
+
+    #[test]
     fn keccak256_matches_sha3_at_every_length_and_split() {
         let mut seed = 99;
         let data: alloc::vec::Vec<u8> = (0..700).map(|_| rng(&mut seed) as u8).collect();
@@ -418,6 +480,14 @@ mod tests {
                 h.update(piece);
             }
             assert_eq!(h.finalize_reset(), want, "length {len} in pieces");
+            // One byte, then eight at a time (as a leaf hasher feeds field elements).
+            if len % 8 == 1 {
+                h.update(&data[..1]);
+                for w in data[1..len].chunks_exact(8) {
+                    h.update_8(w.try_into().unwrap());
+                }
+                assert_eq!(h.finalize_reset(), want, "length {len} in eights");
+            }
         }
     }
 }

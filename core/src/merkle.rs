@@ -80,6 +80,9 @@ impl LeafHasher {
     /// The row's next element.
     #[inline]
     pub fn felt(&mut self, f: Felt) {
+        #[cfg(target_pointer_width = "32")]
+        self.0.update_8(f.as_u64().to_le_bytes());
+        #[cfg(not(target_pointer_width = "32"))]
         self.0.update(f.as_u64().to_le_bytes());
     }
 
@@ -109,24 +112,33 @@ pub fn hash_leaf_ext(row: &[Ext3]) -> Digest {
     Digest(h.finalize().into())
 }
 
+/// `Keccak256(prefix ‖ a ‖ b)`: one block.
+#[inline]
+fn hash_pair(prefix: u8, a: &Digest, b: &Digest) -> Digest {
+    #[cfg(target_pointer_width = "32")]
+    {
+        Digest(crate::keccak32::hash_prefixed_pair(prefix, &a.0, &b.0))
+    }
+    #[cfg(not(target_pointer_width = "32"))]
+    {
+        let mut h = Keccak256::new();
+        h.update([prefix]);
+        h.update(a.0);
+        h.update(b.0);
+        Digest(h.finalize().into())
+    }
+}
+
 /// Hashes two children.
 #[inline]
 pub fn hash_node(left: &Digest, right: &Digest) -> Digest {
-    let mut h = Keccak256::new();
-    h.update([NODE_PREFIX]);
-    h.update(left.0);
-    h.update(right.0);
-    Digest(h.finalize().into())
+    hash_pair(NODE_PREFIX, left, right)
 }
 
 /// Injects a shorter matrix's row digest `d` into the node `acc` (see the module's doc).
 #[inline]
 pub fn hash_inject(acc: &Digest, d: &Digest) -> Digest {
-    let mut h = Keccak256::new();
-    h.update([INJECT_PREFIX]);
-    h.update(acc.0);
-    h.update(d.0);
-    Digest(h.finalize().into())
+    hash_pair(INJECT_PREFIX, acc, d)
 }
 
 /// Checks that `leaf` sits at `index` under `root`, given the siblings from the leaf up.
