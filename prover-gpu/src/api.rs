@@ -1010,9 +1010,10 @@ pub fn prove_fibonacci(
     progress: &mut dyn FnMut(&Progress),
 ) -> Result<FibonacciProof, Error> {
     let params = options.params()?;
-    if !(1..=26).contains(&log_rows) {
+    use kestrel_core::params::{MAX_LOG_HEIGHT, MIN_LOG_HEIGHT};
+    if !(MIN_LOG_HEIGHT..=MAX_LOG_HEIGHT).contains(&log_rows) {
         return Err(Error::Usage(format!(
-            "--log-rows must be in 1..=26 (got {log_rows})"
+            "--log-rows must be in {MIN_LOG_HEIGHT}..={MAX_LOG_HEIGHT} (got {log_rows})"
         )));
     }
     let selected = crate::select::select(options.backend).map_err(Error::NoBackend)?;

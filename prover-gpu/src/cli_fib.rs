@@ -13,8 +13,10 @@ use crate::select::BackendChoice;
 /// Arguments of `kestrel fib`.
 #[derive(Debug, clap::Args)]
 pub struct FibArgs {
-    /// log2 of the number of trace rows.
-    #[arg(long, default_value_t = 16, value_parser = clap::value_parser!(u32).range(1..=26))]
+    /// log2 of the number of trace rows (the protocol's table heights: 4 to 26).
+    #[arg(long, default_value_t = 16, value_parser = clap::value_parser!(u32).range(
+        kestrel_core::params::MIN_LOG_HEIGHT as i64..=kestrel_core::params::MAX_LOG_HEIGHT as i64
+    ))]
     pub log_rows: u32,
     /// LDE blowup preset: 2, 4 or 8.
     #[arg(long, default_value_t = 4, value_parser = crate::cli_prove::parse_blowup)]

@@ -208,6 +208,7 @@ fn usage_errors() {
         &["run", "--bogus", "x.elf"],
         &["fib", "--bogus"],
         &["fib", "--log-rows", "0"],
+        &["fib", "--log-rows", "3"],
         &["fib", "--log-rows", "27"],
         &["fib", "--log-rows", "abc"],
         &["fib", "--blowup", "x"],
@@ -251,7 +252,7 @@ fn fib_unwritable_outputs() {
 
 #[test]
 fn fib_tiny_traces() {
-    // Below the smallest table height the protocol accepts: a clean error, not a panic.
+    // Below the smallest table height the protocol accepts: a usage error, not a panic.
     for rows in ["1", "2", "3"] {
         let o = kestrel_run(&[&"fib", &"--log-rows", &rows]);
         let err = String::from_utf8_lossy(&o.stderr);
