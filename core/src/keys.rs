@@ -3,6 +3,11 @@
 //! covers at which heights). The proof carries the cap; the verifier recomputes the digest
 //! and compares it with the key it was given.
 
+// Keccak-256: the `sha3` crate on 64-bit targets; bit-interleaved lanes on 32-bit cores
+// (`keccak32`, the same digests).
+#[cfg(target_pointer_width = "32")]
+use crate::keccak32::Keccak256;
+#[cfg(not(target_pointer_width = "32"))]
 use sha3::{Digest as _, Keccak256};
 
 use crate::air::TableShape;

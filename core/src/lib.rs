@@ -2,7 +2,13 @@
 //! the Fiat–Shamir transcript, Merkle verification, the AIR framework, proof types,
 //! parameters and the security estimator. Used by both the prover and the verifier.
 #![no_std]
-#![forbid(unsafe_code)]
+// No unsafe code, except the one call into the Thumb-2 Keccak-f (`keccak32`) on the cores
+// that run it.
+#![cfg_attr(
+    not(all(target_arch = "arm", target_feature = "thumb2")),
+    forbid(unsafe_code)
+)]
+#![cfg_attr(all(target_arch = "arm", target_feature = "thumb2"), deny(unsafe_code))]
 
 extern crate alloc;
 
