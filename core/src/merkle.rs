@@ -160,9 +160,50 @@ pub fn verify_path(root: &Digest, mut index: usize, leaf: Digest, path: &[Digest
     cur == *root
 }
 
+/// Sorted queries share their paths (format 7). The queries of a proof open their leaves in
+/// increasing order; the path of leaf `cur` meets the path of the query before it, leaf
+/// `prev ≤ cur`, `s` steps up, where `s` is the bit length of `prev ⊕ cur` (`s = 0`: the same
+/// leaf). Below the meeting the two paths are disjoint, except that one step below it each
+/// path's node is the other's sibling. So `cur` carries only its first `s − 1` siblings (none
+/// for the same leaf): the node its climb reaches must equal the sibling the previous query
+/// had there (the same leaf's digest for `s = 0`), and the rest of the path is the previous
+/// query's, already checked. Paths that meet only at or above the cap are sent whole.
+///
+/// `meet` is `s`, or `None` when there is no previous query or the paths meet above
+/// `depth` steps (the cap).
+#[inline]
+pub fn meet(prev: Option<usize>, cur: usize, depth: usize) -> Option<usize> {
+    let s = (usize::BITS - (prev? ^ cur).leading_zeros()) as usize;
+    (s <= depth).then_some(s)
+}
+
+/// How many siblings a path of `depth` steps carries at [`meet`] `m`.
+#[inline]
+pub fn siblings_sent(m: Option<usize>, depth: usize) -> usize {
+    match m {
+        None => depth,
+        Some(s) => s.saturating_sub(1),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn paths_meet_at_the_highest_differing_bit() {
+        assert_eq!(meet(None, 5, 10), None);
+        assert_eq!(meet(Some(5), 5, 10), Some(0));
+        assert_eq!(meet(Some(4), 5, 10), Some(1)); // siblings: no sibling is sent
+        assert_eq!(meet(Some(3), 4, 10), Some(3));
+        assert_eq!(meet(Some(0), 1 << 9, 10), Some(10));
+        assert_eq!(meet(Some(0), 1 << 10, 10), None); // they meet in the cap
+        assert_eq!(siblings_sent(None, 10), 10);
+        assert_eq!(siblings_sent(Some(0), 10), 0);
+        assert_eq!(siblings_sent(Some(1), 10), 0);
+        assert_eq!(siblings_sent(Some(3), 10), 2);
+        assert_eq!(siblings_sent(Some(10), 10), 9);
+    }
 
     #[test]
     fn leaf_and_node_domains_differ() {

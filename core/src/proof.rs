@@ -1,4 +1,4 @@
-//! Proof types and their byte encoding (proof format version 5).
+//! Proof types and their byte encoding (proof format version 7).
 //!
 //! The prover builds a [`ProofBody`] and writes it with [`ProofBody::to_bytes`]; the
 //! verifier (`kestrel-verifier`) never builds one: it reads the same bytes as a stream,
@@ -10,7 +10,7 @@
 //!
 //! ```text
 //! magic               "KSTL"                                   4
-//! version             u16 = FORMAT_VERSION (5)                 2
+//! version             u16 = FORMAT_VERSION (7)                 2
 //! params              log_blowup u8, num_queries u16,          5
 //!                     pow_bits u8, log_final_poly_len u8
 //! log_heights         list<u8>
@@ -38,9 +38,15 @@
 //! every matrix and one path per round. A round no table commits to has an empty cap and
 //! no path.
 //!
-//! Nothing follows the last query. Every count is fixed by the parameters, the heights and
-//! the AIR; the verifier compares each one with the count it expects before reading the
-//! elements.
+//! The queries come in increasing order of position (the positions drawn from the
+//! transcript, sorted; a position drawn twice is opened twice). Each path, of a round or a
+//! FRI layer, carries only its siblings below the step where it meets the previous query's
+//! path in the same tree ([`crate::merkle::meet`]): from format 7 on, shared nodes are sent
+//! once.
+//!
+//! Nothing follows the last query. Every count is fixed by the parameters, the heights, the
+//! AIR and the query positions; the verifier compares each one with the count it expects
+//! before reading the elements.
 
 use alloc::vec::Vec;
 
@@ -50,7 +56,7 @@ use crate::params::StarkParams;
 use serde::Serialize;
 
 pub const MAGIC: [u8; 4] = *b"KSTL";
-pub const FORMAT_VERSION: u16 = 5;
+pub const FORMAT_VERSION: u16 = 7;
 /// Bytes of the header: magic and version.
 pub const HEADER_LEN: usize = 6;
 /// Bytes of the encoded parameter set.
@@ -199,7 +205,7 @@ impl Writer {
 }
 
 impl ProofBody {
-    /// The proof's bytes in format version 5 (the module's layout).
+    /// The proof's bytes in format version 7 (the module's layout).
     pub fn to_bytes(&self) -> Vec<u8> {
         let mut w = Writer(Vec::with_capacity(self.encoded_len()));
         w.header(FORMAT_VERSION, &self.params);
@@ -306,20 +312,20 @@ impl ProofBody {
 }
 
 /// The format version of a segmented run's proof ([`SegmentedProof`]).
-pub const SEGMENTED_FORMAT_VERSION: u16 = 6;
+pub const SEGMENTED_FORMAT_VERSION: u16 = 8;
 
-/// A segmented run's proof (format version 6): one part per segment, in execution order,
+/// A segmented run's proof (format version 8): one part per segment, in execution order,
 /// then the run part, all under the LogUp challenges drawn after every part's main cap
 /// ([`crate::stark::RunRounds`]). Each part is a [`ProofBody`] of its tables (the run
 /// part's carries the preprocessed cap; the segments' have none), with the same
 /// parameters.
 ///
 /// ```text
-/// magic, version (6), params          as format 5
+/// magic, version (8), params          as format 7
 /// preprocessed_cap    list<Digest>
 /// parts               u32             segments + 1
 /// phase 1, per part   log_heights list<u8>, main_cap list<Digest>
-/// phase 2, per part   log_heights list<u8>, main_cap list<Digest>, then format 5's
+/// phase 2, per part   log_heights list<u8>, main_cap list<Digest>, then format 7's
 ///                     records from totals to the last query
 /// ```
 ///

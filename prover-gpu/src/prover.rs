@@ -15,7 +15,7 @@ use kestrel_core::air::{LogUpChallenges, Machine, TableAir, TableShape};
 use kestrel_core::field::{powers, Ext3, Felt, Field};
 use kestrel_core::keys::VerifyingKey;
 use kestrel_core::matrix::RowMajorMatrix;
-use kestrel_core::merkle::Digest;
+use kestrel_core::merkle::{meet, siblings_sent, Digest};
 use kestrel_core::params::{StarkParams, MAX_LOG_HEIGHT, MIN_LOG_HEIGHT};
 use kestrel_core::proof::{FriStep, ProofBody, QueryProof, TableOod};
 use kestrel_core::stark::{deep_weights, FriShape, Matrix, RoundTreeShape, Rounds};
@@ -264,7 +264,7 @@ pub fn prove_part<B: DeviceTraces>(
 
 /// Which rounds a call proves.
 enum Schedule {
-    /// The whole protocol on its own transcript (format 5).
+    /// The whole protocol on its own transcript (format 7).
     Whole,
     /// The main round only: a segmented part's phase 1.
     MainOnly,
@@ -465,10 +465,12 @@ fn prove_core<B: Backend>(
     let pow_nonce = backend.grind(&challenge, params.pow_bits as u32)?;
     rounds.nonce(pow_nonce);
     timings.mark("grinding", &mut clock);
-    // All positions first (nothing is observed between them), then the openings.
-    let positions: Vec<usize> = (0..params.num_queries)
+    // All positions first (nothing is observed between them), then the openings, in
+    // increasing order of position (paths shared: `merkle::meet`).
+    let mut positions: Vec<usize> = (0..params.num_queries)
         .map(|_| rounds.query(fri.log_max_lde))
         .collect();
+    positions.sort_unstable();
     let queries = p.queries(&committed, &fri, &layers, &positions)?;
     timings.mark("queries", &mut clock);
 
@@ -810,6 +812,8 @@ impl<B: Backend> Proving<'_, B> {
         ];
         // Per round: the openings, as iterators, and which tables have a matrix in it.
         let mut round_openings = Vec::with_capacity(4);
+        // Per round tree: each query's leaf and the path's depth.
+        let mut round_leaves = Vec::with_capacity(4);
         for (m, tree) in Matrix::ROUNDS.into_iter().zip(trees) {
             let tables: Vec<usize> = (0..shapes.len())
                 .filter(|&t| m.in_table(&shapes[t]))
@@ -832,6 +836,7 @@ impl<B: Backend> Proving<'_, B> {
                 .collect();
             let opened = backend.open_round(tree, &matrices, &indices)?;
             round_openings.push((m, tables, opened.into_iter()));
+            round_leaves.push((indices, shape.path_len()));
         }
         let mut fri_openings = Vec::with_capacity(layers.len());
         for (l, layer) in layers.iter().enumerate() {
@@ -867,6 +872,26 @@ impl<B: Backend> Proving<'_, B> {
                 })
                 .collect::<Result<Vec<_>, _>>()?;
             queries.push(QueryProof { tables, paths, fri });
+        }
+        // Each path from the leaf up to where it meets the previous query's.
+        let fri_leaves: Vec<(Vec<usize>, usize)> = (0..layers.len() as u32)
+            .map(|l| {
+                let shift = fri.folds_before(l) + fri.log_arity(l);
+                let leaves = positions.iter().map(|q| q >> shift).collect();
+                (leaves, (fri.log_leaves(l) - fri.cap_bits(l)) as usize)
+            })
+            .collect();
+        for (k, q) in queries.iter_mut().enumerate() {
+            let sent = |(leaves, depth): &(Vec<usize>, usize)| {
+                let prev = k.checked_sub(1).map(|p| leaves[p]);
+                siblings_sent(meet(prev, leaves[k], *depth), *depth)
+            };
+            for (path, tree) in q.paths.iter_mut().zip(&round_leaves) {
+                path.truncate(sent(tree));
+            }
+            for (step, layer) in q.fri.iter_mut().zip(&fri_leaves) {
+                step.path.truncate(sent(layer));
+            }
         }
         Ok(queries)
     }

@@ -9,9 +9,10 @@
 //! transcript before the query indices are drawn. A change to any of it (an OOD value the
 //! constraints do not read, a FRI cap, a final-polynomial coefficient, the nonce of a
 //! proof without grinding) therefore moves every query index, and the first check to fail
-//! is the first round path of the first query: `MerklePath { query: 0, round: Preprocessed
-//! }` (every table's rows are read first, then one path per round, in round order; the
-//! byte table has a preprocessed round). The FRI-specific errors
+//! is a round path of the first query: `MerklePath { query: 0, .. }` (every table's rows
+//! are read first, then one path per round, in round order; the byte table has a
+//! preprocessed round, whose small tree the moved first query may still open at the same
+//! leaf: queries are sorted, and the first opens the lowest). The FRI-specific errors
 //! (`FriMerklePath`, `FriFinalPoly`) are reached only through query-phase data, which the
 //! transcript does not absorb: FRI siblings and paths.
 
@@ -221,13 +222,7 @@ fn bump(e: &mut Ext3) {
 
 /// The error every post-OOD transcript change produces (see the module comment).
 fn is_first_query_rederived(e: &VerifyError) -> bool {
-    matches!(
-        e,
-        VerifyError::MerklePath {
-            query: 0,
-            round: Round::Preprocessed
-        }
-    )
+    matches!(e, VerifyError::MerklePath { query: 0, .. })
 }
 
 // ---------------------------------------------------------------------------------------
@@ -474,7 +469,7 @@ fn fri_layer_cap_changed() {
             let e = f.tamper("FRI cap", |b| flip(&mut b.fri_caps[l][i]));
             assert!(
                 is_first_query_rederived(&e),
-                "FRI cap node {i} of layer {l}: expected MerklePath {{ query: 0, round: Preprocessed }}, got {e:?}"
+                "FRI cap node {i} of layer {l}: expected MerklePath {{ query: 0, .. }}, got {e:?}"
             );
         }
     }
@@ -490,7 +485,7 @@ fn fri_layer_added_or_removed_is_length() {
             let last = q.fri[n - 1].clone();
             q.fri.push(FriStep {
                 siblings: last.siblings,
-                path: last.path[1..].to_vec(),
+                path: last.path.iter().skip(1).copied().collect(),
             });
         }
     });
@@ -852,7 +847,7 @@ fn query_opening_shape_changed_is_length() {
         "query without its quotient path"
     );
     let e = f.tamper("FRI path shorter", |b| {
-        b.queries[2].fri[1].path.pop();
+        b.queries[0].fri[1].path.pop();
     });
     assert_err!(
         e,
@@ -872,6 +867,99 @@ fn query_opening_shape_changed_is_length() {
             ..
         },
         "byte-range opening without its preprocessed round"
+    );
+}
+
+// ---------------------------------------------------------------------------------------
+// Shared paths (format 7): a query's path stops where it meets the previous query's.
+// ---------------------------------------------------------------------------------------
+
+/// The first query (after the first) whose main path is at most `most` siblings long, and
+/// the main path's full depth (the first query's is whole).
+fn query_with_short_main_path(f: &Fixture, most: usize) -> (usize, usize) {
+    let depth = f.body.queries[0].paths[1].len();
+    let k = (1..f.body.queries.len())
+        .find(|&k| f.body.queries[k].paths[1].len() <= most)
+        .expect("the fixture has two queries close together in the main tree");
+    (k, depth)
+}
+
+/// Where two queries' main paths meet at most two steps above the leaf, the byte table's
+/// main row (two levels shorter than the tree) is injected above the meeting: the climb
+/// does not hash it, so it must equal the previous query's row, and a changed value is
+/// caught at that query's main path. Changing it in both queries is caught at the earlier
+/// one, whose climb hashes it.
+#[test]
+fn shared_path_skipped_row_must_match_the_previous_query() {
+    let f = range_check();
+    let (k, depth) = query_with_short_main_path(f, 1);
+    assert!(depth >= 3, "main tree depth {depth}");
+    let e = f.tamper("skipped row changed", |b| {
+        b.queries[k].tables[BYTE_RANGE][1][0] += Felt::ONE;
+    });
+    assert_err!(
+        e,
+        VerifyError::MerklePath { query, round: Round::Main } if query == k,
+        "query {k}: byte-table main row changed where its path meets query {}'s",
+        k - 1
+    );
+    let e = f.tamper("skipped row changed in both", |b| {
+        b.queries[k - 1].tables[BYTE_RANGE][1][0] += Felt::ONE;
+        b.queries[k].tables[BYTE_RANGE][1][0] += Felt::ONE;
+    });
+    assert_err!(
+        e,
+        VerifyError::MerklePath { query, round: Round::Main } if query < k,
+        "queries {} and {k}: the same change in both",
+        k - 1
+    );
+}
+
+/// A path that stops below the cap ends at the previous query's sibling: a changed sibling
+/// below the meeting, or a changed value of a FRI coset whose path carries no sibling at
+/// all, is caught at that query.
+#[test]
+fn shared_path_end_is_checked() {
+    let f = range_check();
+    let depth = f.body.queries[0].paths[1].len();
+    let k = (1..f.body.queries.len())
+        .find(|&k| (1..depth).contains(&f.body.queries[k].paths[1].len()))
+        .expect("a query with a partial main path");
+    let len = f.body.queries[k].paths[1].len();
+    let e = f.tamper("shared path sibling", |b| {
+        flip(&mut b.queries[k].paths[1][len - 1])
+    });
+    assert_err!(
+        e,
+        VerifyError::MerklePath { query, round: Round::Main } if query == k,
+        "query {k}: last sibling of a shared main path"
+    );
+    let k = (1..f.body.queries.len())
+        .find(|&k| f.body.queries[k].fri[0].path.is_empty())
+        .expect("a query whose first FRI path is the previous query's");
+    assert!(!f.body.queries[0].fri[0].path.is_empty());
+    let e = f.tamper("shared FRI coset", |b| {
+        bump(&mut b.queries[k].fri[0].siblings[0])
+    });
+    assert_err!(
+        e,
+        VerifyError::FriMerklePath { query, layer: 0 } if query == k,
+        "query {k}: a value of a FRI coset whose path is the previous query's"
+    );
+}
+
+/// The queries come in increasing order of position: the same openings in another order
+/// are rejected.
+#[test]
+fn queries_out_of_order_are_rejected() {
+    let f = range_check();
+    let e = f.tamper("queries swapped", |b| b.queries.swap(0, 1));
+    assert!(
+        matches!(
+            e,
+            VerifyError::Length { .. } | VerifyError::MerklePath { query: 0 | 1, .. }
+        ),
+        "swapped queries: got {e:?}"
     );
 }
 

@@ -1,4 +1,4 @@
-//! Verification of a segmented run (format version 6,
+//! Verification of a segmented run (format version 8,
 //! [`kestrel_core::proof::SegmentedProof`]), streamed like a whole proof: phase 1's parts
 //! (heights and main caps) are absorbed and digested as they are read, the shared LogUp
 //! challenges drawn, then each part of phase 2 is verified on its own transcript and

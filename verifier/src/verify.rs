@@ -1,5 +1,5 @@
 //! Verification, streamed: the proof is read record by record in protocol order (format
-//! version 5, [`kestrel_core::proof`]), each record's shape checked before it is read, and
+//! version 7, [`kestrel_core::proof`]), each record's shape checked before it is read, and
 //! only what later steps need is kept (caps, challenges, the DEEP sums, FRI's caps and
 //! challenges, the final polynomial). Queries are checked one at a time and nothing of
 //! them is kept.
@@ -13,7 +13,9 @@ use kestrel_core::air::{
 };
 use kestrel_core::field::{batch_inverse_in_place, bit_reverse, powers, Ext3, Felt, Field};
 use kestrel_core::keys::VerifyingKey;
-use kestrel_core::merkle::{hash_inject, hash_leaf_ext, hash_node, Digest, LeafHasher};
+use kestrel_core::merkle::{
+    hash_inject, hash_leaf_ext, hash_node, meet, siblings_sent, Digest, LeafHasher,
+};
 use kestrel_core::params::{
     estimate_with, StarkParams, MAX_LOG_HEIGHT, MIN_LOG_HEIGHT, SECURITY_FLOOR_BITS,
 };
@@ -70,7 +72,7 @@ pub(crate) fn exts(
     (0..n).map(|_| r.ext()).collect()
 }
 
-/// A whole proof (format 5) after its header: `params` read and well formed, the public
+/// A whole proof (format 7) after its header: `params` read and well formed, the public
 /// values' count checked.
 pub(crate) fn verify_whole(
     machine: &dyn Machine,
@@ -331,21 +333,37 @@ pub(crate) fn verify_part(
     }
     rounds.nonce(nonce);
 
-    // 8. Queries, one at a time: openings against commitments (leaves hashed and DEEP
-    //    combined as the values are read), FRI folding to the final polynomial.
+    // 8. Queries, one at a time in increasing order of position: openings against
+    //    commitments (leaves hashed and DEEP combined as the values are read; each path
+    //    shares with the previous query's, `merkle::meet`), FRI folding to the final
+    //    polynomial.
+    let mut positions: Vec<usize> = Vec::with_capacity(params.num_queries as usize);
+    for _ in 0..params.num_queries {
+        positions.push(rounds.query(fri.log_max_lde));
+    }
+    insertion_sort(&mut positions);
     let mut reduced: Vec<(u32, Ext3)> = Vec::with_capacity(nt);
-    // The opened rows' digests of one query, per round, in table order: (log LDE, digest).
+    // The opened rows' digests of this query and the previous one, per round, in table
+    // order: (log LDE, digest).
     let mut row_digests: [Vec<(u32, Digest)>; 4] = Default::default();
-    for d in &mut row_digests {
+    let mut prev_rows: [Vec<(u32, Digest)>; 4] = Default::default();
+    for d in row_digests.iter_mut().chain(&mut prev_rows) {
         d.reserve_exact(nt);
+    }
+    let mut round_memos = trees.map(|t| PathMemo::new(t.map_or(0, |t| t.path_len())));
+    let mut fri_memos: Vec<PathMemo> = Vec::with_capacity(max_fri_layers(nt));
+    for l in 0..fri.num_layers {
+        fri_memos.push(PathMemo::new(
+            (fri.log_leaves(l) - fri.cap_bits(l)) as usize,
+        ));
     }
     let n_paths = trees.iter().flatten().count();
     // Per query, every table's `1/(x − ζ)` and `1/(x − ζω)`, inverted as one batch.
     let (mut inv, mut scratch) = (Vec::with_capacity(2 * nt), Vec::with_capacity(2 * nt));
     r.count("queries", params.num_queries as usize, 0)?;
-    for qi in 0..params.num_queries as usize {
-        let q = rounds.query(fri.log_max_lde);
+    for (qi, &q) in positions.iter().enumerate() {
         reduced.clear();
+        core::mem::swap(&mut row_digests, &mut prev_rows);
         for d in &mut row_digests {
             d.clear();
         }
@@ -391,7 +409,8 @@ pub(crate) fn verify_part(
         for (i, tree) in trees.iter().enumerate() {
             let Some(tree) = tree else { continue };
             let index = q >> (fri.log_max_lde - tree.log_leaves);
-            if !round_path(r, tree, &caps[i], index, &row_digests[i])? {
+            let rows = (&row_digests[i][..], &prev_rows[i][..]);
+            if !round_path(r, tree, &caps[i], &mut round_memos[i], index, rows)? {
                 return Err(VerifyError::MerklePath {
                     query: qi,
                     round: Matrix::ROUNDS[i],
@@ -423,7 +442,8 @@ pub(crate) fn verify_part(
             cap_at += 1 << cap_bits;
             let depth = (fri.log_leaves(l32) - cap_bits) as usize;
             let leaf = hash_leaf_ext(coset);
-            if !path(r, "FRI path", depth, cap, leaf_index, leaf)? {
+            let memo = &mut fri_memos[l];
+            if !shared_path(r, "FRI path", depth, cap, memo, leaf_index, leaf, |c, _| c)? {
                 return Err(VerifyError::FriMerklePath {
                     query: qi,
                     layer: l,
@@ -476,41 +496,98 @@ pub(crate) fn read_cap(
     Ok(cap)
 }
 
-/// Reads a Merkle path of `depth` siblings (count first) and checks that `leaf` sits at
-/// `index` under `cap` (the tree's nodes `depth` levels above the leaves).
-fn path(
+/// Sorts the query positions (at most `MAX_QUERIES`, drawn uniformly: about n²/4 moves),
+/// without the code size of `sort_unstable` in firmware.
+fn insertion_sort(v: &mut [usize]) {
+    for i in 1..v.len() {
+        let x = v[i];
+        let mut j = i;
+        while j > 0 && v[j - 1] > x {
+            v[j] = v[j - 1];
+            j -= 1;
+        }
+        v[j] = x;
+    }
+}
+
+/// An opened row's digest with its matrix's log LDE height.
+type RowDigest = (u32, Digest);
+
+/// What the previous query (in increasing order) left of one tree's path: its leaf index,
+/// its leaf's digest and its siblings from the leaf up, as it read them or took them from
+/// the query before it ([`kestrel_core::merkle::meet`]).
+struct PathMemo {
+    prev: Option<usize>,
+    leaf: Digest,
+    sibs: Vec<Digest>,
+}
+
+impl PathMemo {
+    fn new(depth: usize) -> PathMemo {
+        PathMemo {
+            prev: None,
+            leaf: Digest::default(),
+            sibs: alloc::vec![Digest::default(); depth],
+        }
+    }
+}
+
+/// Reads the siblings leaf `index`'s path carries (count first) and checks that `leaf` sits
+/// at `index` of a tree `depth` levels below `cap`: up to the cap, or up to where the path
+/// meets the previous query's (`memo`). `inject(node, k)` is applied to the node `k` steps
+/// above the leaf (a round's shorter matrices); the caller checks what the climb skips.
+#[allow(clippy::too_many_arguments)]
+fn shared_path(
     r: &mut Reader<'_>,
     what: &'static str,
     depth: usize,
     cap: &[Digest],
-    mut index: usize,
+    memo: &mut PathMemo,
+    index: usize,
     leaf: Digest,
+    mut inject: impl FnMut(Digest, usize) -> Digest,
 ) -> Result<bool, VerifyError> {
-    r.count(what, depth, DIGEST_LEN)?;
-    let mut cur = leaf;
-    for _ in 0..depth {
+    let m = meet(memo.prev, index, depth);
+    let sent = siblings_sent(m, depth);
+    r.count(what, sent, DIGEST_LEN)?;
+    let (mut cur, mut i) = (leaf, index);
+    for k in 0..sent {
         let sib = r.digest()?;
-        cur = if index & 1 == 0 {
+        // Steps below the meeting; the sibling at the step below it stays the previous
+        // query's (a later query never needs it: this one is the right child there).
+        memo.sibs[k] = sib;
+        cur = if i & 1 == 0 {
             hash_node(&cur, &sib)
         } else {
             hash_node(&sib, &cur)
         };
-        index >>= 1;
+        i >>= 1;
+        cur = inject(cur, k + 1);
     }
-    Ok(cap.get(index) == Some(&cur))
+    let ok = match m {
+        None => cap.get(i) == Some(&cur),
+        Some(0) => cur == memo.leaf,
+        Some(s) => cur == memo.sibs[s - 1],
+    };
+    memo.prev = Some(index);
+    memo.leaf = leaf;
+    Ok(ok)
 }
 
-/// Reads one round's path (count first) and checks that the opened rows' digests `rows`
-/// (table order, with their matrices' log LDE heights) sit at leaf `index` of the round's
-/// mixed-matrix tree under `cap` ([`kestrel_core::merkle`] has the tree's definition).
+/// Checks one round's path: that the opened rows' digests `rows.0` (table order, with their
+/// matrices' log LDE heights) sit at leaf `index` of the round's mixed-matrix tree under
+/// `cap` ([`kestrel_core::merkle`] has the tree's definition). Where the path meets the
+/// previous query's, the rows injected at or above the meeting are that query's rows
+/// (`rows.1`), and must be the same.
 fn round_path(
     r: &mut Reader<'_>,
     tree: &RoundTreeShape,
     cap: &[Digest],
-    mut index: usize,
-    rows: &[(u32, Digest)],
+    memo: &mut PathMemo,
+    index: usize,
+    rows: (&[RowDigest], &[RowDigest]),
 ) -> Result<bool, VerifyError> {
-    r.count("Merkle path", tree.path_len(), DIGEST_LEN)?;
+    let (rows, prev) = rows;
     let inject = |mut cur: Option<Digest>, level: u32| {
         for (_, d) in rows.iter().filter(|(l, _)| *l == level) {
             cur = Some(match cur {
@@ -520,20 +597,24 @@ fn round_path(
         }
         cur
     };
-    let Some(mut cur) = inject(None, tree.log_leaves) else {
+    let Some(leaf) = inject(None, tree.log_leaves) else {
         return Ok(false);
     };
-    for level in (tree.cap_bits..tree.log_leaves).rev() {
-        let sib = r.digest()?;
-        cur = if index & 1 == 0 {
-            hash_node(&cur, &sib)
-        } else {
-            hash_node(&sib, &cur)
-        };
-        index >>= 1;
-        cur = inject(Some(cur), level).unwrap_or(cur);
+    let depth = tree.path_len();
+    if let Some(s) = meet(memo.prev, index, depth) {
+        let top = tree.log_leaves - s as u32;
+        let same = rows.len() == prev.len()
+            && rows
+                .iter()
+                .zip(prev)
+                .all(|(a, b)| a.0 == b.0 && (a.0 > top || a.1 == b.1));
+        if !same {
+            return Ok(false);
+        }
     }
-    Ok(cap.get(index) == Some(&cur))
+    let climb =
+        |cur: Digest, k: usize| inject(Some(cur), tree.log_leaves - k as u32).unwrap_or(cur);
+    shared_path(r, "Merkle path", depth, cap, memo, index, leaf, climb)
 }
 
 /// What the query phase needs of a table's DEEP weights and out-of-domain values: table
