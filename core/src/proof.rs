@@ -41,8 +41,9 @@
 //! The queries come in increasing order of position (the positions drawn from the
 //! transcript, sorted; a position drawn twice is opened twice). Each path, of a round or a
 //! FRI layer, carries only its siblings below the step where it meets the previous query's
-//! path in the same tree ([`crate::merkle::meet`]): from format 7 on, shared nodes are sent
-//! once.
+//! path in the same tree ([`crate::merkle::meet`]), and a table whose row the previous
+//! query opened (`q >> (log max LDE − log LDE)` equal for both) has no rows (an empty
+//! list): from format 7 on, shared nodes and repeated rows are sent once.
 //!
 //! Nothing follows the last query. Every count is fixed by the parameters, the heights, the
 //! AIR and the query positions; the verifier compares each one with the count it expects

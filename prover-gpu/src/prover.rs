@@ -881,6 +881,20 @@ impl<B: Backend> Proving<'_, B> {
                 (leaves, (fri.log_leaves(l) - fri.cap_bits(l)) as usize)
             })
             .collect();
+        // A table row the previous query opened is not sent again.
+        let shifts: Vec<u32> = self
+            .log_heights
+            .iter()
+            .map(|&h| fri.log_max_lde - (h as u32 + self.lb))
+            .collect();
+        for (k, q) in queries.iter_mut().enumerate().skip(1) {
+            let (p, c) = (positions[k - 1], positions[k]);
+            for (rows, &shift) in q.tables.iter_mut().zip(&shifts) {
+                if p >> shift == c >> shift {
+                    rows.clear();
+                }
+            }
+        }
         for (k, q) in queries.iter_mut().enumerate() {
             let sent = |(leaves, depth): &(Vec<usize>, usize)| {
                 let prev = k.checked_sub(1).map(|p| leaves[p]);

@@ -874,44 +874,55 @@ fn query_opening_shape_changed_is_length() {
 // Shared paths (format 7): a query's path stops where it meets the previous query's.
 // ---------------------------------------------------------------------------------------
 
-/// The first query (after the first) whose main path is at most `most` siblings long, and
-/// the main path's full depth (the first query's is whole).
-fn query_with_short_main_path(f: &Fixture, most: usize) -> (usize, usize) {
-    let depth = f.body.queries[0].paths[1].len();
-    let k = (1..f.body.queries.len())
-        .find(|&k| f.body.queries[k].paths[1].len() <= most)
-        .expect("the fixture has two queries close together in the main tree");
-    (k, depth)
-}
-
-/// Where two queries' main paths meet at most two steps above the leaf, the byte table's
-/// main row (two levels shorter than the tree) is injected above the meeting: the climb
-/// does not hash it, so it must equal the previous query's row, and a changed value is
-/// caught at that query's main path. Changing it in both queries is caught at the earlier
-/// one, whose climb hashes it.
+/// A table row the previous query opened too is not sent again: its digests and DEEP value
+/// are that query's. Sending it anyway (with the right values) or leaving out a row that is
+/// new are length errors, and the one copy sent is bound where it is sent: changed, it fails
+/// that query's main path (the row is below where that path meets the one before it).
 #[test]
-fn shared_path_skipped_row_must_match_the_previous_query() {
+fn repeated_rows_are_sent_once() {
     let f = range_check();
-    let (k, depth) = query_with_short_main_path(f, 1);
-    assert!(depth >= 3, "main tree depth {depth}");
-    let e = f.tamper("skipped row changed", |b| {
-        b.queries[k].tables[BYTE_RANGE][1][0] += Felt::ONE;
+    let qs = &f.body.queries;
+    let k = (1..qs.len())
+        .find(|&k| qs[k].tables[BYTE_RANGE].is_empty())
+        .expect("a query opening the byte table's row of the query before it");
+    let j = (0..k)
+        .rev()
+        .find(|&j| !qs[j].tables[BYTE_RANGE].is_empty())
+        .expect("the query that sent it");
+    let e = f.tamper("repeated row sent", |b| {
+        b.queries[k].tables[BYTE_RANGE] = b.queries[j].tables[BYTE_RANGE].clone();
     });
     assert_err!(
         e,
-        VerifyError::MerklePath { query, round: Round::Main } if query == k,
-        "query {k}: byte-table main row changed where its path meets query {}'s",
-        k - 1
+        VerifyError::Length {
+            what: "table openings",
+            expected: 0,
+            ..
+        },
+        "query {k}: the byte table's row of query {j} sent again"
     );
-    let e = f.tamper("skipped row changed in both", |b| {
-        b.queries[k - 1].tables[BYTE_RANGE][1][0] += Felt::ONE;
-        b.queries[k].tables[BYTE_RANGE][1][0] += Felt::ONE;
+    let e = f.tamper("sent row changed", |b| {
+        b.queries[j].tables[BYTE_RANGE][1][0] += Felt::ONE;
     });
     assert_err!(
         e,
-        VerifyError::MerklePath { query, round: Round::Main } if query < k,
-        "queries {} and {k}: the same change in both",
-        k - 1
+        VerifyError::MerklePath { query, round: Round::Main } if query == j,
+        "query {j}: the byte table's main row, which query {k} reuses, changed"
+    );
+    let m = (1..qs.len())
+        .find(|&m| !qs[m].tables[BYTE_RANGE].is_empty())
+        .expect("a later query with a new byte-table row");
+    let e = f.tamper("new row left out", |b| {
+        b.queries[m].tables[BYTE_RANGE].clear()
+    });
+    assert_err!(
+        e,
+        VerifyError::Length {
+            what: "table openings",
+            got: 0,
+            ..
+        },
+        "query {m}: its new byte-table row left out"
     );
 }
 

@@ -342,7 +342,9 @@ pub(crate) fn verify_part(
         positions.push(rounds.query(fri.log_max_lde));
     }
     insertion_sort(&mut positions);
+    // Each table's DEEP value at this query and the previous one: (log LDE, value).
     let mut reduced: Vec<(u32, Ext3)> = Vec::with_capacity(nt);
+    let mut prev_reduced: Vec<(u32, Ext3)> = Vec::with_capacity(nt);
     // The opened rows' digests of this query and the previous one, per round, in table
     // order: (log LDE, digest).
     let mut row_digests: [Vec<(u32, Digest)>; 4] = Default::default();
@@ -362,6 +364,8 @@ pub(crate) fn verify_part(
     let (mut inv, mut scratch) = (Vec::with_capacity(2 * nt), Vec::with_capacity(2 * nt));
     r.count("queries", params.num_queries as usize, 0)?;
     for (qi, &q) in positions.iter().enumerate() {
+        let prev_q = qi.checked_sub(1).map(|p| positions[p]);
+        core::mem::swap(&mut reduced, &mut prev_reduced);
         reduced.clear();
         core::mem::swap(&mut row_digests, &mut prev_rows);
         for d in &mut row_digests {
@@ -378,9 +382,24 @@ pub(crate) fn verify_part(
             return Err(VerifyError::OodPointInDomain);
         }
         r.count("query tables", nt, 0)?;
+        // Each round's next row-digest slot (the tables that have the round, in order).
+        let mut slot = [0usize; 4];
         for (t, s) in shapes.iter().enumerate() {
             let log_lde = log_heights[t] as u32 + lb;
             let d = &deep[t];
+            // A table row the previous query opened too is not sent again: its digests
+            // and DEEP value are that query's.
+            let shift = fri.log_max_lde - log_lde;
+            if prev_q.is_some_and(|p| p >> shift == q >> shift) {
+                r.count("table openings", 0, 0)?;
+                for m in Matrix::of(s) {
+                    let i = m as usize;
+                    row_digests[i].push(prev_rows[i][slot[i]]);
+                    slot[i] += 1;
+                }
+                reduced.push(prev_reduced[t]);
+                continue;
+            }
             r.count("table openings", Matrix::of(s).count(), 0)?;
             let (mut a, mut b) = (Ext3::ZERO, Ext3::ZERO);
             let mut k = 0;
@@ -399,6 +418,7 @@ pub(crate) fn verify_part(
                     k += 1;
                 }
                 row_digests[m as usize].push((log_lde, leaf.finish()));
+                slot[m as usize] += 1;
             }
             let (inv_z, inv_zw) = (inv[2 * t], inv[2 * t + 1]);
             let v = (d.scale * a - d.sum_z) * inv_z + (d.scale_next * b - d.sum_zw) * inv_zw;
@@ -409,7 +429,7 @@ pub(crate) fn verify_part(
         for (i, tree) in trees.iter().enumerate() {
             let Some(tree) = tree else { continue };
             let index = q >> (fri.log_max_lde - tree.log_leaves);
-            let rows = (&row_digests[i][..], &prev_rows[i][..]);
+            let rows = &row_digests[i];
             if !round_path(r, tree, &caps[i], &mut round_memos[i], index, rows)? {
                 return Err(VerifyError::MerklePath {
                     query: qi,
@@ -574,20 +594,20 @@ fn shared_path(
     Ok(ok)
 }
 
-/// Checks one round's path: that the opened rows' digests `rows.0` (table order, with their
+/// Checks one round's path: that the opened rows' digests `rows` (table order, with their
 /// matrices' log LDE heights) sit at leaf `index` of the round's mixed-matrix tree under
-/// `cap` ([`kestrel_core::merkle`] has the tree's definition). Where the path meets the
-/// previous query's, the rows injected at or above the meeting are that query's rows
-/// (`rows.1`), and must be the same.
+/// `cap` ([`kestrel_core::merkle`] has the tree's definition), climbing to where the path
+/// meets the previous query's. The rows injected at or above the meeting (log LDE height
+/// `≤ L − s`) are exactly the tables whose row the previous query opened too (`q >> shift`
+/// equal for both), so their digests here are that query's, already bound.
 fn round_path(
     r: &mut Reader<'_>,
     tree: &RoundTreeShape,
     cap: &[Digest],
     memo: &mut PathMemo,
     index: usize,
-    rows: (&[RowDigest], &[RowDigest]),
+    rows: &[RowDigest],
 ) -> Result<bool, VerifyError> {
-    let (rows, prev) = rows;
     let inject = |mut cur: Option<Digest>, level: u32| {
         for (_, d) in rows.iter().filter(|(l, _)| *l == level) {
             cur = Some(match cur {
@@ -601,17 +621,6 @@ fn round_path(
         return Ok(false);
     };
     let depth = tree.path_len();
-    if let Some(s) = meet(memo.prev, index, depth) {
-        let top = tree.log_leaves - s as u32;
-        let same = rows.len() == prev.len()
-            && rows
-                .iter()
-                .zip(prev)
-                .all(|(a, b)| a.0 == b.0 && (a.0 > top || a.1 == b.1));
-        if !same {
-            return Ok(false);
-        }
-    }
     let climb =
         |cur: Digest, k: usize| inject(Some(cur), tree.log_leaves - k as u32).unwrap_or(cur);
     shared_path(r, "Merkle path", depth, cap, memo, index, leaf, climb)
