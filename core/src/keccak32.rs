@@ -415,14 +415,22 @@ fn squeeze(state: &State) -> [u8; 32] {
 /// Keccak-256 of `prefix ‖ a ‖ b` (65 bytes, one block) without a hasher: what a Merkle
 /// node or injection hashes ([`crate::merkle`]), with no buffer to fill or hasher to move.
 pub fn hash_prefixed_pair(prefix: u8, a: &[u8; 32], b: &[u8; 32]) -> [u8; 32] {
-    let mut block = [0u8; RATE];
-    block[0] = prefix;
-    block[1..33].copy_from_slice(a);
-    block[33..65].copy_from_slice(b);
-    block[65] = 0x01;
-    block[RATE - 1] = 0x80;
+    // The block's first 72 bytes (9 lanes: the 65 bytes and the padding's 0x01); lanes 9 to
+    // 15 are zero and lane 16 holds the padding's final 0x80. The state starts at zero, so
+    // the interleaved lanes are the state: nothing to interleave or XOR for the zero lanes.
+    let mut head = [0u8; 72];
+    head[0] = prefix;
+    head[1..33].copy_from_slice(a);
+    head[33..65].copy_from_slice(b);
+    head[65] = 0x01;
     let mut state: State = [0; 50];
-    absorb(&mut state, &block);
+    for (i, w) in head.chunks_exact(8).enumerate() {
+        let mut l = [0u8; 8];
+        l.copy_from_slice(w);
+        (state[2 * i], state[2 * i + 1]) = interleave(u64::from_le_bytes(l));
+    }
+    (state[32], state[33]) = interleave(0x80 << 56);
+    permute(&mut state);
     squeeze(&state)
 }
 
