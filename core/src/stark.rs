@@ -491,6 +491,11 @@ impl FriShape {
         fri_cap_bits(self.log_leaves(l))
     }
 
+    /// Siblings in a path of layer `l`'s tree (from the leaf to below the cap).
+    pub fn path_len(&self, l: u32) -> usize {
+        (self.log_leaves(l) - self.cap_bits(l)) as usize
+    }
+
     /// The shift of layer `l`'s domain: `g^(2^folds_before(l))`.
     pub fn layer_shift(&self, l: u32) -> Felt {
         shift_after(self.folds_before(l))

@@ -878,7 +878,7 @@ impl<B: Backend> Proving<'_, B> {
             .map(|l| {
                 let shift = fri.folds_before(l) + fri.log_arity(l);
                 let leaves = positions.iter().map(|q| q >> shift).collect();
-                (leaves, (fri.log_leaves(l) - fri.cap_bits(l)) as usize)
+                (leaves, fri.path_len(l))
             })
             .collect();
         // A table row the previous query opened is not sent again.
@@ -887,15 +887,14 @@ impl<B: Backend> Proving<'_, B> {
             .iter()
             .map(|&h| fri.log_max_lde - (h as u32 + self.lb))
             .collect();
-        for (k, q) in queries.iter_mut().enumerate().skip(1) {
-            let (p, c) = (positions[k - 1], positions[k]);
-            for (rows, &shift) in q.tables.iter_mut().zip(&shifts) {
-                if p >> shift == c >> shift {
-                    rows.clear();
+        for (k, q) in queries.iter_mut().enumerate() {
+            if let Some(p) = k.checked_sub(1).map(|p| positions[p]) {
+                for (rows, &shift) in q.tables.iter_mut().zip(&shifts) {
+                    if p >> shift == positions[k] >> shift {
+                        rows.clear();
+                    }
                 }
             }
-        }
-        for (k, q) in queries.iter_mut().enumerate() {
             let sent = |(leaves, depth): &(Vec<usize>, usize)| {
                 let prev = k.checked_sub(1).map(|p| leaves[p]);
                 siblings_sent(meet(prev, leaves[k], *depth), *depth)

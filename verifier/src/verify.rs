@@ -347,17 +347,15 @@ pub(crate) fn verify_part(
     let mut prev_reduced: Vec<(u32, Ext3)> = Vec::with_capacity(nt);
     // The opened rows' digests of this query and the previous one, per round, in table
     // order: (log LDE, digest).
-    let mut row_digests: [Vec<(u32, Digest)>; 4] = Default::default();
-    let mut prev_rows: [Vec<(u32, Digest)>; 4] = Default::default();
+    let mut row_digests: [Vec<RowDigest>; 4] = Default::default();
+    let mut prev_rows: [Vec<RowDigest>; 4] = Default::default();
     for d in row_digests.iter_mut().chain(&mut prev_rows) {
         d.reserve_exact(nt);
     }
     let mut round_memos = trees.map(|t| PathMemo::new(t.map_or(0, |t| t.path_len())));
     let mut fri_memos: Vec<PathMemo> = Vec::with_capacity(max_fri_layers(nt));
     for l in 0..fri.num_layers {
-        fri_memos.push(PathMemo::new(
-            (fri.log_leaves(l) - fri.cap_bits(l)) as usize,
-        ));
+        fri_memos.push(PathMemo::new(fri.path_len(l)));
     }
     let n_paths = trees.iter().flatten().count();
     // Per query, every table's `1/(x − ζ)` and `1/(x − ζω)`, inverted as one batch.
@@ -460,7 +458,7 @@ pub(crate) fn verify_part(
             let cap_bits = fri.cap_bits(l32);
             let cap = &fri_caps[cap_at..cap_at + (1 << cap_bits)];
             cap_at += 1 << cap_bits;
-            let depth = (fri.log_leaves(l32) - cap_bits) as usize;
+            let depth = fri.path_len(l32);
             let leaf = hash_leaf_ext(coset);
             let memo = &mut fri_memos[l];
             if !shared_path(r, "FRI path", depth, cap, memo, leaf_index, leaf, |c, _| c)? {
