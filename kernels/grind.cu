@@ -1,5 +1,5 @@
 // Proof-of-work search (core/src/transcript.rs check_pow): the smallest nonce in
-// [start, start + count) whose Keccak256(challenge || nonce_le) has >= bits leading zero
+// [start, start + count) whose H(challenge || nonce_le) (keccak.cuh) has >= bits leading zero
 // bits; atomicMin keeps the smallest. Mirrors prover-gpu/src/cuda/grind.rs.
 #include "field.cuh"
 #include "keccak.cuh"

@@ -1,5 +1,6 @@
-// Keccak-256 (the original padding, as the `sha3` crate's Keccak256) over messages made of
-// a one-byte prefix followed by little-endian u64 words, which is every hash Kestrel takes:
+// TurboSHAKE128 with domain byte 0x1F and 32-byte output (core/src/hash.rs: Keccak-p[1600, 12],
+// rate 168 bytes) over messages made of a one-byte prefix followed by little-endian u64 words,
+// which is every hash Kestrel takes:
 // Merkle leaves (0x00 || row), inner nodes (0x01 || left || right), and grinding
 // (challenge || nonce, no prefix).
 #pragma once
@@ -17,9 +18,10 @@ __device__ __forceinline__ uint64_t ks_rotl(uint64_t x, int n) {
     return (x << n) | (x >> (64 - n));
 }
 
-__device__ __forceinline__ void keccak_f(uint64_t s[25]) {
+// Keccak-p[1600, 12]: rounds 12 to 23 of Keccak-f[1600].
+__device__ __forceinline__ void keccak_p12(uint64_t s[25]) {
 #pragma unroll 1
-    for (int round = 0; round < 24; round++) {
+    for (int round = 12; round < 24; round++) {
         uint64_t c0 = s[0] ^ s[5] ^ s[10] ^ s[15] ^ s[20];
         uint64_t c1 = s[1] ^ s[6] ^ s[11] ^ s[16] ^ s[21];
         uint64_t c2 = s[2] ^ s[7] ^ s[12] ^ s[17] ^ s[22];
@@ -87,7 +89,7 @@ __device__ __forceinline__ void keccak_f(uint64_t s[25]) {
     }
 }
 
-// Absorbs lanes into a 136-byte-rate sponge, one 8-byte lane at a time.
+// Absorbs lanes into a 168-byte-rate sponge (21 lanes), one 8-byte lane at a time.
 struct KeccakSponge {
     uint64_t s[25];
     int pos;
@@ -98,20 +100,21 @@ struct KeccakSponge {
     }
     __device__ __forceinline__ void lane(uint64_t v) {
         s[pos] ^= v;
-        if (++pos == 17) {
-            keccak_f(s);
+        if (++pos == 21) {
+            keccak_p12(s);
             pos = 0;
         }
     }
-    // Last lane: holds `nbytes` (0..7) message bytes; then pad10*1 and the final permutation.
+    // Last lane: holds `nbytes` (0..7) message bytes; then the domain byte 0x1F, pad10*1's
+    // final bit and the final permutation.
     __device__ __forceinline__ void finish(uint64_t last, int nbytes) {
-        s[pos] ^= last | (1ull << (8 * nbytes));
-        s[16] ^= 0x8000000000000000ull;
-        keccak_f(s);
+        s[pos] ^= last | (0x1Full << (8 * nbytes));
+        s[20] ^= 0x8000000000000000ull;
+        keccak_p12(s);
     }
 };
 
-// Keccak256(prefix || w[0]_le || ... || w[n-1]_le); `word(i)` yields w[i]. Writes 4 lanes.
+// H(prefix || w[0]_le || ... || w[n-1]_le); `word(i)` yields w[i]. Writes 4 lanes.
 template <typename F>
 __device__ __forceinline__ void keccak_prefixed_words(uint8_t prefix, uint32_t n, F word, uint64_t out[4]) {
     KeccakSponge k;

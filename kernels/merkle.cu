@@ -1,5 +1,5 @@
-// Keccak-256 Merkle trees (core/src/merkle.rs): leaf = Keccak256(0x00 || row), node =
-// Keccak256(0x01 || left || right), injection = Keccak256(0x02 || acc || d); digests are 4
+// Merkle trees (core/src/merkle.rs, hash in keccak.cuh): leaf = H(0x00 || row), node =
+// H(0x01 || left || right), injection = H(0x02 || acc || d); digests are 4
 // little-endian u64 lanes. Mirrors prover-gpu/src/cuda/merkle.rs.
 #include "field.cuh"
 #include "keccak.cuh"

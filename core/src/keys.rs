@@ -3,12 +3,7 @@
 //! covers at which heights). The proof carries the cap; the verifier recomputes the digest
 //! and compares it with the key it was given.
 
-// Keccak-256: the `sha3` crate on 64-bit targets; bit-interleaved lanes on 32-bit cores
-// (`keccak32`, the same digests).
-#[cfg(target_pointer_width = "32")]
-use crate::keccak32::Keccak256;
-#[cfg(not(target_pointer_width = "32"))]
-use sha3::{Digest as _, Keccak256};
+use crate::hash::Hasher;
 
 use crate::air::TableShape;
 use crate::merkle::Digest;
@@ -31,7 +26,7 @@ impl VerifyingKey {
         preprocessed: impl IntoIterator<Item = (usize, u8)>,
         preprocessed_cap: &[Digest],
     ) -> VerifyingKey {
-        let mut h = Keccak256::new();
+        let mut h = Hasher::new();
         h.update(b"kestrel-vk-v2");
         h.update((machine.len() as u64).to_le_bytes());
         h.update(machine.as_bytes());

@@ -2,7 +2,7 @@
 //! the Fiat–Shamir transcript, Merkle verification, the AIR framework, proof types,
 //! parameters and the security estimator. Used by both the prover and the verifier.
 #![no_std]
-// No unsafe code, except the one call into the Thumb-2 Keccak-f (`keccak32`) on the cores
+// No unsafe code, except the one call into the Thumb-2 Keccak-p (`keccak32`) on the cores
 // that run it.
 #![cfg_attr(
     not(all(target_arch = "arm", target_feature = "thumb2")),
@@ -14,6 +14,7 @@ extern crate alloc;
 
 pub mod air;
 pub mod field;
+pub mod hash;
 pub mod isa;
 pub mod keccak32;
 pub mod keys;

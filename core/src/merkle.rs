@@ -1,8 +1,8 @@
-//! Keccak-256 Merkle trees over the rows of committed matrices.
+//! Merkle trees (hashed with TurboSHAKE128, [`crate::hash`]) over the rows of committed matrices.
 //!
-//! A row's digest is `Keccak256(0x00 ‖ row[0]_le ‖ row[1]_le ‖ …)` with canonical
-//! little-endian u64s ([`hash_leaf`]). An inner node is `Keccak256(0x01 ‖ left ‖ right)`
-//! ([`hash_node`]); an injection is `Keccak256(0x02 ‖ acc ‖ d)` ([`hash_inject`]). The
+//! A row's digest is `H(0x00 ‖ row[0]_le ‖ row[1]_le ‖ …)` with canonical
+//! little-endian u64s ([`hash_leaf`]). An inner node is `H(0x01 ‖ left ‖ right)`
+//! ([`hash_node`]); an injection is `H(0x02 ‖ acc ‖ d)` ([`hash_inject`]). The
 //! prefixes keep a row digest, a node and an injection apart.
 //!
 //! # The mixed-matrix tree of one round
@@ -28,13 +28,8 @@
 //! matrix is injected below the cap ([`crate::stark::round_cap_bits`]). Caps change no
 //! soundness bound: a cap is `2^c` roots of `2^c` subtrees, each binding as a Merkle root.
 
+use crate::hash::Hasher;
 use serde::{Deserialize, Serialize};
-// Keccak-256: the `sha3` crate on 64-bit targets; bit-interleaved lanes on 32-bit cores
-// (`keccak32`, the same digests).
-#[cfg(target_pointer_width = "32")]
-use crate::keccak32::Keccak256;
-#[cfg(not(target_pointer_width = "32"))]
-use sha3::{Digest as _, Keccak256};
 
 use crate::field::{Ext3, Felt};
 
@@ -42,7 +37,7 @@ const LEAF_PREFIX: u8 = 0x00;
 const NODE_PREFIX: u8 = 0x01;
 const INJECT_PREFIX: u8 = 0x02;
 
-/// A 32-byte Keccak-256 digest.
+/// A 32-byte digest ([`crate::hash`]).
 #[derive(Copy, Clone, Default, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 pub struct Digest(pub [u8; 32]);
 
@@ -67,12 +62,12 @@ pub fn hash_leaf(row: &[Felt]) -> Digest {
 
 /// [`hash_leaf`] fed one element at a time (a verifier reading a row from a stream).
 #[derive(Clone)]
-pub struct LeafHasher(Keccak256);
+pub struct LeafHasher(Hasher);
 
 impl LeafHasher {
     #[inline]
     pub fn new() -> LeafHasher {
-        let mut h = Keccak256::new();
+        let mut h = Hasher::new();
         h.update([LEAF_PREFIX]);
         LeafHasher(h)
     }
@@ -80,10 +75,7 @@ impl LeafHasher {
     /// The row's next element.
     #[inline]
     pub fn felt(&mut self, f: Felt) {
-        #[cfg(target_pointer_width = "32")]
         self.0.update_8(f.as_u64().to_le_bytes());
-        #[cfg(not(target_pointer_width = "32"))]
-        self.0.update(f.as_u64().to_le_bytes());
     }
 
     /// The leaf's digest.
@@ -102,7 +94,7 @@ impl Default for LeafHasher {
 /// Hashes a row of extension elements as their 3·n base coordinates.
 #[inline]
 pub fn hash_leaf_ext(row: &[Ext3]) -> Digest {
-    let mut h = Keccak256::new();
+    let mut h = Hasher::new();
     h.update([LEAF_PREFIX]);
     for e in row {
         for c in e.coords() {
@@ -112,21 +104,10 @@ pub fn hash_leaf_ext(row: &[Ext3]) -> Digest {
     Digest(h.finalize().into())
 }
 
-/// `Keccak256(prefix ‖ a ‖ b)`: one block.
+/// `H(prefix ‖ a ‖ b)`: one block.
 #[inline]
 fn hash_pair(prefix: u8, a: &Digest, b: &Digest) -> Digest {
-    #[cfg(target_pointer_width = "32")]
-    {
-        Digest(crate::keccak32::hash_prefixed_pair(prefix, &a.0, &b.0))
-    }
-    #[cfg(not(target_pointer_width = "32"))]
-    {
-        let mut h = Keccak256::new();
-        h.update([prefix]);
-        h.update(a.0);
-        h.update(b.0);
-        Digest(h.finalize().into())
-    }
+    Digest(crate::hash::hash_prefixed_pair(prefix, &a.0, &b.0))
 }
 
 /// Hashes two children.

@@ -10,7 +10,7 @@
 //!
 //! ```text
 //! magic               "KSTL"                                   4
-//! version             u16 = FORMAT_VERSION (7)                 2
+//! version             u16 = FORMAT_VERSION (9)                 2
 //! params              log_blowup u8, num_queries u16,          5
 //!                     pow_bits u8, log_final_poly_len u8
 //! log_heights         list<u8>
@@ -43,7 +43,10 @@
 //! FRI layer, carries only its siblings below the step where it meets the previous query's
 //! path in the same tree ([`crate::merkle::meet`]), and a table whose row the previous
 //! query opened (`q >> (log max LDE − log LDE)` equal for both) has no rows (an empty
-//! list): from format 7 on, shared nodes and repeated rows are sent once.
+//! list): from format 7 on, shared nodes and repeated rows are sent once. Format 9 has
+//! format 7's layout; its digests and challenges are TurboSHAKE128's ([`crate::hash`]; 7
+//! used Keccak-256), so a format 7 file is refused by its version rather than failing at
+//! its first digest.
 //!
 //! Nothing follows the last query. Every count is fixed by the parameters, the heights, the
 //! AIR and the query positions; the verifier compares each one with the count it expects
@@ -57,7 +60,7 @@ use crate::params::StarkParams;
 use serde::Serialize;
 
 pub const MAGIC: [u8; 4] = *b"KSTL";
-pub const FORMAT_VERSION: u16 = 7;
+pub const FORMAT_VERSION: u16 = 9;
 /// Bytes of the header: magic and version.
 pub const HEADER_LEN: usize = 6;
 /// Bytes of the encoded parameter set.
@@ -313,20 +316,20 @@ impl ProofBody {
 }
 
 /// The format version of a segmented run's proof ([`SegmentedProof`]).
-pub const SEGMENTED_FORMAT_VERSION: u16 = 8;
+pub const SEGMENTED_FORMAT_VERSION: u16 = 10;
 
-/// A segmented run's proof (format version 8): one part per segment, in execution order,
+/// A segmented run's proof (format version 10: format 8's layout, hashed as format 9): one part per segment, in execution order,
 /// then the run part, all under the LogUp challenges drawn after every part's main cap
 /// ([`crate::stark::RunRounds`]). Each part is a [`ProofBody`] of its tables (the run
 /// part's carries the preprocessed cap; the segments' have none), with the same
 /// parameters.
 ///
 /// ```text
-/// magic, version (8), params          as format 7
+/// magic, version (10), params         as format 9
 /// preprocessed_cap    list<Digest>
 /// parts               u32             segments + 1
 /// phase 1, per part   log_heights list<u8>, main_cap list<Digest>
-/// phase 2, per part   log_heights list<u8>, main_cap list<Digest>, then format 7's
+/// phase 2, per part   log_heights list<u8>, main_cap list<Digest>, then format 9's
 ///                     records from totals to the last query
 /// ```
 ///

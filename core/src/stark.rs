@@ -164,7 +164,7 @@ impl Rounds {
     }
 }
 
-/// The rounds of a segmented run ([`crate::proof`] format 8) before the parts go their own
+/// The rounds of a segmented run ([`crate::proof`] format 10) before the parts go their own
 /// ways. One transcript absorbs the statement, the parameters, the preprocessed cap and
 /// every part's heights and main cap, in part order ([`RunRounds::part_main`]); then the
 /// LogUp challenges shared by all parts are drawn ([`RunRounds::challenges`]), and each part

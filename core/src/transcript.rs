@@ -1,17 +1,12 @@
-//! Keccak-256 Fiat–Shamir transcript.
+//! Fiat–Shamir transcript over TurboSHAKE128 ([`crate::hash`]).
 //!
-//! The state is a 32-byte digest. Observations are absorbed into a running Keccak-256
+//! The state is a 32-byte digest. Observations are absorbed into a running TurboSHAKE128
 //! hasher seeded with the state, each prefixed by a one-byte tag naming its kind, so that
 //! no sequence of observations of one kind can collide with another kind's. A squeeze
 //! finalises `state ‖ absorbed ‖ SQUEEZE` into the new state and returns it; samples are
 //! drawn from squeezed blocks by rejection, so field elements are exactly uniform.
 
-// Keccak-256: the `sha3` crate on 64-bit targets; bit-interleaved lanes on 32-bit cores
-// (`keccak32`, the same digests).
-#[cfg(target_pointer_width = "32")]
-use crate::keccak32::Keccak256;
-#[cfg(not(target_pointer_width = "32"))]
-use sha3::{Digest as _, Keccak256};
+use crate::hash::Hasher;
 
 use crate::field::{Ext3, Felt, P};
 use crate::merkle::Digest;
@@ -29,7 +24,7 @@ const TAG_GRIND: u8 = 0x08;
 /// The Fiat–Shamir channel shared by prover and verifier.
 #[derive(Clone)]
 pub struct Transcript {
-    hasher: Keccak256,
+    hasher: Hasher,
     /// Unused 8-byte words of the last squeezed block.
     block: [u8; 32],
     block_pos: usize,
@@ -38,7 +33,7 @@ pub struct Transcript {
 impl Transcript {
     /// A transcript bound to a protocol domain (e.g. `b"kestrel-stark-v1"`).
     pub fn new(domain: &[u8]) -> Transcript {
-        let mut hasher = Keccak256::new();
+        let mut hasher = Hasher::new();
         hasher.update([TAG_INIT]);
         hasher.update((domain.len() as u64).to_le_bytes());
         hasher.update(domain);
@@ -158,9 +153,9 @@ impl Transcript {
 }
 
 /// Whether `nonce` answers `challenge` with at least `bits` leading zero bits of
-/// Keccak-256(challenge ‖ nonce_le).
+/// H(challenge ‖ nonce_le) ([`crate::hash`]).
 pub fn check_pow(challenge: &[u8; 32], nonce: u64, bits: u32) -> bool {
-    let mut h = Keccak256::new();
+    let mut h = Hasher::new();
     h.update(challenge);
     h.update(nonce.to_le_bytes());
     let out: [u8; 32] = h.finalize().into();

@@ -1,7 +1,7 @@
 //! Structure-aware mutations of a decoded proof.
 //!
 //! The fuzz input is read as a list of operations. Each picks one field of the
-//! [`ProofBody`] (proof format 7) — a parameter, the nonce, any list at any depth (round
+//! [`ProofBody`] (proof format 9) — a parameter, the nonce, any list at any depth (round
 //! caps, heights, totals, OOD values, FRI layers' caps, queries, per-table opened rows, the
 //! queries' per-round Merkle paths, FRI steps) — and
 //! changes it: a scalar is set or nudged; a list grows, shrinks, is cleared, has an element

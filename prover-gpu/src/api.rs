@@ -1154,7 +1154,7 @@ fn setup_work(tables: &[TableReport], log_blowup: u8) -> (u64, u64) {
         })
 }
 
-/// Bytes one Keccak-f[1600] permutation is worth when weighing stages against each other
+/// Bytes one Keccak-p[1600, 12] permutation is worth when weighing stages against each other
 /// for the time-left estimate, per backend: about the ratio of copy bandwidth to
 /// permutation rate that `prove --stats` measured (`ceilings`) on the H200 (3,877.8 GB/s ÷
 /// 3.43 Gperm/s ≈ 1,130) and on a 2-core development host's CPU backend (16.6 GB/s ÷

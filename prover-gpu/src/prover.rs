@@ -264,7 +264,7 @@ pub fn prove_part<B: DeviceTraces>(
 
 /// Which rounds a call proves.
 enum Schedule {
-    /// The whole protocol on its own transcript (format 7).
+    /// The whole protocol on its own transcript (format 9).
     Whole,
     /// The main round only: a segmented part's phase 1.
     MainOnly,

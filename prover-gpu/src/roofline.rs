@@ -1,4 +1,4 @@
-//! A roofline report per proving stage: the least memory traffic and the Keccak-f[1600]
+//! A roofline report per proving stage: the least memory traffic and the Keccak-p[1600, 12]
 //! permutations each stage of [`crate::prover`] must do, from the proof's shape alone, set
 //! against measured ceilings (a copy bandwidth and a permutation rate).
 //!
@@ -16,10 +16,11 @@
 //! (`8·N·k` bytes) and its Merkle tree as the prover keeps it (all `2N − 1` digests of 32
 //! bytes), and hashes `N` leaves and `N − 1` inner nodes.
 //!
-//! Keccak-256 permutations, counted as [`kestrel_core::merkle`] hashes: a leaf of `k` cells
-//! absorbs `1 + 8k` bytes (a prefix byte and the cells), and Keccak's padding adds at least
-//! one byte, so it takes `⌊(1 + 8k)/136⌋ + 1` permutations ([`leaf_perms`]; 136 bytes is
-//! Keccak-256's rate). An inner node absorbs `1 + 64` bytes: one permutation. A FRI leaf is
+//! Keccak-p[1600, 12] permutations, counted as [`kestrel_core::merkle`] hashes
+//! (TurboSHAKE128, [`kestrel_core::hash`]): a leaf of `k` cells absorbs `1 + 8k` bytes (a
+//! prefix byte and the cells), and the padding adds at least one byte (the domain byte), so
+//! it takes `⌊(1 + 8k)/168⌋ + 1` permutations ([`leaf_perms`]; 168 bytes is the rate). An
+//! inner node absorbs `1 + 64` bytes: one permutation. A FRI leaf is
 //! a pair of extension elements (6 cells): one permutation.
 //!
 //! | stage | bytes read | bytes written | permutations |
@@ -56,12 +57,12 @@ use std::time::Instant;
 use kestrel_core::merkle::{hash_node, Digest};
 use rayon::prelude::*;
 
-/// Keccak-256's rate in bytes.
-pub const KECCAK256_RATE: u64 = 136;
+/// The hash's rate in bytes.
+pub const HASH_RATE: u64 = kestrel_core::hash::RATE as u64;
 
 /// Permutations to hash a leaf of `cells` base cells (`0x00 ‖ cells`, 8 bytes each).
 pub fn leaf_perms(cells: u64) -> u64 {
-    (1 + 8 * cells) / KECCAK256_RATE + 1
+    (1 + 8 * cells) / HASH_RATE + 1
 }
 
 /// One table's shape as the model reads it.
@@ -245,7 +246,7 @@ pub fn model(s: &ProofShape) -> Vec<StageWork> {
 pub struct Ceilings {
     /// Copy bandwidth, bytes read + written, in GB/s.
     pub copy_gb_s: f64,
-    /// Keccak-f[1600] permutations per second, in 10^9.
+    /// Keccak-p[1600, 12] permutations per second, in 10^9.
     pub keccak_gperm_s: f64,
     /// What measured them.
     pub measured_by: String,
@@ -299,7 +300,7 @@ pub fn cpu_ceilings() -> Ceilings {
             copy_gb_s,
             keccak_gperm_s: best_rate / 1e9,
             measured_by: format!(
-                "cpu: parallel copy of 2x64 MiB (best of 3), Keccak-256 node hashes (sha3), \
+                "cpu: parallel copy of 2x64 MiB (best of 3), Merkle node hashes (kestrel_core::merkle), \
                  best of 4 windows of 12 ms, {threads} rayon threads"
             ),
         }
@@ -371,10 +372,10 @@ mod tests {
     fn leaf_permutations_follow_the_rate() {
         // 1 + 8k bytes plus at least one byte of padding, in blocks of 136.
         assert_eq!(leaf_perms(0), 1);
-        assert_eq!(leaf_perms(16), 1); // 129 bytes
-        assert_eq!(leaf_perms(17), 2); // 137 bytes
-        assert_eq!(leaf_perms(33), 2); // 265 bytes
-        assert_eq!(leaf_perms(34), 3); // 273 bytes
+        assert_eq!(leaf_perms(20), 1); // 161 bytes
+        assert_eq!(leaf_perms(21), 2); // 169 bytes
+        assert_eq!(leaf_perms(41), 2); // 329 bytes
+        assert_eq!(leaf_perms(42), 3); // 337 bytes
     }
 
     /// One table of 8 rows, 2 main, 1 preprocessed, 3 aux columns, 1 quotient chunk,

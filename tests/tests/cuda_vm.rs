@@ -57,7 +57,7 @@ fn vm_proofs_are_byte_identical_on_the_gpu() {
     }
 }
 
-/// Segmented proofs (format 8) on the CUDA backend, with the record tables filled on the
+/// Segmented proofs (format 10) on the CUDA backend, with the record tables filled on the
 /// device, are byte-identical to the CPU backend's host-filled ones and verify.
 #[test]
 #[ignore = "needs a CUDA device: run with --ignored on the GPU machine"]

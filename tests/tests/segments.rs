@@ -1,4 +1,4 @@
-//! Segmented proofs (format 8): a run cut into segments proves and verifies, the same
+//! Segmented proofs (format 10): a run cut into segments proves and verifies, the same
 //! statement as one proof of the whole run; the verifier rejects dropped, duplicated,
 //! reordered and truncated segments, segments and run parts spliced in from another run or
 //! another input, and a second listing that differs from the first; its heap does not grow

@@ -1,5 +1,5 @@
-//! The entry points: a proof's header read and checked, then the whole proof (format 7,
-//! [`crate::verify`]) or a segmented run (format 8, [`crate::segmented`]).
+//! The entry points: a proof's header read and checked, then the whole proof (format 9,
+//! [`crate::verify`]) or a segmented run (format 10, [`crate::segmented`]).
 
 use kestrel_core::air::Machine;
 use kestrel_core::field::Felt;

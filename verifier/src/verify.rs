@@ -72,7 +72,7 @@ pub(crate) fn exts(
     (0..n).map(|_| r.ext()).collect()
 }
 
-/// A whole proof (format 7) after its header: `params` read and well formed, the public
+/// A whole proof (format 9) after its header: `params` read and well formed, the public
 /// values' count checked.
 pub(crate) fn verify_whole(
     machine: &dyn Machine,

@@ -18,8 +18,9 @@
 //! `log2 |D|` rounds), then `s = num_queries` queries follow
 //! `pow_bits` of grinding. LogUp sums at most `M = h · lookup_fractions_per_row` fractions
 //! whose tuples (of width at most `W = fingerprint_width`) are fingerprinted with powers
-//! of one challenge. Merkle trees and Fiat–Shamir use Keccak-256, whose collision resistance
-//! caps every figure at [`HASH_BITS`] = 128.
+//! of one challenge. Merkle trees and Fiat–Shamir use TurboSHAKE128 with 32-byte output
+//! ([`crate::hash`]), whose claimed security (RFC 9861), collisions included, caps every
+//! figure at [`HASH_BITS`] = 128.
 //!
 //! # Conjectured security
 //!
@@ -104,7 +105,7 @@
 //! ([`crate::stark::ROUND_CAP_BITS`], [`crate::stark::FRI_CAP_BITS`]) rather than one root
 //! per matrix: the terms above are about the polynomials, and the commitments only need to
 //! bind the opened values to what was fixed before each challenge. A mixed tree does so
-//! under Keccak-256's collision resistance (row digests, nodes and injections have distinct
+//! under the hash's collision resistance (row digests, nodes and injections have distinct
 //! prefixes, and a matrix's position in the tree is fixed by its height and table order),
 //! and a cap of `2^c` nodes is `2^c` roots of subtrees, each binding like a root; so the
 //! [`HASH_BITS`] cap is the only place the hash appears, with or without them. The defaults in
@@ -134,7 +135,8 @@
 
 use super::StarkParams;
 
-/// Collision resistance of Keccak-256 in bits: no figure exceeds it.
+/// Collision resistance of the hash (TurboSHAKE128, 256-bit digests) in bits: no figure
+/// exceeds it.
 pub const HASH_BITS: f64 = 128.0;
 
 /// Every table has at least 2^4 = 16 rows (the provers pad shorter ones, the verifier

@@ -1,4 +1,4 @@
-//! Keccak-256 Merkle trees over matrix rows, built in parallel: plain trees (FRI layers)
+//! Merkle trees (TurboSHAKE128) over matrix rows, built in parallel: plain trees (FRI layers)
 //! and the mixed-matrix trees of rounds (`kestrel_core::merkle` has the definition;
 //! mirrors `cuda/merkle.rs`).
 

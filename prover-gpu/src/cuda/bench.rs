@@ -63,8 +63,8 @@ pub fn copy_bandwidth(dev: &CudaDevice, words: usize) -> Result<f64, CudaError> 
     Ok(2.0 * 8.0 * words as f64 / (ms * 1e6))
 }
 
-/// Keccak-f[1600] permutations per second (in 10^9) of the Merkle level kernel
-/// (`ks_merkle_level`: one node, `Keccak256(0x01 ‖ left ‖ right)`, 65 bytes, is one
+/// Keccak-p[1600, 12] permutations per second (in 10^9) of the Merkle level kernel
+/// (`ks_merkle_level`: one node, `H(0x01 ‖ left ‖ right)`, 65 bytes, is one
 /// permutation) hashing `nodes` nodes from `2·nodes` zeroed digests (best of 5).
 pub fn keccak_rate(dev: &CudaDevice, nodes: usize) -> Result<f64, CudaError> {
     let s = dev.stream();

@@ -1,4 +1,4 @@
-//! Keccak-256 Merkle trees on the device (kernels/merkle.cu): all levels in one buffer,
+//! Merkle trees (TurboSHAKE128, kernels/keccak.cuh) on the device (kernels/merkle.cu): all levels in one buffer,
 //! leaves first (`2^log_leaves` digests of 4 words), the root last; the cap (the level of
 //! `2^cap_bits` nodes) downloaded once. Plain trees (FRI layers, [`build`]) and the
 //! mixed-matrix trees of rounds ([`build_mixed`], `kestrel_core::merkle` has the

@@ -262,10 +262,10 @@ fn main() -> ! {
             .init(core::ptr::addr_of_mut!(HEAP_MEM) as usize, HEAP_SIZE)
     };
 
-    // The Keccak-f this core runs (Thumb-2 assembly, which the host tests cannot run)
+    // The Keccak-p this core runs (Thumb-2 assembly, which the host tests cannot run)
     // against a known answer, before it hashes anything.
     if !kestrel_verifier::kestrel_core::keccak32::self_test() {
-        hprintln!("kestrel-fw: result=error keccak-f self-test failed");
+        hprintln!("kestrel-fw: result=error keccak-p self-test failed");
         debug::exit(debug::EXIT_FAILURE);
         loop {}
     }
