@@ -73,7 +73,7 @@ impl Twiddles {
             dev,
             stream,
             "ks_ntt_twiddles",
-            grid_for(n as u64, 256),
+            grid_for((n as u64).div_ceil(32), 256),
             [&t.ptr(stream), &log, &root32, &(inverse as u32)]
         );
         dev.sync(stream, "twiddles")?;
