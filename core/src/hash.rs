@@ -17,12 +17,7 @@
 //! 64-bit targets and the bit-interleaved sponge of [`crate::keccak32`] on 32-bit cores; the
 //! tests check both against `sha3::TurboShake128` at every length.
 
-/// TurboSHAKE's domain-separation byte used everywhere (RFC 9861's default).
-pub const DOMAIN: u8 = 0x1F;
-/// The sponge's rate in bytes (capacity 256 bits).
-pub const RATE: usize = 168;
-/// Keccak-p[1600, ROUNDS].
-pub const ROUNDS: usize = 12;
+pub use crate::keccak32::{DOMAIN, RATE, ROUNDS};
 
 #[cfg(target_pointer_width = "32")]
 pub use crate::keccak32::Hasher;
@@ -44,26 +39,10 @@ pub fn hash_prefixed_pair(prefix: u8, a: &[u8; 32], b: &[u8; 32]) -> [u8; 32] {
     }
 }
 
-/// The block that holds `prefix ‖ a ‖ b` and the padding's first byte: the first 72 bytes
-/// (nine lanes); the rest of the block is zero except the padding's final `0x80` in its last
-/// byte (lane 20).
-#[inline(always)]
-pub(crate) fn pair_head(prefix: u8, a: &[u8; 32], b: &[u8; 32]) -> [u8; 72] {
-    let mut head = [0u8; 72];
-    head[0] = prefix;
-    head[1..33].copy_from_slice(a);
-    head[33..65].copy_from_slice(b);
-    head[65] = DOMAIN;
-    head
-}
-
-/// The lane that holds the padding's final `0x80`, and its value.
-pub(crate) const PAD_LANE: usize = RATE / 8 - 1;
-pub(crate) const PAD_BIT: u64 = 0x80 << 56;
-
 #[cfg(not(target_pointer_width = "32"))]
 mod lanes64 {
-    use super::{pair_head, DOMAIN, PAD_BIT, PAD_LANE, RATE, ROUNDS};
+    use super::{DOMAIN, RATE, ROUNDS};
+    use crate::keccak32::{pair_head, PAD_BIT, PAD_LANE};
 
     /// TurboSHAKE128 (domain [`DOMAIN`], 32-byte output), incremental.
     #[derive(Clone)]

@@ -12,7 +12,29 @@
 /// odd bits (lane `i = x + 5y`, as in the `keccak` crate).
 pub type State = [u32; 50];
 
-use crate::hash::{pair_head, DOMAIN, PAD_BIT, PAD_LANE, RATE, ROUNDS};
+/// TurboSHAKE's domain-separation byte used everywhere (RFC 9861's default).
+pub const DOMAIN: u8 = 0x1F;
+/// The sponge's rate in bytes (capacity 256 bits).
+pub const RATE: usize = 168;
+/// Keccak-p[1600, ROUNDS].
+pub const ROUNDS: usize = 12;
+
+/// The block that holds `prefix ‖ a ‖ b` and the padding's first byte: the first 72 bytes
+/// (nine lanes); the rest of the block is zero except the padding's final `0x80` in its last
+/// byte (lane [`PAD_LANE`]).
+#[inline(always)]
+pub(crate) fn pair_head(prefix: u8, a: &[u8; 32], b: &[u8; 32]) -> [u8; 72] {
+    let mut head = [0u8; 72];
+    head[0] = prefix;
+    head[1..33].copy_from_slice(a);
+    head[33..65].copy_from_slice(b);
+    head[65] = DOMAIN;
+    head
+}
+
+/// The lane that holds the padding's final `0x80`, and its value.
+pub(crate) const PAD_LANE: usize = RATE / 8 - 1;
+pub(crate) const PAD_BIT: u64 = 0x80 << 56;
 
 /// Keccak-f[1600]'s 24 round constants; Keccak-p[1600, 12] uses the last 12.
 const RC: [u64; 24] = [

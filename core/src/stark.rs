@@ -500,6 +500,14 @@ impl FriShape {
     pub fn layer_shift(&self, l: u32) -> Felt {
         shift_after(self.folds_before(l))
     }
+
+    /// Whether query position `q` opens the same row of a table whose LDE has `2^log_lde`
+    /// rows as the previous query `prev` (positions sorted): then that table's rows are not
+    /// sent again ([`crate::proof`]), the rule the prover prunes by and the verifier reads by.
+    pub fn same_row(&self, prev: Option<usize>, q: usize, log_lde: u32) -> bool {
+        let shift = self.log_max_lde - log_lde;
+        prev.is_some_and(|p| p >> shift == q >> shift)
+    }
 }
 
 /// The coset shift after `folds` binary folds: `g^(2^folds)`.

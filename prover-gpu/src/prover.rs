@@ -882,17 +882,11 @@ impl<B: Backend> Proving<'_, B> {
             })
             .collect();
         // A table row the previous query opened is not sent again.
-        let shifts: Vec<u32> = self
-            .log_heights
-            .iter()
-            .map(|&h| fri.log_max_lde - (h as u32 + self.lb))
-            .collect();
         for (k, q) in queries.iter_mut().enumerate() {
-            if let Some(p) = k.checked_sub(1).map(|p| positions[p]) {
-                for (rows, &shift) in q.tables.iter_mut().zip(&shifts) {
-                    if p >> shift == positions[k] >> shift {
-                        rows.clear();
-                    }
+            let prev = k.checked_sub(1).map(|p| positions[p]);
+            for (rows, &h) in q.tables.iter_mut().zip(&self.log_heights) {
+                if fri.same_row(prev, positions[k], h as u32 + self.lb) {
+                    rows.clear();
                 }
             }
             let sent = |(leaves, depth): &(Vec<usize>, usize)| {

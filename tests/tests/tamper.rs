@@ -723,16 +723,28 @@ fn query_openings_moved_are_merkle_path() {
         },
         "query 0: aux and quotient paths swapped"
     );
+    let q1 = &f.body.queries[1];
     for (i, &round) in RC_ROUNDS.iter().enumerate() {
         let e = f.tamper("two queries' paths swapped", |b| {
             let p = std::mem::take(&mut b.queries[0].paths[i]);
             b.queries[0].paths[i] = std::mem::replace(&mut b.queries[1].paths[i], p);
         });
-        assert_err!(
-            e,
-            VerifyError::MerklePath { query: 0, round: r } if r == round,
-            "queries 0 and 1: {round:?} paths swapped"
-        );
+        // Query 1's path is shorter where it meets query 0's: then the swap is a shape
+        // error at query 0, else a wrong path.
+        let (n0, n1) = (q0.paths[i].len(), q1.paths[i].len());
+        if n0 == n1 {
+            assert_err!(
+                e,
+                VerifyError::MerklePath { query: 0, round: r } if r == round,
+                "queries 0 and 1: {round:?} paths swapped"
+            );
+        } else {
+            assert_err!(
+                e,
+                VerifyError::Length { what: "Merkle path", expected, got } if expected == n0 && got == n1,
+                "queries 0 and 1: {round:?} paths (of {n0} and {n1} siblings) swapped"
+            );
+        }
     }
 }
 

@@ -387,8 +387,7 @@ pub(crate) fn verify_part(
             let d = &deep[t];
             // A table row the previous query opened too is not sent again: its digests
             // and DEEP value are that query's.
-            let shift = fri.log_max_lde - log_lde;
-            if prev_q.is_some_and(|p| p >> shift == q >> shift) {
+            if fri.same_row(prev_q, q, log_lde) {
                 r.count("table openings", 0, 0)?;
                 for m in Matrix::of(s) {
                     let i = m as usize;
