@@ -60,6 +60,6 @@ impl VerifyingKey {
         for d in preprocessed_cap {
             h.update(d.0);
         }
-        VerifyingKey(h.finalize().into())
+        VerifyingKey(h.finalize())
     }
 }

@@ -81,7 +81,7 @@ impl LeafHasher {
     /// The leaf's digest.
     #[inline]
     pub fn finish(self) -> Digest {
-        Digest(self.0.finalize().into())
+        Digest(self.0.finalize())
     }
 }
 
@@ -101,7 +101,7 @@ pub fn hash_leaf_ext(row: &[Ext3]) -> Digest {
             h.update(c.as_u64().to_le_bytes());
         }
     }
-    Digest(h.finalize().into())
+    Digest(h.finalize())
 }
 
 /// `H(prefix ‖ a ‖ b)`: one block.

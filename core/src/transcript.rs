@@ -98,7 +98,7 @@ impl Transcript {
     /// Finalises everything absorbed into a new 32-byte state and returns it.
     pub fn squeeze(&mut self) -> [u8; 32] {
         self.hasher.update([TAG_SQUEEZE]);
-        let state: [u8; 32] = self.hasher.finalize_reset().into();
+        let state: [u8; 32] = self.hasher.finalize_reset();
         self.hasher.update(state);
         self.block_pos = 32;
         state
@@ -158,7 +158,7 @@ pub fn check_pow(challenge: &[u8; 32], nonce: u64, bits: u32) -> bool {
     let mut h = Hasher::new();
     h.update(challenge);
     h.update(nonce.to_le_bytes());
-    let out: [u8; 32] = h.finalize().into();
+    let out: [u8; 32] = h.finalize();
     leading_zero_bits(&out) >= bits
 }
 
