@@ -41,86 +41,34 @@ pub fn hash_prefixed_pair(prefix: u8, a: &[u8; 32], b: &[u8; 32]) -> [u8; 32] {
 
 #[cfg(not(target_pointer_width = "32"))]
 mod lanes64 {
-    use super::{DOMAIN, RATE, ROUNDS};
-    use crate::keccak32::{pair_head, PAD_BIT, PAD_LANE};
+    use super::{RATE, ROUNDS};
+    use crate::keccak32::{pair_head, Permutation, Sponge, PAD_BIT, PAD_LANE};
 
-    /// TurboSHAKE128 (domain [`DOMAIN`], 32-byte output), incremental.
+    /// The plain state of 64-bit lanes as the sponge's [`Permutation`].
     #[derive(Clone)]
-    pub struct Hasher {
-        state: [u64; 25],
-        buf: [u8; RATE],
-        pos: usize,
-    }
+    pub struct Lanes([u64; 25]);
 
-    impl Default for Hasher {
-        fn default() -> Self {
-            Self::new()
-        }
-    }
-
-    impl Hasher {
+    impl Permutation for Lanes {
         #[inline(always)]
-        pub fn new() -> Hasher {
-            Hasher {
-                state: [0; 25],
-                buf: [0; RATE],
-                pos: 0,
-            }
+        fn zero() -> Self {
+            Lanes([0; 25])
         }
 
-        fn absorb_block(&mut self) {
-            for (lane, w) in self.state.iter_mut().zip(self.buf.chunks_exact(8)) {
+        #[inline]
+        fn absorb(&mut self, block: &[u8; RATE]) {
+            for (lane, w) in self.0.iter_mut().zip(block.chunks_exact(8)) {
                 *lane ^= u64::from_le_bytes(w.try_into().unwrap());
             }
-            keccak::p1600(&mut self.state, ROUNDS);
-            self.pos = 0;
+            keccak::p1600(&mut self.0, ROUNDS);
         }
 
-        pub fn update(&mut self, data: impl AsRef<[u8]>) {
-            let mut data = data.as_ref();
-            while !data.is_empty() {
-                let n = (RATE - self.pos).min(data.len());
-                self.buf[self.pos..self.pos + n].copy_from_slice(&data[..n]);
-                self.pos += n;
-                data = &data[n..];
-                if self.pos == RATE {
-                    self.absorb_block();
-                }
-            }
-        }
-
-        /// [`Hasher::update`] with eight bytes (a field element).
-        #[inline]
-        pub fn update_8(&mut self, bytes: [u8; 8]) {
-            if self.pos + 8 <= RATE {
-                let at = self.pos;
-                self.buf[at..at + 8].copy_from_slice(&bytes);
-                self.pos += 8;
-                if self.pos == RATE {
-                    self.absorb_block();
-                }
-            } else {
-                self.update(bytes);
-            }
-        }
-
-        /// The digest; the hasher is reset to empty.
-        pub fn finalize_reset(&mut self) -> [u8; 32] {
-            self.buf[self.pos..].fill(0);
-            self.buf[self.pos] = DOMAIN;
-            self.buf[RATE - 1] ^= 0x80;
-            self.absorb_block();
-            let out = squeeze(&self.state);
-            self.state = [0; 25];
-            out
-        }
-
-        /// The digest.
-        #[inline(always)]
-        pub fn finalize(mut self) -> [u8; 32] {
-            self.finalize_reset()
+        fn digest(&self) -> [u8; 32] {
+            squeeze(&self.0)
         }
     }
+
+    /// TurboSHAKE128 on 64-bit lanes.
+    pub type Hasher = Sponge<Lanes>;
 
     fn squeeze(state: &[u64; 25]) -> [u8; 32] {
         let mut out = [0u8; 32];
@@ -145,22 +93,7 @@ mod lanes64 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use sha3::digest::{ExtendableOutput, Update};
-
-    fn reference(data: &[u8]) -> [u8; 32] {
-        let mut h = sha3::TurboShake128::from_core(sha3::TurboShake128Core::new(DOMAIN));
-        h.update(data);
-        let mut out = [0u8; 32];
-        h.finalize_xof_into(&mut out);
-        out
-    }
-
-    fn rng(seed: &mut u64) -> u64 {
-        *seed ^= *seed >> 12;
-        *seed ^= *seed << 25;
-        *seed ^= *seed >> 27;
-        seed.wrapping_mul(0x2545_f491_4f6c_dd1d)
-    }
+    use crate::keccak32::tests::{pairs_match_sha3, reference, sponge_matches_sha3};
 
     /// RFC 9861 §5's first TurboSHAKE128 vector: the empty message with D = 0x1F.
     #[test]
@@ -171,49 +104,20 @@ mod tests {
             0xF2, 0xC1, 0xB7, 0x4C,
         ];
         assert_eq!(Hasher::new().finalize(), want);
+        assert_eq!(crate::keccak32::Hasher::new().finalize(), want);
         assert_eq!(reference(&[]), want);
     }
 
     #[test]
     fn matches_sha3_turboshake128_at_every_length_and_split() {
-        let mut seed = 99;
-        let data: alloc::vec::Vec<u8> = (0..800).map(|_| rng(&mut seed) as u8).collect();
-        for len in (0..400).chain([503, 504, 671, 672, 800]) {
-            let want = reference(&data[..len]);
-            let mut h = Hasher::new();
-            h.update(&data[..len]);
-            assert_eq!(h.finalize(), want, "length {len}");
-            // The same bytes in uneven pieces, and a reset hasher reused.
-            let mut h = Hasher::new();
-            h.update(b"junk");
-            h.finalize_reset();
-            for piece in data[..len].chunks(1 + len % 37) {
-                h.update(piece);
-            }
-            assert_eq!(h.finalize_reset(), want, "length {len} in pieces");
-            // One byte, then eight at a time (as a leaf hasher feeds field elements).
-            if len % 8 == 1 {
-                h.update(&data[..1]);
-                for w in data[1..len].chunks_exact(8) {
-                    h.update_8(w.try_into().unwrap());
-                }
-                assert_eq!(h.finalize_reset(), want, "length {len} in eights");
-            }
-        }
+        #[cfg(not(target_pointer_width = "32"))]
+        sponge_matches_sha3::<lanes64::Lanes>();
+        #[cfg(target_pointer_width = "32")]
+        sponge_matches_sha3::<crate::keccak32::Interleaved>();
     }
 
     #[test]
     fn prefixed_pairs_match_sha3() {
-        let mut seed = 5;
-        for prefix in [0u8, 1, 2, 0xff] {
-            for _ in 0..50 {
-                let mut m = [0u8; 65];
-                m[0] = prefix;
-                m[1..].iter_mut().for_each(|x| *x = rng(&mut seed) as u8);
-                let a: [u8; 32] = m[1..33].try_into().unwrap();
-                let b: [u8; 32] = m[33..].try_into().unwrap();
-                assert_eq!(hash_prefixed_pair(prefix, &a, &b), reference(&m));
-            }
-        }
+        pairs_match_sha3(hash_prefixed_pair);
     }
 }

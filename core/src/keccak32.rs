@@ -338,33 +338,44 @@ pub fn self_test() -> bool {
 const SELF_TEST_LANE0: u64 = 0x4b03_66dc_36bb_8c04;
 const SELF_TEST_XOR: u64 = 0x3758_750c_f240_ec61;
 
-/// TurboSHAKE128 (domain [`DOMAIN`], 32-byte output), incremental: [`crate::hash::Hasher`] on
-/// 32-bit targets.
+/// A Keccak state the sponge drives: XOR a rate block in and permute; read the digest.
+pub trait Permutation: Clone {
+    /// The all-zero state.
+    fn zero() -> Self;
+    /// XORs one rate block into the state and applies Keccak-p[1600, 12].
+    fn absorb(&mut self, block: &[u8; RATE]);
+    /// The first 32 bytes of the state.
+    fn digest(&self) -> [u8; 32];
+}
+
+/// TurboSHAKE128 (domain [`DOMAIN`], 32-byte output), incremental, over a state `S`: this
+/// module's interleaved [`Interleaved`] on 32-bit cores, 64-bit lanes elsewhere
+/// ([`crate::hash::Hasher`]).
 #[derive(Clone)]
-pub struct Hasher {
-    state: State,
+pub struct Sponge<S: Permutation> {
+    state: S,
     buf: [u8; RATE],
     pos: usize,
 }
 
-impl Default for Hasher {
+impl<S: Permutation> Default for Sponge<S> {
     fn default() -> Self {
         Self::new()
     }
 }
 
-impl Hasher {
+impl<S: Permutation> Sponge<S> {
     #[inline(always)]
-    pub fn new() -> Hasher {
-        Hasher {
-            state: [0; 50],
+    pub fn new() -> Sponge<S> {
+        Sponge {
+            state: S::zero(),
             buf: [0; RATE],
             pos: 0,
         }
     }
 
     fn absorb_block(&mut self) {
-        absorb(&mut self.state, &self.buf);
+        self.state.absorb(&self.buf);
         self.pos = 0;
     }
 
@@ -381,7 +392,7 @@ impl Hasher {
         }
     }
 
-    /// [`Hasher::update`] with eight bytes (a field element), copied without a call.
+    /// [`Sponge::update`] with eight bytes (a field element), copied without a call.
     #[inline]
     pub fn update_8(&mut self, bytes: [u8; 8]) {
         if self.pos + 8 <= RATE {
@@ -402,10 +413,9 @@ impl Hasher {
         self.buf[self.pos] = DOMAIN;
         self.buf[RATE - 1] ^= 0x80;
         self.absorb_block();
-        let out = squeeze(&self.state);
+        let out = self.state.digest();
         // Reset in place (the buffer is always filled before it is absorbed again).
-        self.state = [0; 50];
-        self.pos = 0;
+        self.state = S::zero();
         out
     }
 
@@ -416,17 +426,34 @@ impl Hasher {
     }
 }
 
-/// XORs one rate block into the state and permutes.
-fn absorb(state: &mut State, block: &[u8; RATE]) {
-    for (i, w) in block.chunks_exact(8).enumerate() {
-        let mut b = [0u8; 8];
-        b.copy_from_slice(w);
-        let (e, o) = interleave(u64::from_le_bytes(b));
-        state[2 * i] ^= e;
-        state[2 * i + 1] ^= o;
+/// The interleaved state as the sponge's [`Permutation`].
+#[derive(Clone)]
+pub struct Interleaved(State);
+
+impl Permutation for Interleaved {
+    #[inline(always)]
+    fn zero() -> Self {
+        Interleaved([0; 50])
     }
-    permute(state);
+
+    fn absorb(&mut self, block: &[u8; RATE]) {
+        for (i, w) in block.chunks_exact(8).enumerate() {
+            let mut b = [0u8; 8];
+            b.copy_from_slice(w);
+            let (e, o) = interleave(u64::from_le_bytes(b));
+            self.0[2 * i] ^= e;
+            self.0[2 * i + 1] ^= o;
+        }
+        permute(&mut self.0);
+    }
+
+    fn digest(&self) -> [u8; 32] {
+        squeeze(&self.0)
+    }
 }
+
+/// TurboSHAKE128 on the interleaved state.
+pub type Hasher = Sponge<Interleaved>;
 
 /// The first 32 bytes of the state (the digest).
 fn squeeze(state: &State) -> [u8; 32] {
@@ -456,10 +483,10 @@ pub fn hash_prefixed_pair(prefix: u8, a: &[u8; 32], b: &[u8; 32]) -> [u8; 32] {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     /// A small deterministic generator (xorshift64*) for random states.
-    fn rng(seed: &mut u64) -> u64 {
+    pub(crate) fn rng(seed: &mut u64) -> u64 {
         *seed ^= *seed >> 12;
         *seed ^= *seed << 25;
         *seed ^= *seed >> 27;
@@ -546,7 +573,8 @@ mod tests {
         assert!(self_test());
     }
 
-    fn reference(data: &[u8]) -> [u8; 32] {
+    /// `sha3::TurboShake128` with [`DOMAIN`], 32 bytes out: the reference.
+    pub(crate) fn reference(data: &[u8]) -> [u8; 32] {
         use sha3::digest::{ExtendableOutput, Update};
         let mut h = sha3::TurboShake128::from_core(sha3::TurboShake128Core::new(DOMAIN));
         h.update(data);
@@ -555,8 +583,8 @@ mod tests {
         out
     }
 
-    #[test]
-    fn prefixed_pairs_match_sha3() {
+    /// `pair(prefix, a, b)` is the reference's hash of `prefix ‖ a ‖ b`.
+    pub(crate) fn pairs_match_sha3(pair: fn(u8, &[u8; 32], &[u8; 32]) -> [u8; 32]) {
         let mut seed = 5;
         for prefix in [0u8, 1, 2, 0xff] {
             for _ in 0..50 {
@@ -565,29 +593,29 @@ mod tests {
                 m[1..].iter_mut().for_each(|x| *x = rng(&mut seed) as u8);
                 let a: [u8; 32] = m[1..33].try_into().unwrap();
                 let b: [u8; 32] = m[33..].try_into().unwrap();
-                assert_eq!(hash_prefixed_pair(prefix, &a, &b), reference(&m));
+                assert_eq!(pair(prefix, &a, &b), reference(&m));
             }
         }
     }
 
-    #[test]
-    fn hasher_matches_sha3_at_every_length_and_split() {
+    /// The sponge over `S` is the reference at every length from 0 to 400 bytes (and a few
+    /// around block boundaries), whole, in uneven pieces, reset and reused, and fed eight
+    /// bytes at a time.
+    pub(crate) fn sponge_matches_sha3<S: Permutation>() {
         let mut seed = 99;
         let data: alloc::vec::Vec<u8> = (0..800).map(|_| rng(&mut seed) as u8).collect();
         for len in (0..400).chain([503, 504, 671, 672, 800]) {
             let want = reference(&data[..len]);
-            let mut h = Hasher::new();
+            let mut h = Sponge::<S>::new();
             h.update(&data[..len]);
             assert_eq!(h.finalize(), want, "length {len}");
-            // The same bytes in uneven pieces, and a reset hasher reused.
-            let mut h = Hasher::new();
+            let mut h = Sponge::<S>::new();
             h.update(b"junk");
             h.finalize_reset();
             for piece in data[..len].chunks(1 + len % 37) {
                 h.update(piece);
             }
             assert_eq!(h.finalize_reset(), want, "length {len} in pieces");
-            // One byte, then eight at a time (as a leaf hasher feeds field elements).
             if len % 8 == 1 {
                 h.update(&data[..1]);
                 for w in data[1..len].chunks_exact(8) {
@@ -596,5 +624,15 @@ mod tests {
                 assert_eq!(h.finalize_reset(), want, "length {len} in eights");
             }
         }
+    }
+
+    #[test]
+    fn prefixed_pairs_match_sha3() {
+        pairs_match_sha3(hash_prefixed_pair);
+    }
+
+    #[test]
+    fn hasher_matches_sha3_at_every_length_and_split() {
+        sponge_matches_sha3::<Interleaved>();
     }
 }
