@@ -1156,13 +1156,13 @@ fn setup_work(tables: &[TableReport], log_blowup: u8) -> (u64, u64) {
 
 /// Bytes one Keccak-p[1600, 12] permutation is worth when weighing stages against each other
 /// for the time-left estimate, per backend: about the ratio of copy bandwidth to
-/// permutation rate that `prove --stats` measured (`ceilings`) on the H200 (3,877.8 GB/s ÷
-/// 3.43 Gperm/s ≈ 1,130) and on a 2-core development host's CPU backend (16.6 GB/s ÷
-/// 3.7 Mperm/s ≈ 4,500). Only the estimate uses it.
+/// permutation rate that `prove --stats` measured (`ceilings`) on the H200 (3,875.5 GB/s ÷
+/// 6.73 Gperm/s ≈ 580) and on a 2-core development host's CPU backend (34.5 GB/s ÷
+/// 10.4 Mperm/s ≈ 3,300). Only the estimate uses it.
 fn bytes_per_perm(backend: &str) -> f64 {
     match backend {
-        "cuda" => 1_130.0,
-        _ => 4_500.0,
+        "cuda" => 580.0,
+        _ => 3_300.0,
     }
 }
 
