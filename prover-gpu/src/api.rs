@@ -476,7 +476,7 @@ fn proof_shape(
         log_blowup: u32::from(params.log_blowup),
         num_queries: u64::from(params.num_queries),
         log_max_lde: fri.log_max_lde,
-        fri_layers: fri.num_layers,
+        fri_log_arities: (0..fri.num_layers).map(|l| fri.log_arity(l)).collect(),
         pow_nonce,
         record_bytes,
     }

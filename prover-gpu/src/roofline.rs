@@ -10,9 +10,10 @@
 //!
 //! Per table: `n` rows (the trace height), `w` main, `p` preprocessed and `a` auxiliary
 //! columns (base-field cells of 8 bytes), `c` quotient chunks (`3c` base columns), blowup
-//! `b`, LDE size `N = b·n`. `q` queries; FRI has `L` committed layers over codewords of
-//! `M_l = 2^(log_max_lde − l)` extension elements (24 bytes) and a final codeword of
-//! `M_L`. A commitment of an `N`-row matrix of `k` cells per row writes its LDE
+//! `b`, LDE size `N = b·n`. `q` queries; FRI has `L` committed layers, layer `l` folding
+//! by `2^a_l` ([`kestrel_core::stark::FriShape`]) a codeword of
+//! `M_l = 2^(log_max_lde − a_0 − … − a_(l−1))` extension elements (24 bytes), and a final
+//! codeword of `M_L`. A commitment of an `N`-row matrix of `k` cells per row writes its LDE
 //! (`8·N·k` bytes) and its Merkle tree as the prover keeps it (all `2N − 1` digests of 32
 //! bytes), and hashes `N` leaves and `N − 1` inner nodes.
 //!
@@ -20,8 +21,8 @@
 //! (TurboSHAKE128, [`kestrel_core::hash`]): a leaf of `k` cells absorbs `1 + 8k` bytes (a
 //! prefix byte and the cells), and the padding adds at least one byte (the domain byte), so
 //! it takes `⌊(1 + 8k)/168⌋ + 1` permutations ([`leaf_perms`]; 168 bytes is the rate). An
-//! inner node absorbs `1 + 64` bytes: one permutation. A FRI leaf is
-//! a pair of extension elements (6 cells): one permutation.
+//! inner node absorbs `1 + 64` bytes: one permutation. A leaf of FRI layer `l` is a coset of
+//! `2^a_l` extension elements (`3·2^a_l` cells): `leaf(3·2^a_l)` permutations.
 //!
 //! | stage | bytes read | bytes written | permutations |
 //! |---|---|---|---|
@@ -31,13 +32,14 @@
 //! | quotient | `Σ 8·N·(p+w+a)` | `Σ 8·n·3c + 8·N·3c + 32·(2N−1)` | `Σ N·leaf(3c) + N − 1` |
 //! | OOD | `Σ 8·n·(p+w+a) + 8·n·3c` | `Σ 24·(2(p+w+a) + 3c)` | 0 |
 //! | DEEP | `Σ 8·N·(p+w+a+3c)` | `24·N` per distinct LDE size | 0 |
-//! | FRI | `Σ_l 24·M_l` + `24·M` per joining DEEP codeword + `24·M_L` | `Σ_l 24·M_l/2 + 32·(M_l − 1)` | `Σ_l M_l − 1` |
+//! | FRI | `Σ_l 24·M_l` + `24·M` per joining DEEP codeword + `24·M_L` | `Σ_l 24·M_(l+1) + 32·(2·M_(l+1) − 1)` | `Σ_l M_(l+1)·leaf(3·2^a_l) + M_(l+1) − 1` |
 //! | grinding | — | — | `nonce + 1` |
-//! | queries | `q·(Σ_matrices 8k + 32·log N + Σ_l 24 + 32·(log M_l − 1))` | the same (into the proof) | 0 |
+//! | queries | `q·(Σ_matrices 8k + 32·log N + Σ_l 24·(2^a_l − 1) + 32·log M_(l+1))` | the same (into the proof) | 0 |
 //!
 //! (`Σ` over tables; FRI's per-layer read covers both its commitment and its fold, which a
-//! fused pass does in one read; a layer of `M_l` values has `M_l/2` leaves and `M_l/2 − 1`
-//! nodes.)
+//! fused pass does in one read; layer `l` has `M_(l+1) = M_l / 2^a_l` leaves and
+//! `M_(l+1) − 1` nodes. The query figures ignore the sharing of paths and rows between
+//! sorted queries, so they are an upper bound.)
 //!
 //! What the model leaves out, so that it stays a lower bound: reading the LDE back to hash
 //! it and the tree's lower levels back to hash the upper ones (a fused pass keeps them on
@@ -83,9 +85,9 @@ pub struct ProofShape {
     pub tables: Vec<TableDims>,
     pub log_blowup: u32,
     pub num_queries: u64,
-    /// FRI: log2 of the largest LDE, committed layers.
+    /// FRI: log2 of the largest LDE, and log2 of each committed layer's arity.
     pub log_max_lde: u32,
-    pub fri_layers: u32,
+    pub fri_log_arities: Vec<u32>,
     /// The grinding nonce found.
     pub pow_nonce: u64,
     /// Bytes of execution records the trace stage reads.
@@ -204,11 +206,13 @@ pub fn model(s: &ProofShape) -> Vec<StageWork> {
     ));
 
     let (mut r, mut wr, mut k) = (0, 0, 0);
-    for l in 0..s.fri_layers {
-        let m = 1u64 << (s.log_max_lde - l);
+    let mut log_m = s.log_max_lde;
+    for &a in &s.fri_log_arities {
+        let (m, leaves) = (1u64 << log_m, 1u64 << (log_m - a));
         r += 24 * m;
-        wr += 24 * (m / 2) + 32 * (m - 1);
-        k += m - 1;
+        wr += 24 * leaves + 32 * (2 * leaves - 1);
+        k += leaves * leaf_perms(3 << a) + leaves - 1;
+        log_m -= a;
     }
     // The shorter tables' DEEP codewords join the folds; the final codeword is read back.
     r += sizes
@@ -216,7 +220,7 @@ pub fn model(s: &ProofShape) -> Vec<StageWork> {
         .filter(|&&l| l != s.log_max_lde)
         .map(|&l| 24u64 << l)
         .sum::<u64>();
-    r += 24u64 << (s.log_max_lde - s.fri_layers);
+    r += 24u64 << log_m;
     out.push(w("fri", r, wr, k));
 
     out.push(w("grinding", 0, 0, s.pow_nonce.saturating_add(1)));
@@ -233,8 +237,10 @@ pub fn model(s: &ProofShape) -> Vec<StageWork> {
         }
         per_query += widths.iter().map(|k| 8 * k + 32 * depth).sum::<u64>();
     }
-    for l in 0..s.fri_layers {
-        per_query += 24 + 32 * u64::from(s.log_max_lde - l - 1);
+    let mut log_m = s.log_max_lde;
+    for &a in &s.fri_log_arities {
+        log_m -= a;
+        per_query += 24 * ((1u64 << a) - 1) + 32 * u64::from(log_m);
     }
     let q = s.num_queries * per_query;
     out.push(w("queries", q, q, 0));
@@ -394,7 +400,7 @@ mod tests {
             log_blowup: 1,
             num_queries: 2,
             log_max_lde: 4,
-            fri_layers: 1,
+            fri_log_arities: vec![1],
             pow_nonce: 5,
             record_bytes: 100,
         };
@@ -447,6 +453,41 @@ mod tests {
         let per = 72 + 4 * 128 + 24 + 96;
         let c = get("queries");
         assert_eq!((c.bytes_read, c.bytes_written), (2 * per, 2 * per));
+    }
+
+    /// FRI folding by 16 then by 4, from 2^8: layer 0 has 16 leaves of 16 extension
+    /// elements (48 cells, 385 bytes: 3 permutations), layer 1 4 leaves of 4 (12 cells, one
+    /// permutation); the final codeword has 4 values.
+    #[test]
+    fn fri_layers_of_larger_arity() {
+        let s = ProofShape {
+            tables: vec![TableDims {
+                log_n: 6,
+                main: 1,
+                pre: 0,
+                aux: 0,
+                quotient_chunks: 1,
+                interactions: false,
+            }],
+            log_blowup: 2,
+            num_queries: 1,
+            log_max_lde: 8,
+            fri_log_arities: vec![4, 2],
+            pow_nonce: 0,
+            record_bytes: 0,
+        };
+        let m = model(&s);
+        let c = m.iter().find(|x| x.stage == "fri").unwrap();
+        assert_eq!(c.keccak_perms, (16 * 3 + 15) + (4 + 3));
+        assert_eq!(c.bytes_read, 24 * 256 + 24 * 16 + 24 * 4);
+        assert_eq!(c.bytes_written, (24 * 16 + 32 * 31) + (24 * 4 + 32 * 7));
+        let q = m.iter().find(|x| x.stage == "queries").unwrap();
+        // main (1 cell) and quotient (3 cells) rows with paths of 8 digests, then the FRI
+        // steps: 15 values and 4 digests, 3 values and 2 digests.
+        assert_eq!(
+            q.bytes_read,
+            32 + 2 * 8 * 32 + (15 * 24 + 4 * 32) + (3 * 24 + 2 * 32)
+        );
     }
 
     #[test]
