@@ -5,9 +5,11 @@
 //! last 12 of Keccak-f[1600]'s 24 rounds, by the Keccak team, with a claimed security of 128
 //! bits against every attack, collisions included. Kestrel uses the domain byte `0x1F` (the
 //! RFC's default) and the first 32 bytes of output. Every figure of the security estimator is
-//! capped at 128 bits ([`crate::params::security::HASH_BITS`]), the same as with Keccak-256;
-//! the best published attacks on the Keccak permutation reach 6 rounds for collisions and 8
-//! for distinguishers of this use, so 12 rounds keep the margin the RFC relies on.
+//! capped at 128 bits ([`crate::params::security::HASH_BITS`]), the same as with Keccak-256.
+//! The best published collision attacks on round-reduced Keccak reach 6 rounds, half of the
+//! 12 used here: the margin the RFC and KangarooTwelve rely on. Doubting that margin means
+//! going back to Keccak-256 (24 rounds, rate 136, padding byte `0x01`): this module, the
+//! sponge in [`crate::keccak32`] and `kernels/keccak.cuh` hold every difference.
 //!
 //! Half the rounds and a larger rate make every hash about twice as cheap as Keccak-256:
 //! on the verifier's 32-bit cores, where hashing is most of the work, and in the provers'
