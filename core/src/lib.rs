@@ -2,8 +2,8 @@
 //! the Fiat–Shamir transcript, Merkle verification, the AIR framework, proof types,
 //! parameters and the security estimator. Used by both the prover and the verifier.
 #![no_std]
-// No unsafe code, except the one call into the Thumb-2 Keccak-p (`keccak32`) on the cores
-// that run it.
+// No unsafe code, except the calls into the Thumb-2 assembly (the Keccak-p of `keccak32`,
+// the Goldilocks multiplication of `field`) on the cores that run it.
 #![cfg_attr(
     not(all(target_arch = "arm", target_feature = "thumb2")),
     forbid(unsafe_code)

@@ -228,11 +228,103 @@ impl Sub for Felt {
 impl Mul for Felt {
     type Output = Felt;
     // On 32-bit cores every 64-bit multiplication is a long sequence: kept out of line there,
-    // so each constraint is a call, not a copy (the verifier's code size on a Cortex-M).
+    // so each constraint is a call, not a copy (the verifier's code size on a Cortex-M). On
+    // Thumb-2 cores the call goes straight to the assembly below.
     #[cfg_attr(target_pointer_width = "64", inline(always))]
-    #[cfg_attr(not(target_pointer_width = "64"), inline(never))]
+    #[cfg_attr(
+        all(
+            not(target_pointer_width = "64"),
+            not(all(target_arch = "arm", target_feature = "thumb2"))
+        ),
+        inline(never)
+    )]
+    #[cfg_attr(all(target_arch = "arm", target_feature = "thumb2"), inline(always))]
     fn mul(self, rhs: Felt) -> Felt {
+        #[cfg(all(target_arch = "arm", target_feature = "thumb2"))]
+        #[allow(unsafe_code)]
+        {
+            // SAFETY: the routine reads its four argument registers and returns in two; it
+            // touches no memory but its own stack frame and keeps the AAPCS (r4–r7 and lr
+            // saved and restored, sp restored).
+            Felt(unsafe { thumb2::kestrel_gl_mul_thumb2(self.0, rhs.0) })
+        }
+        #[cfg(not(all(target_arch = "arm", target_feature = "thumb2")))]
+        {
+            Felt::mul_portable(self, rhs)
+        }
+    }
+}
+
+impl Felt {
+    /// `self · rhs` through a 128-bit product and [`Felt::reduce128`]: the multiplication on
+    /// every core but Thumb-2, and the reference the Thumb-2 assembly is checked against.
+    #[inline(always)]
+    pub fn mul_portable(self, rhs: Felt) -> Felt {
         Felt::reduce128((self.0 as u128) * (rhs.0 as u128))
+    }
+
+    /// Whether `a · b` (the multiplication this core runs) equals [`Felt::mul_portable`] on
+    /// the edge values (0, 1, 2^32 ± 1, p − 1, …) and on 4,096 pseudo-random pairs, some
+    /// with a limb at zero or at its maximum. For a core whose multiplication is assembly,
+    /// which the host tests cannot run: the firmware calls it at boot.
+    pub fn self_test() -> bool {
+        const EDGES: [u64; 12] = [
+            0,
+            1,
+            2,
+            0xffff_ffff,
+            0x1_0000_0000,
+            0x1_0000_0001,
+            0xffff_fffe_ffff_ffff,
+            0xffff_ffff_0000_0000,
+            P - 2,
+            P - 1,
+            0x8000_0000_0000_0000,
+            0x7fff_ffff_ffff_ffff,
+        ];
+        let check = |a: u64, b: u64| {
+            let (a, b) = (Felt::new(a), Felt::new(b));
+            let got = a * b;
+            got == a.mul_portable(b) && got.0 < P
+        };
+        let mut ok = true;
+        for &a in &EDGES {
+            for &b in &EDGES {
+                ok &= check(a, b);
+            }
+        }
+        let mut seed = 0x9e37_79b9_7f4a_7c15u64;
+        let mut next = || {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed
+        };
+        for i in 0..4096u32 {
+            let (mut a, mut b) = (next(), next());
+            // Some limbs at zero or all ones: the carries' and borrows' edges.
+            match i % 8 {
+                1 => a &= 0xffff_ffff,
+                2 => b |= 0xffff_ffff_0000_0000,
+                3 => a |= 0xffff_ffff,
+                4 => b &= 0xffff_ffff_0000_0000,
+                _ => {}
+            }
+            ok &= check(a, b);
+        }
+        ok
+    }
+}
+
+// Goldilocks multiplication in Thumb-2 assembly (ARMv7-M, ARMv8-M Mainline): the same value
+// as `mul_portable`, about 32 instructions with the call against about 51 compiled from the
+// Rust. The firmware checks it against `mul_portable` at boot ([`Felt::self_test`]).
+#[cfg(all(target_arch = "arm", target_feature = "thumb2"))]
+#[allow(unsafe_code)]
+mod thumb2 {
+    core::arch::global_asm!(include_str!("goldilocks_thumb2.s"), options(raw));
+    extern "C" {
+        pub fn kestrel_gl_mul_thumb2(a: u64, b: u64) -> u64;
     }
 }
 
@@ -293,6 +385,33 @@ impl<'de> Deserialize<'de> for Felt {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The boot check the firmware runs passes here (where `*` is `mul_portable`), and it
+    /// would catch a multiplication that is off: its edge values include a case of each
+    /// conditional step.
+    #[test]
+    fn the_multiplication_self_test_passes_and_covers_the_reduction_steps() {
+        assert!(Felt::self_test());
+        // (x1:x0) < x3 (the borrow), a carry after adding x2·(2^32 − 1), and a result ≥ p
+        // before the last step, each reached by some pair of edge values.
+        let edges = [
+            0xffff_fffe_ffff_ffff,
+            0xffff_ffff_0000_0000,
+            P - 1,
+            0x1_0000_0001,
+        ];
+        let (mut borrow, mut carry) = (false, false);
+        for &a in &edges {
+            for &b in &edges {
+                let x = (a as u128) * (b as u128);
+                let (lo, x2, x3) = (x as u64, ((x >> 64) as u64) & 0xffff_ffff, (x >> 96) as u64);
+                borrow |= lo < x3;
+                let t = lo.wrapping_sub(x3);
+                carry |= t.checked_add(x2 * 0xffff_ffff).is_none();
+            }
+        }
+        assert!(borrow && carry);
+    }
 
     #[test]
     fn two_adic_generators_are_the_squaring_chain() {

@@ -269,6 +269,13 @@ fn main() -> ! {
         debug::exit(debug::EXIT_FAILURE);
         loop {}
     }
+    // The same for the Goldilocks multiplication (Thumb-2 assembly too), against the
+    // portable code.
+    if !kestrel_verifier::kestrel_core::field::Felt::self_test() {
+        hprintln!("kestrel-fw: result=error field multiplication self-test failed");
+        debug::exit(debug::EXIT_FAILURE);
+        loop {}
+    }
 
     let case = match read_blob() {
         Ok(c) => c,
