@@ -21,25 +21,13 @@
 
 pub use crate::keccak32::{DOMAIN, RATE, ROUNDS};
 
+// `Hasher` and `hash_prefixed_pair` (`H(prefix ‖ a ‖ b)`, 65 bytes, one block, without a
+// buffer: what a Merkle node or injection hashes) for this target.
 #[cfg(target_pointer_width = "32")]
-pub use crate::keccak32::Hasher;
+pub use crate::keccak32::{hash_prefixed_pair, Hasher};
 
 #[cfg(not(target_pointer_width = "32"))]
-pub use lanes64::Hasher;
-
-/// `H(prefix ‖ a ‖ b)` (65 bytes, one block) without a buffer: what a Merkle node or
-/// injection hashes ([`crate::merkle`]).
-#[inline]
-pub fn hash_prefixed_pair(prefix: u8, a: &[u8; 32], b: &[u8; 32]) -> [u8; 32] {
-    #[cfg(target_pointer_width = "32")]
-    {
-        crate::keccak32::hash_prefixed_pair(prefix, a, b)
-    }
-    #[cfg(not(target_pointer_width = "32"))]
-    {
-        lanes64::hash_prefixed_pair(prefix, a, b)
-    }
-}
+pub use lanes64::{hash_prefixed_pair, Hasher};
 
 #[cfg(not(target_pointer_width = "32"))]
 mod lanes64 {
@@ -80,6 +68,7 @@ mod lanes64 {
         out
     }
 
+    /// TurboSHAKE128 of `prefix ‖ a ‖ b` on 64-bit lanes.
     pub fn hash_prefixed_pair(prefix: u8, a: &[u8; 32], b: &[u8; 32]) -> [u8; 32] {
         let head = pair_head(prefix, a, b);
         let mut state = [0u64; 25];

@@ -268,28 +268,14 @@ impl Felt {
     /// with a limb at zero or at its maximum. For a core whose multiplication is assembly,
     /// which the host tests cannot run: the firmware calls it at boot.
     pub fn self_test() -> bool {
-        const EDGES: [u64; 12] = [
-            0,
-            1,
-            2,
-            0xffff_ffff,
-            0x1_0000_0000,
-            0x1_0000_0001,
-            0xffff_fffe_ffff_ffff,
-            0xffff_ffff_0000_0000,
-            P - 2,
-            P - 1,
-            0x8000_0000_0000_0000,
-            0x7fff_ffff_ffff_ffff,
-        ];
         let check = |a: u64, b: u64| {
             let (a, b) = (Felt::new(a), Felt::new(b));
             let got = a * b;
             got == a.mul_portable(b) && got.0 < P
         };
         let mut ok = true;
-        for &a in &EDGES {
-            for &b in &EDGES {
+        for &a in &MUL_EDGES {
+            for &b in &MUL_EDGES {
                 ok &= check(a, b);
             }
         }
@@ -315,6 +301,22 @@ impl Felt {
         ok
     }
 }
+
+/// The edge values of [`Felt::self_test`]: each pair of them is checked.
+const MUL_EDGES: [u64; 12] = [
+    0,
+    1,
+    2,
+    0xffff_ffff,
+    0x1_0000_0000,
+    0x1_0000_0001,
+    0xffff_fffe_ffff_ffff,
+    0xffff_ffff_0000_0000,
+    P - 2,
+    P - 1,
+    0x8000_0000_0000_0000,
+    0x7fff_ffff_ffff_ffff,
+];
 
 // Goldilocks multiplication in Thumb-2 assembly (ARMv7-M, ARMv8-M Mainline): the same value
 // as `mul_portable`, about 32 instructions with the call against about 51 compiled from the
@@ -386,31 +388,30 @@ impl<'de> Deserialize<'de> for Felt {
 mod tests {
     use super::*;
 
-    /// The boot check the firmware runs passes here (where `*` is `mul_portable`), and it
-    /// would catch a multiplication that is off: its edge values include a case of each
-    /// conditional step.
+    /// The boot check the firmware runs passes here (where `*` is `mul_portable`), and its
+    /// edge values reach each conditional step of the reduction: (x1:x0) < x3 (the borrow),
+    /// a carry after adding x2·(2^32 − 1), and a sum ≥ p before the last subtraction.
     #[test]
     fn the_multiplication_self_test_passes_and_covers_the_reduction_steps() {
         assert!(Felt::self_test());
-        // (x1:x0) < x3 (the borrow), a carry after adding x2·(2^32 − 1), and a result ≥ p
-        // before the last step, each reached by some pair of edge values.
-        let edges = [
-            0xffff_fffe_ffff_ffff,
-            0xffff_ffff_0000_0000,
-            P - 1,
-            0x1_0000_0001,
-        ];
-        let (mut borrow, mut carry) = (false, false);
-        for &a in &edges {
-            for &b in &edges {
+        let (mut borrow, mut carry, mut above_p) = (false, false, false);
+        for &a in &MUL_EDGES {
+            for &b in &MUL_EDGES {
+                let (a, b) = (Felt::new(a).0, Felt::new(b).0);
                 let x = (a as u128) * (b as u128);
-                let (lo, x2, x3) = (x as u64, ((x >> 64) as u64) & 0xffff_ffff, (x >> 96) as u64);
-                borrow |= lo < x3;
-                let t = lo.wrapping_sub(x3);
-                carry |= t.checked_add(x2 * 0xffff_ffff).is_none();
+                let (lo, x2, x3) = (x as u64, ((x >> 64) as u64) & EPSILON, (x >> 96) as u64);
+                let (mut t, b0) = lo.overflowing_sub(x3);
+                if b0 {
+                    t = t.wrapping_sub(EPSILON);
+                }
+                let (sum, c) = t.overflowing_add(x2 * EPSILON);
+                let t2 = sum.wrapping_add(EPSILON * c as u64);
+                borrow |= b0;
+                carry |= c;
+                above_p |= t2 >= P;
             }
         }
-        assert!(borrow && carry);
+        assert!(borrow && carry && above_p, "{borrow} {carry} {above_p}");
     }
 
     #[test]
