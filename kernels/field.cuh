@@ -74,6 +74,31 @@ __device__ __forceinline__ uint32_t ks_bitrev(uint32_t i, uint32_t bits) {
     return bits == 0 ? 0 : (__brev(i) >> (32 - bits));
 }
 
+// A sum of up to 2^32 products of canonical values, unreduced: top * 2^128 + hi * 2^64 + lo.
+// Dot products accumulate here and reduce once (`acc_reduce`), equal to summing reduced
+// products (the field's arithmetic is exact).
+struct acc192 {
+    uint64_t lo, hi;
+    uint32_t top;
+};
+
+__device__ __forceinline__ acc192 acc_zero() { return acc192{0, 0, 0}; }
+
+// s += a * b.
+__device__ __forceinline__ void acc_mad(acc192 &s, uint64_t a, uint64_t b) {
+    const uint64_t lo = a * b, hi = __umul64hi(a, b);  // hi <= 2^64 - 2: hi + carry fits
+    asm("add.cc.u64 %0, %0, %3;\n\t"
+        "addc.cc.u64 %1, %1, %4;\n\t"
+        "addc.u32 %2, %2, 0;"
+        : "+l"(s.lo), "+l"(s.hi), "+r"(s.top)
+        : "l"(lo), "l"(hi));
+}
+
+// The canonical value of s: 2^128 = -2^32 (mod p), and top < 2^32 so top * 2^32 < p.
+__device__ __forceinline__ uint64_t acc_reduce(acc192 s) {
+    return gl_sub(gl_reduce128(s.lo, s.hi), (uint64_t)s.top << 32);
+}
+
 struct ext3 {
     uint64_t c0, c1, c2;
 };
@@ -92,12 +117,22 @@ __device__ __forceinline__ ext3 e3_mul_base(ext3 a, uint64_t b) {
 }
 __device__ __forceinline__ uint64_t gl_mul7(uint64_t a) { return gl_mul(a, 7); }
 
+// (a0 + a1 X + a2 X^2)(b0 + b1 X + b2 X^2) with X^3 = 7: each coordinate a sum of three
+// products (7 folded into b1, b2 first) accumulated unreduced and reduced once; the same
+// values as reducing every product.
 __device__ __forceinline__ ext3 e3_mul(ext3 a, ext3 b) {
-    return ext3{
-        gl_add(gl_mul(a.c0, b.c0), gl_mul7(gl_add(gl_mul(a.c1, b.c2), gl_mul(a.c2, b.c1)))),
-        gl_add(gl_add(gl_mul(a.c0, b.c1), gl_mul(a.c1, b.c0)), gl_mul7(gl_mul(a.c2, b.c2))),
-        gl_add(gl_add(gl_mul(a.c0, b.c2), gl_mul(a.c1, b.c1)), gl_mul(a.c2, b.c0)),
-    };
+    const uint64_t b1_7 = gl_mul7(b.c1), b2_7 = gl_mul7(b.c2);
+    acc192 s0 = acc_zero(), s1 = acc_zero(), s2 = acc_zero();
+    acc_mad(s0, a.c0, b.c0);
+    acc_mad(s0, a.c1, b2_7);
+    acc_mad(s0, a.c2, b1_7);
+    acc_mad(s1, a.c0, b.c1);
+    acc_mad(s1, a.c1, b.c0);
+    acc_mad(s1, a.c2, b2_7);
+    acc_mad(s2, a.c0, b.c2);
+    acc_mad(s2, a.c1, b.c1);
+    acc_mad(s2, a.c2, b.c0);
+    return ext3{acc_reduce(s0), acc_reduce(s1), acc_reduce(s2)};
 }
 
 __device__ __forceinline__ bool e3_is_zero(ext3 a) { return (a.c0 | a.c1 | a.c2) == 0; }
@@ -134,31 +169,6 @@ __device__ __forceinline__ uint64_t ks_tid() {
     return (uint64_t)blockIdx.x * blockDim.x + threadIdx.x;
 }
 __device__ __forceinline__ uint64_t ks_nthreads() { return (uint64_t)gridDim.x * blockDim.x; }
-
-// A sum of up to 2^32 products of canonical values, unreduced: top * 2^128 + hi * 2^64 + lo.
-// Dot products accumulate here and reduce once (`acc_reduce`), equal to summing reduced
-// products (the field's arithmetic is exact).
-struct acc192 {
-    uint64_t lo, hi;
-    uint32_t top;
-};
-
-__device__ __forceinline__ acc192 acc_zero() { return acc192{0, 0, 0}; }
-
-// s += a * b.
-__device__ __forceinline__ void acc_mad(acc192 &s, uint64_t a, uint64_t b) {
-    const uint64_t lo = a * b, hi = __umul64hi(a, b);  // hi <= 2^64 - 2: hi + carry fits
-    asm("add.cc.u64 %0, %0, %3;\n\t"
-        "addc.cc.u64 %1, %1, %4;\n\t"
-        "addc.u32 %2, %2, 0;"
-        : "+l"(s.lo), "+l"(s.hi), "+r"(s.top)
-        : "l"(lo), "l"(hi));
-}
-
-// The canonical value of s: 2^128 = -2^32 (mod p), and top < 2^32 so top * 2^32 < p.
-__device__ __forceinline__ uint64_t acc_reduce(acc192 s) {
-    return gl_sub(gl_reduce128(s.lo, s.hi), (uint64_t)s.top << 32);
-}
 
 // An extension element's three coordinates as unreduced sums.
 struct acc3 {

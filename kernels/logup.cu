@@ -1,27 +1,13 @@
 // LogUp auxiliary trace (CpuBackend::logup_aux): signed multiplicities and fingerprints per
 // row from the interaction program, batch inversion, the per-pair columns h_j, and the
 // running sum by a parallel prefix scan. Mirrors prover-gpu/src/cuda/logup.rs.
-#include "program.cuh"
+#include "logup.cuh"
 
-// Per row: mults[row*k + j] (base) and fps[row*k + j] (Ext3) for the k interactions.
 extern "C" __global__ void ks_logup_eval(uint64_t *mults, uint64_t *fps, const uint4 *prog, uint32_t len,
                                          const uint64_t *consts, const uint64_t *main, const uint64_t *pre,
                                          uint32_t log_n, uint32_t k, const uint64_t *alpha_powers,
                                          uint64_t b0, uint64_t b1, uint64_t b2) {
-    const uint64_t n = 1ull << log_n;
-    const ext3 beta{b0, b1, b2};
-    for (uint64_t row = ks_tid(); row < n; row += ks_nthreads()) {
-        uint64_t next = (row + 1) & (n - 1);
-        ks_run_program(
-            prog, len, consts, KsCols{main, n}, KsCols{pre, n}, row, next, alpha_powers, beta,
-            [&](uint32_t, uint64_t) {},
-            [&](uint32_t j, uint64_t m, ext3 f) {
-                if (j < k) {
-                    mults[row * k + j] = m;
-                    e3_store(fps + 3 * (row * k + j), f);
-                }
-            });
-    }
+    ks_logup_eval_with<KsInterp>(mults, fps, prog, len, consts, main, pre, log_n, k, alpha_powers, b0, b1, b2);
 }
 
 // Values each thread of ks_ext_inverse inverts together (Montgomery's trick).

@@ -301,14 +301,33 @@ pub fn check_segment_cycles(n: u64) -> Result<u32, String> {
     Ok(n.trailing_zeros())
 }
 
-/// The default segment size (log2) of a backend at a preset: what fits one segment's proof
-/// in 24 GB of device memory on the CUDA backend (about 11 KB per cycle at blowup 2,
-/// 20 KB at 4, BENCHMARKS.md) and in a few GB of host memory on the CPU backend.
-pub fn default_segment_log(backend: &str, blowup: usize) -> u32 {
-    let extra = blowup.trailing_zeros().saturating_sub(1);
+/// Device memory one segment's proof holds at its peak on the CUDA backend, per cycle and
+/// per unit of blowup: 42,973,182,232 B for 2^21 cycles at blowup 4, 21,506,734,360 B for
+/// 2^20 (the stats' `device_bytes_peak`, H200, BENCHMARKS.md "Segment sizes"), about
+/// 5.1 KB × blowup per cycle.
+const CUDA_SEGMENT_BYTES_PER_CYCLE_AND_BLOWUP: u64 = 5_200;
+
+/// The default segment size (log2) of a backend at a preset. On the CUDA backend, the
+/// largest whose proof fits the device-memory budget (`budget`: the backend's, `None`:
+/// 24 GB), up to 2^22 cycles at blowup 2, 2^21 at 4, 2^20 at 8: on the H200, 2^24 cycles
+/// proved in 3.96 s in segments of 2^22 against 4.16 s of 2^21 at blowup 2, in 6.0 s of
+/// 2^21 against 7.0 s of 2^20 and 6.1 s of 2^22 at blowup 4 (equal to 2^20 in another
+/// call), in 9.0 s of 2^20 against 9.4 s of 2^21 at blowup 8 (BENCHMARKS.md, "Segment
+/// sizes"); fewer segments also make smaller proofs. On the CPU backend, what fits a few
+/// GB of host memory.
+pub fn default_segment_log(backend: &str, blowup: usize, budget: Option<u64>) -> u32 {
+    let lb = blowup.trailing_zeros();
     match backend {
-        "cuda" => 21 - extra,
-        _ => 17 - extra,
+        "cuda" => {
+            let budget = budget.unwrap_or(24 << 30);
+            let per_cycle = CUDA_SEGMENT_BYTES_PER_CYCLE_AND_BLOWUP * blowup as u64;
+            let cap = 23u32.saturating_sub(lb).max(16);
+            (16..=cap)
+                .rev()
+                .find(|&l| (1u64 << l).saturating_mul(per_cycle) <= budget)
+                .unwrap_or(16)
+        }
+        _ => 17 - lb.saturating_sub(1),
     }
 }
 
@@ -398,7 +417,8 @@ pub struct Report {
     pub seconds: f64,
     pub tables: Vec<TableReport>,
     pub pow_nonce: u64,
-    /// Bytes of execution records the trace phase read.
+    /// Bytes of execution records the trace phase read (a segmented proof: every
+    /// segment's, once).
     pub record_bytes: u64,
     /// The proof's encoded size by part (opened values, Merkle paths, FRI, OOD, other).
     pub proof_parts: kestrel_core::proof::SizeParts,
@@ -407,7 +427,9 @@ pub struct Report {
     /// This process's peak resident memory after the proof ([`peak_rss_bytes`]).
     pub peak_rss_bytes: Option<u64>,
     /// With [`ProveOptions::roofline`]: the ceilings measured after the proof (or why not)
-    /// and each stage against them (whole proofs only).
+    /// and each stage against them: the least work of [`Report::proof_shape`] (for a
+    /// segmented proof, summed over its parts, each counted once) against the stage's time
+    /// in [`Report::phases`] (for a segmented proof, summed over both of its phases).
     pub roofline: Option<Result<(Ceilings, Vec<StageRoofline>), String>>,
     /// A segmented proof: its segments and their size (log2 cycles), and the wall time of
     /// its two phases (`None`: one proof of the whole run).
@@ -422,6 +444,9 @@ pub struct SegmentedReport {
     /// Seconds of phase 1 (execute, pack and commit every part) and of phase 2 (again, and
     /// prove every part).
     pub phase_seconds: [f64; 2],
+    /// Every part's shape as the roofline model reads it (not in `--stats`).
+    #[serde(skip)]
+    pub shape: crate::roofline::ProofShape,
 }
 
 impl Report {
@@ -435,51 +460,59 @@ impl Report {
         self.cycles as f64 / self.seconds.max(1e-9) / 1e3
     }
 
-    /// The roofline model's view of this proof.
+    /// The roofline model's view of this proof: one part for a whole proof, every part of
+    /// a segmented one ([`SegmentedReport::shape`]).
     pub fn proof_shape(&self) -> crate::roofline::ProofShape {
-        let log_heights: Vec<u8> = self
-            .tables
-            .iter()
-            .map(|t| t.rows.max(1).trailing_zeros() as u8)
-            .collect();
-        proof_shape(
+        if let Some(s) = &self.segmented {
+            return s.shape.clone();
+        }
+        crate::roofline::ProofShape::whole(part_shape(
             &self.tables,
-            &log_heights,
             &self.params,
             self.pow_nonce,
             self.record_bytes,
-        )
+        ))
     }
 }
 
-fn proof_shape(
+/// A whole proof's tables as the roofline model reads them.
+fn part_shape(
     tables: &[TableReport],
-    log_heights: &[u8],
     params: &StarkParams,
     pow_nonce: u64,
     record_bytes: u64,
-) -> crate::roofline::ProofShape {
-    let fri = kestrel_core::stark::FriShape::new(params, log_heights);
-    crate::roofline::ProofShape {
-        tables: tables
+) -> crate::roofline::PartShape {
+    let dims = tables
+        .iter()
+        .map(|t| crate::roofline::TableDims {
+            log_n: t.rows.max(1).trailing_zeros(),
+            main: t.columns as u64,
+            pre: t.preprocessed_columns as u64,
+            aux: t.aux_columns as u64,
+            quotient_chunks: t.quotient_chunks as u64,
+            interactions: t.interactions > 0,
+        })
+        .collect();
+    crate::roofline::PartShape::new(params, dims, pow_nonce, record_bytes)
+}
+
+/// The roofline of a finished proof: [`Report::proof_shape`]'s least work per stage
+/// against the stage's time in [`Report::phases`] and the backend's ceilings, measured now.
+fn roofline_of<B: RvFills>(
+    backend: &B,
+    report: &Report,
+) -> Result<(Ceilings, Vec<StageRoofline>), String> {
+    let work = crate::roofline::model(&report.proof_shape());
+    let c = backend.ceilings().map_err(|e| e.to_string())?;
+    let ms_of = |stage: &str| {
+        report
+            .phases
             .iter()
-            .zip(log_heights)
-            .map(|(t, &lh)| crate::roofline::TableDims {
-                log_n: u32::from(lh),
-                main: t.columns as u64,
-                pre: t.preprocessed_columns as u64,
-                aux: t.aux_columns as u64,
-                quotient_chunks: t.quotient_chunks as u64,
-                interactions: t.interactions > 0,
-            })
-            .collect(),
-        log_blowup: u32::from(params.log_blowup),
-        num_queries: u64::from(params.num_queries),
-        log_max_lde: fri.log_max_lde,
-        fri_log_arities: (0..fri.num_layers).map(|l| fri.log_arity(l)).collect(),
-        pow_nonce,
-        record_bytes,
-    }
+            .find(|(n, _)| n == stage)
+            .map(|(_, ms)| *ms)
+    };
+    let r = crate::roofline::report(&work, ms_of, &c);
+    Ok((c, r))
 }
 
 /// A proof of a run.
@@ -716,9 +749,9 @@ impl Guest {
         first: Exit,
         clock: &mut Clock<'_>,
     ) -> Result<Proved, Error> {
-        let segment_log = options
-            .segment_log
-            .unwrap_or_else(|| default_segment_log(backend.name(), options.blowup));
+        let segment_log = options.segment_log.unwrap_or_else(|| {
+            default_segment_log(backend.name(), options.blowup, backend.memory_budget())
+        });
         if first.cycles > 1 << segment_log {
             return self.prove_segmented(
                 backend,
@@ -781,20 +814,15 @@ impl Guest {
         let record_bytes = std::mem::size_of_val(rec.records.as_slice()) as u64;
         drop(rec);
         // From here the roofline model's least work per stage paces the time left.
-        let log_heights: Vec<u8> = tables
-            .iter()
-            .map(|t| t.rows.max(1).trailing_zeros() as u8)
-            .collect();
         // The grinding nonce is not known yet: its expected count of tries stands in.
         let expected_nonce = 1u64 << params.pow_bits.min(40);
         clock.pace(
-            &crate::roofline::model(&proof_shape(
+            &crate::roofline::model(&crate::roofline::ProofShape::whole(part_shape(
                 &tables,
-                &log_heights,
                 &params,
                 expected_nonce,
                 record_bytes,
-            )),
+            ))),
             setup_work(&tables, params.log_blowup),
             bytes_per_perm(backend.name()),
         );
@@ -857,24 +885,7 @@ impl Guest {
             segmented: None,
         };
         if options.roofline {
-            let work = crate::roofline::model(&report.proof_shape());
-            report.roofline = Some(match backend.ceilings() {
-                Ok(c) => {
-                    let r = crate::roofline::report(
-                        &work,
-                        |stage| {
-                            report
-                                .phases
-                                .iter()
-                                .find(|(n, _)| n == stage)
-                                .map(|(_, ms)| *ms)
-                        },
-                        &c,
-                    );
-                    Ok((c, r))
-                }
-                Err(e) => Err(e.to_string()),
-            });
+            report.roofline = Some(roofline_of(backend, &report));
         }
         Ok(Proved {
             statement,
@@ -953,7 +964,8 @@ impl Guest {
         let mut phases = vec![("execute".to_string(), execute_ms)];
         phases.extend(run.phases);
         let statement = Statement::from_public(&run.public);
-        let report = Report {
+        let record_bytes = run.shape.parts.iter().map(|p| p.record_bytes).sum();
+        let mut report = Report {
             backend: backend.name(),
             device_fills,
             cycles: first.cycles,
@@ -963,7 +975,7 @@ impl Guest {
             seconds,
             tables,
             pow_nonce: run.proof.parts.first().map_or(0, |p| p.pow_nonce),
-            record_bytes: 0,
+            record_bytes,
             proof_parts: run.proof.size_parts(),
             backend_report: backend.report(),
             peak_rss_bytes: peak_rss_bytes(),
@@ -972,8 +984,12 @@ impl Guest {
                 segments: run.segments,
                 segment_log,
                 phase_seconds: run.phase_seconds,
+                shape: run.shape,
             }),
         };
+        if options.roofline {
+            report.roofline = Some(roofline_of(backend, &report));
+        }
         Ok(Proved {
             statement,
             proof: run.proof.to_bytes(),

@@ -111,6 +111,12 @@ pub trait Backend: Sync {
     /// If the measurement fails.
     fn ceilings(&self) -> Result<crate::roofline::Ceilings, ProverError>;
 
+    /// The memory one proof may hold on the backend's device, for sizing segments
+    /// ([`crate::api::default_segment_log`]); `None` for host memory.
+    fn memory_budget(&self) -> Option<u64> {
+        None
+    }
+
     // Setup and round 1 (preprocessed and main traces).
 
     /// Checks, before any main trace is committed, that the backend can hold the proof of

@@ -44,7 +44,8 @@ pub struct ProveArgs {
     #[arg(long, default_value_t = DEFAULT_PROVE_CYCLES, value_parser = parse_prove_cycles)]
     pub max_cycles: u64,
     /// Most cycles per segment: a power of two from 2^8 to 2^24 (default: what fits the
-    /// backend, 2^20 on CUDA and 2^16 on the CPU at blowup 4). A longer run is proven in
+    /// backend: on CUDA the largest under the device-memory budget, up to 2^21 at blowup 4;
+    /// 2^16 on the CPU at blowup 4). A longer run is proven in
     /// segments, in memory set by the segment size; a shorter one in one proof.
     #[arg(long, value_parser = parse_segment_cycles)]
     pub segment_cycles: Option<u32>,
@@ -318,7 +319,10 @@ fn prove_inner(
     eprintln!("  fill (real rows / trace height) of the largest tables:");
     eprint!("{}", fill_summary(&r.tables, 4));
     if let Some(Ok((c, roof))) = &r.roofline {
-        eprint!("{}", roofline_table(roof, c));
+        eprint!(
+            "{}",
+            roofline_table(roof, c, r.segmented.as_ref().map(|s| s.segments + 1))
+        );
     } else if let Some(Err(e)) = &r.roofline {
         eprintln!("warning: roofline ceilings not measured: {e}");
     }
@@ -480,10 +484,18 @@ fn fill_summary(tables: &[api::TableReport], top: usize) -> String {
     out
 }
 
-/// The roofline report as a short table.
-fn roofline_table(r: &[crate::roofline::StageRoofline], c: &crate::roofline::Ceilings) -> String {
+/// The roofline report as a short table; for a segmented proof of `parts` parts, a note
+/// that its least work is summed over the parts and its times over both phases.
+fn roofline_table(
+    r: &[crate::roofline::StageRoofline],
+    c: &crate::roofline::Ceilings,
+    parts: Option<usize>,
+) -> String {
+    let over = parts.map_or(String::new(), |n| {
+        format!(" over {n} parts, least work once, time of both phases")
+    });
     let mut out = format!(
-        "  roofline (ceilings: copy {:.1} GB/s, Keccak {:.4} Gperm/s):\n    {:<12} {:>10} {:>10} {:>12} {:>8} {:>8}  bound\n",
+        "  roofline{over} (ceilings: copy {:.1} GB/s, Keccak {:.4} Gperm/s):\n    {:<12} {:>10} {:>10} {:>12} {:>8} {:>8}  bound\n",
         c.copy_gb_s, c.keccak_gperm_s, "stage", "ms", "MB min", "perms", "bw %", "keccak %"
     );
     for s in r {

@@ -22,6 +22,7 @@ pub mod cuda;
 pub mod error;
 pub mod limits;
 pub mod par;
+pub mod program;
 pub mod prover;
 pub mod roofline;
 pub mod rv;

@@ -8,9 +8,18 @@
 //!
 //! # The model
 //!
-//! Per table: `n` rows (the trace height), `w` main, `p` preprocessed and `a` auxiliary
-//! columns (base-field cells of 8 bytes), `c` quotient chunks (`3c` base columns), blowup
-//! `b`, LDE size `N = b·n`. `q` queries; FRI has `L` committed layers, layer `l` folding
+//! A proof is a list of parts ([`ProofShape`]): a whole proof is one part; a segmented run
+//! ([`crate::segmented`]) has one per segment and the run part, each a proof of its own
+//! tables with its own heights, FRI, grinding nonce and queries ([`PartShape`]). The model
+//! of a proof is its parts' models ([`part_model`]) summed stage by stage. It counts the
+//! work the run must do at least once: a segmented run's phase 1 commits every segment's
+//! main traces and phase 2 executes, packs and commits them again, but the least work
+//! counts one trace and one main commitment per part (the measured time of a stage is
+//! both phases', so the repetition shows as a lower fraction).
+//!
+//! Per table of a part: `n` rows (the trace height), `w` main, `p` preprocessed and `a`
+//! auxiliary columns (base-field cells of 8 bytes), `c` quotient chunks (`3c` base
+//! columns), blowup `b`, LDE size `N = b·n`. `q` queries; FRI has `L` committed layers, layer `l` folding
 //! by `2^a_l` ([`kestrel_core::stark::FriShape`]) a codeword of
 //! `M_l = 2^(log_max_lde − a_0 − … − a_(l−1))` extension elements (24 bytes), and a final
 //! codeword of `M_L`. A commitment of an `N`-row matrix of `k` cells per row writes its LDE
@@ -26,7 +35,7 @@
 //!
 //! | stage | bytes read | bytes written | permutations |
 //! |---|---|---|---|
-//! | trace | `R` (the execution records, `cycles · size_of::<Record>()`) | `Σ 8·n·w` | 0 |
+//! | trace | `R` (the part's execution records, `cycles · size_of::<Record>()`; 0 for a run part) | `Σ 8·n·w` | 0 |
 //! | commit main | `Σ 8·n·w` | `Σ 8·N·w + 32·(2N−1)` | `Σ N·leaf(w) + N − 1` |
 //! | LogUp aux (tables with interactions) | `Σ 8·n·(w+p)` | `Σ 8·n·a + 8·N·a + 32·(2N−1)` | `Σ N·leaf(a) + N − 1` |
 //! | quotient | `Σ 8·N·(p+w+a)` | `Σ 8·n·3c + 8·N·3c + 32·(2N−1)` | `Σ N·leaf(3c) + N − 1` |
@@ -56,7 +65,10 @@
 use std::sync::OnceLock;
 use std::time::Instant;
 
+use kestrel_core::air::TableShape;
 use kestrel_core::merkle::{hash_node, Digest};
+use kestrel_core::params::StarkParams;
+use kestrel_core::stark::FriShape;
 use rayon::prelude::*;
 
 /// The hash's rate in bytes.
@@ -79,9 +91,24 @@ pub struct TableDims {
     pub interactions: bool,
 }
 
-/// The proof's shape as the model reads it.
+impl TableDims {
+    /// A table of `2^log_n` rows of the shape `shape`.
+    pub fn of(shape: &TableShape, log_n: u32) -> TableDims {
+        TableDims {
+            log_n,
+            main: shape.width as u64,
+            pre: shape.preprocessed_width as u64,
+            aux: shape.aux_width as u64,
+            quotient_chunks: shape.quotient_chunks as u64,
+            interactions: shape.num_interactions > 0,
+        }
+    }
+}
+
+/// One part's shape as the model reads it: a proof of some tables with its own FRI,
+/// grinding and queries (a whole proof, or one part of a segmented run).
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct ProofShape {
+pub struct PartShape {
     pub tables: Vec<TableDims>,
     pub log_blowup: u32,
     pub num_queries: u64,
@@ -92,6 +119,46 @@ pub struct ProofShape {
     pub pow_nonce: u64,
     /// Bytes of execution records the trace stage reads.
     pub record_bytes: u64,
+}
+
+impl PartShape {
+    /// The part of `tables` proven with `params` (its FRI shape follows from the tables'
+    /// heights, as the prover's does: [`FriShape::new`]).
+    pub fn new(
+        params: &StarkParams,
+        tables: Vec<TableDims>,
+        pow_nonce: u64,
+        record_bytes: u64,
+    ) -> PartShape {
+        let log_heights: Vec<u8> = tables
+            .iter()
+            .map(|t| u8::try_from(t.log_n).unwrap_or(u8::MAX))
+            .collect();
+        let fri = FriShape::new(params, &log_heights);
+        PartShape {
+            tables,
+            log_blowup: u32::from(params.log_blowup),
+            num_queries: u64::from(params.num_queries),
+            log_max_lde: fri.log_max_lde,
+            fri_log_arities: (0..fri.num_layers).map(|l| fri.log_arity(l)).collect(),
+            pow_nonce,
+            record_bytes,
+        }
+    }
+}
+
+/// The proof's shape as the model reads it: its parts (one for a whole proof; every
+/// segment's, then the run part's, for a segmented run).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct ProofShape {
+    pub parts: Vec<PartShape>,
+}
+
+impl ProofShape {
+    /// A proof of one part.
+    pub fn whole(part: PartShape) -> ProofShape {
+        ProofShape { parts: vec![part] }
+    }
 }
 
 /// The least work of one stage.
@@ -131,8 +198,31 @@ fn commitment(rows: u64, k: u64) -> (u64, u64) {
     )
 }
 
-/// The least work of every stage of [`STAGES`], in order.
+/// The least work of every stage of [`STAGES`], in order: each part's
+/// ([`part_model`]) summed over the parts.
 pub fn model(s: &ProofShape) -> Vec<StageWork> {
+    let mut out: Vec<StageWork> = STAGES
+        .iter()
+        .map(|&stage| StageWork {
+            stage,
+            bytes_read: 0,
+            bytes_written: 0,
+            keccak_perms: 0,
+        })
+        .collect();
+    for part in &s.parts {
+        for (o, w) in out.iter_mut().zip(part_model(part)) {
+            debug_assert_eq!(o.stage, w.stage);
+            o.bytes_read += w.bytes_read;
+            o.bytes_written += w.bytes_written;
+            o.keccak_perms += w.keccak_perms;
+        }
+    }
+    out
+}
+
+/// The least work of every stage of [`STAGES`] for one part, in order.
+pub fn part_model(s: &PartShape) -> Vec<StageWork> {
     let b = 1u64 << s.log_blowup;
     let w = |stage, bytes_read, bytes_written, keccak_perms| StageWork {
         stage,
@@ -388,7 +478,7 @@ mod tests {
     /// blowup 2 (N = 16), 2 queries, FRI from 2^4 with 1 layer, nonce 5, 100 record bytes.
     #[test]
     fn a_small_shape_by_hand() {
-        let s = ProofShape {
+        let s = PartShape {
             tables: vec![TableDims {
                 log_n: 3,
                 main: 2,
@@ -404,7 +494,7 @@ mod tests {
             pow_nonce: 5,
             record_bytes: 100,
         };
-        let m = model(&s);
+        let m = model(&ProofShape::whole(s));
         let names: Vec<&str> = m.iter().map(|x| x.stage).collect();
         assert_eq!(names, STAGES);
         let get = |n: &str| m.iter().find(|x| x.stage == n).unwrap().clone();
@@ -460,7 +550,7 @@ mod tests {
     /// permutation); the final codeword has 4 values.
     #[test]
     fn fri_layers_of_larger_arity() {
-        let s = ProofShape {
+        let s = PartShape {
             tables: vec![TableDims {
                 log_n: 6,
                 main: 1,
@@ -476,7 +566,7 @@ mod tests {
             pow_nonce: 0,
             record_bytes: 0,
         };
-        let m = model(&s);
+        let m = model(&ProofShape::whole(s));
         let c = m.iter().find(|x| x.stage == "fri").unwrap();
         assert_eq!(c.keccak_perms, (16 * 3 + 15) + (4 + 3));
         assert_eq!(c.bytes_read, 24 * 256 + 24 * 16 + 24 * 4);
@@ -488,6 +578,80 @@ mod tests {
             q.bytes_read,
             32 + 2 * 8 * 32 + (15 * 24 + 4 * 32) + (3 * 24 + 2 * 32)
         );
+    }
+
+    /// A run of parts is the sum of its parts, stage by stage: two parts of one table of 8
+    /// rows (2 main columns, no interactions, 1 quotient chunk, blowup 2, 1 query, FRI from
+    /// 2^4 in one layer), one of them with 64 record bytes and nonce 2, the other none and
+    /// nonce 9; no parts, no work.
+    #[test]
+    fn parts_add_up() {
+        let part = |nonce, record_bytes| PartShape {
+            tables: vec![TableDims {
+                log_n: 3,
+                main: 2,
+                pre: 0,
+                aux: 0,
+                quotient_chunks: 1,
+                interactions: false,
+            }],
+            log_blowup: 1,
+            num_queries: 1,
+            log_max_lde: 4,
+            fri_log_arities: vec![1],
+            pow_nonce: nonce,
+            record_bytes,
+        };
+        let m = model(&ProofShape {
+            parts: vec![part(2, 64), part(9, 0)],
+        });
+        let names: Vec<&str> = m.iter().map(|x| x.stage).collect();
+        assert_eq!(names, STAGES);
+        let get = |n: &str| {
+            let w = m.iter().find(|x| x.stage == n).unwrap();
+            (w.bytes_read, w.bytes_written, w.keccak_perms)
+        };
+        let tree = 32 * 31;
+        // Each part writes 8·8·2 = 128 trace bytes; the records are read once.
+        assert_eq!(get("trace"), (64, 2 * 128, 0));
+        // Each commits 16 leaves of 2 cells: 128 read, 256 + tree written, 31 permutations.
+        assert_eq!(get("commit main"), (2 * 128, 2 * (256 + tree), 2 * 31));
+        assert_eq!(get("logup aux"), (0, 0, 0));
+        // Quotient: read 8·16·2 = 256; write 8·8·3 = 192 + 8·16·3 = 384 + tree.
+        assert_eq!(get("quotient"), (2 * 256, 2 * (192 + 384 + tree), 2 * 31));
+        assert_eq!(get("grinding"), (0, 0, 3 + 10));
+        // Queries: main (2 cells) and quotient (3 cells) rows with 4-digest paths, one FRI
+        // step of 24 + 3·32, both ways.
+        let per = 16 + 128 + 24 + 128 + 24 + 96;
+        assert_eq!(get("queries"), (2 * per, 2 * per, 0));
+        let none = model(&ProofShape::default());
+        assert_eq!(none.len(), STAGES.len());
+        assert!(none
+            .iter()
+            .all(|w| w.bytes_min() == 0 && w.keccak_perms == 0));
+    }
+
+    /// A part's FRI shape is the prover's for its tables' heights: the largest LDE, folded
+    /// down to the final codeword's LDE.
+    #[test]
+    fn a_part_takes_its_fri_shape_from_its_heights() {
+        let params = StarkParams::preset(4).unwrap();
+        let table = |log_n| TableDims {
+            log_n,
+            main: 1,
+            pre: 0,
+            aux: 0,
+            quotient_chunks: 1,
+            interactions: false,
+        };
+        let p = PartShape::new(&params, vec![table(10), table(6)], 7, 5);
+        let lb = u32::from(params.log_blowup);
+        assert_eq!(p.log_blowup, lb);
+        assert_eq!(p.num_queries, u64::from(params.num_queries));
+        assert_eq!(p.log_max_lde, 10 + lb);
+        let final_lde = u32::from(params.log_final_poly_len).min(6) + lb;
+        assert_eq!(p.fri_log_arities.iter().sum::<u32>(), 10 + lb - final_lde);
+        assert_eq!((p.pow_nonce, p.record_bytes), (7, 5));
     }
 
     #[test]

@@ -20,6 +20,11 @@
 //! part of proving it. In each phase a producer thread executes and packs the next segment
 //! while the backend commits or proves this one; at most two segments' records are held at
 //! once.
+//!
+//! The run's roofline ([`SegmentedRun::shape`], [`crate::roofline`]) counts each part's
+//! least work once, while the time of each stage in [`SegmentedRun::phases`] is summed over
+//! both phases: `commit main` is phase 1's and phase 2's commitments, `trace` the packing
+//! (on the producer thread), the fills and the run part's tables, in both phases.
 
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
@@ -40,6 +45,7 @@ use crate::backend::MainTrace;
 use crate::error::ProverError;
 use crate::par::Rayon;
 use crate::prover::{part_main_cap, prove_part, setup, ProveTimings, ProvingKey};
+use crate::roofline::{PartShape, ProofShape, TableDims};
 use crate::rv::{machine_for, program_image, RvFills};
 use crate::vm::record::VecRecorder;
 use crate::vm::{Program, Vm, VmError};
@@ -83,12 +89,17 @@ pub struct SegmentedRun {
     pub vk: VerifyingKey,
     pub segments: usize,
     /// Milliseconds per phase name, summed over parts and both phases: `execute+pack`
-    /// (the producer's, overlapped with the rest), `fill`, then the prover's phases.
+    /// (the producer's, overlapped with the rest), `trace` (building the main traces from
+    /// the records: the producer's packing, the fills, the run part's tables), `fill`, then
+    /// the prover's phases ([`crate::roofline::STAGES`] after `trace`).
     pub phases: Vec<(String, f64)>,
     /// Wall time of phase 1 and of phase 2.
     pub phase_seconds: [f64; 2],
     /// The first segment's and the run part's traces: (table, rows, columns, real rows).
     pub tables: Vec<(TableId, usize, usize, Option<usize>)>,
+    /// Every part's shape as the roofline model reads it (the segments', then the run
+    /// part's), its least work counted once.
+    pub shape: ProofShape,
 }
 
 /// The verifying key of the whole machine (what `kestrel vk` derives) from the parts' keys:
@@ -119,13 +130,21 @@ fn machine_vk<B: RvFills>(
 struct Packed {
     packed: PackedTraces,
     cycles: u64,
+    /// Bytes of its execution records.
+    record_bytes: u64,
     /// Executing and packing it.
     took: Duration,
+    /// Packing it.
+    pack: Duration,
 }
+
+/// What the producer returns: the run tables and the time they took (`None`: it stopped
+/// early; the consumer says why).
+type Produced = Option<(RunTraces, Duration)>;
 
 /// Executes the run segment by segment on a producer thread, packing each, and calls
 /// `consume` with each segment's packed traces in order, the producer a segment ahead;
-/// returns the [`Segmenter`]'s run tables after the last segment.
+/// returns the [`Segmenter`]'s run tables after the last segment, and the time they took.
 fn for_each_segment(
     program: &Program,
     machine: &Rv64Machine,
@@ -134,11 +153,11 @@ fn for_each_segment(
     total_cycles: u64,
     segment: u64,
     consume: &mut dyn FnMut(usize, Packed) -> Result<(), SegmentedError>,
-) -> Result<RunTraces, SegmentedError> {
+) -> Result<(RunTraces, Duration), SegmentedError> {
     let n_seg = total_cycles.div_ceil(segment) as usize;
     std::thread::scope(|scope| {
         let (tx, rx) = mpsc::sync_channel::<Result<Packed, SegmentedError>>(1);
-        let producer = scope.spawn(move || -> Result<Option<RunTraces>, SegmentedError> {
+        let producer = scope.spawn(move || -> Result<Produced, SegmentedError> {
             let par = Rayon::default();
             let mut seg = Segmenter::new(machine, image, input).map_err(SegmentedError::Trace)?;
             let mut vm = Vm::new(program, input.to_vec()).with_max_cycles(total_cycles);
@@ -155,13 +174,16 @@ fn for_each_segment(
                         "the run ended in segment {k} of {n_seg}"
                     )));
                 }
+                let packing = Instant::now();
                 let packed = seg
                     .pack_segment(&par, &rec.records, last)
                     .map_err(SegmentedError::Trace);
                 let item = packed.map(|packed| Packed {
                     packed,
                     cycles: rec.records.len() as u64,
+                    record_bytes: std::mem::size_of_val(rec.records.as_slice()) as u64,
                     took: start.elapsed(),
+                    pack: packing.elapsed(),
                 });
                 let failed = item.is_err();
                 if tx.send(item).is_err() || failed {
@@ -170,7 +192,9 @@ fn for_each_segment(
                 }
             }
             drop(tx);
-            seg.finish(&par).map(Some).map_err(SegmentedError::Trace)
+            let start = Instant::now();
+            let run = seg.finish(&par).map_err(SegmentedError::Trace)?;
+            Ok(Some((run, start.elapsed())))
         });
         let mut consumed = Ok(());
         for (k, item) in rx.iter().enumerate() {
@@ -229,8 +253,8 @@ fn segment_traces<B: RvFills>(
         .collect()
 }
 
-/// [`segment_traces`] of a produced segment, adding the producer's time (`execute+pack`)
-/// and the fills' (`fill`) to `phases`.
+/// [`segment_traces`] of a produced segment, adding the producer's time (`execute+pack`),
+/// the fills' (`fill`) and the packing's and the fills' (`trace`) to `phases`.
 fn timed_traces<B: RvFills>(
     backend: &B,
     image: &kestrel_core::rv::decode::ProgramImage,
@@ -239,9 +263,12 @@ fn timed_traces<B: RvFills>(
     phases: &mut Vec<(String, f64)>,
 ) -> Result<Vec<MainTrace<B>>, SegmentedError> {
     add_ms(phases, "execute+pack", p.took.as_secs_f64() * 1e3);
+    add_ms(phases, "trace", p.pack.as_secs_f64() * 1e3);
     let fill = Instant::now();
     let traces = segment_traces(backend, image, p.packed, device_fills)?;
-    add_ms(phases, "fill", fill.elapsed().as_secs_f64() * 1e3);
+    let fill_ms = fill.elapsed().as_secs_f64() * 1e3;
+    add_ms(phases, "trace", fill_ms);
+    add_ms(phases, "fill", fill_ms);
     Ok(traces)
 }
 
@@ -317,8 +344,9 @@ pub fn prove_segmented<B: RvFills>(
 
     // Phase 1: every part's main commitment.
     let mut heads: Vec<(Vec<u8>, Vec<Digest>)> = Vec::with_capacity(total);
+    let mut record_bytes: Vec<u64> = Vec::with_capacity(n_seg);
     let mut cycles_done = 0;
-    let run = for_each_segment(
+    let (run, built) = for_each_segment(
         program,
         &machine,
         &image,
@@ -327,6 +355,7 @@ pub fn prove_segmented<B: RvFills>(
         segment,
         &mut |k, p| {
             let (real, cycles) = (p.packed.real_rows(), p.cycles);
+            record_bytes.push(p.record_bytes);
             let traces = timed_traces(backend, &image, p, device_fills, &mut phases)?;
             if k == 0 {
                 for ((&t, tr), r) in layout.segment.iter().zip(&traces).zip(
@@ -354,6 +383,7 @@ pub fn prove_segmented<B: RvFills>(
             Ok(())
         },
     )?;
+    add_ms(&mut phases, "trace", built.as_secs_f64() * 1e3);
     let RunTraces {
         traces: mut run_traces,
         public,
@@ -377,9 +407,16 @@ pub fn prove_segmented<B: RvFills>(
         ));
     }
     let host = |ms: &[RowMajorMatrix]| ms.iter().cloned().map(MainTrace::Host).collect();
+    let traces = host(&run_host);
+    let start = Instant::now();
     heads.push(
-        part_main_cap(backend, &pk_run, &run_part, host(&run_host), &public)
+        part_main_cap(backend, &pk_run, &run_part, traces, &public)
             .map_err(prove_err("commit main"))?,
+    );
+    add_ms(
+        &mut phases,
+        "commit main",
+        start.elapsed().as_secs_f64() * 1e3,
     );
     report(1, total, cycles_done);
     let phase1 = began.elapsed();
@@ -409,7 +446,7 @@ pub fn prove_segmented<B: RvFills>(
         }
         Ok(())
     };
-    for_each_segment(
+    let (_, built) = for_each_segment(
         program,
         &machine,
         &image,
@@ -438,6 +475,7 @@ pub fn prove_segmented<B: RvFills>(
             Ok(())
         },
     )?;
+    add_ms(&mut phases, "trace", built.as_secs_f64() * 1e3);
     let (body, t) = prove_part(
         backend,
         &pk_run,
@@ -454,6 +492,27 @@ pub fn prove_segmented<B: RvFills>(
     parts.push(body);
     report(2, total, cycles_done);
     let phase2 = began.elapsed() - phase1;
+    // The roofline's view: each part's tables at its heights, its nonce and its records.
+    let shape = ProofShape {
+        parts: parts
+            .iter()
+            .enumerate()
+            .map(|(k, body)| {
+                let (pk, records) = if k < n_seg {
+                    (&pk_seg, record_bytes.get(k).copied().unwrap_or(0))
+                } else {
+                    (&pk_run, 0)
+                };
+                let tables = pk
+                    .shapes
+                    .iter()
+                    .zip(&body.log_heights)
+                    .map(|(s, &lh)| TableDims::of(s, u32::from(lh)))
+                    .collect();
+                PartShape::new(&params, tables, body.pow_nonce, records)
+            })
+            .collect(),
+    };
     Ok(SegmentedRun {
         proof: SegmentedProof {
             params,
@@ -466,5 +525,6 @@ pub fn prove_segmented<B: RvFills>(
         phases,
         phase_seconds: [phase1.as_secs_f64(), phase2.as_secs_f64()],
         tables,
+        shape,
     })
 }

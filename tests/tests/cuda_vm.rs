@@ -55,6 +55,21 @@ fn vm_proofs_are_byte_identical_on_the_gpu() {
     ] {
         assert!(s.op(op) > 0, "stage {op} did not run on the GPU");
     }
+    // Every RV64IM table's LogUp program, and every quotient program small enough to be
+    // generated, ran as its generated kernel (kernels/gen): none fell back to the
+    // interpreter by a fingerprint that no longer matches the AIR.
+    use kestrel_prover_gpu::cuda::gen_programs::{LOGUP, QUOTIENT};
+    for (_, kernel, table) in LOGUP.iter().chain(QUOTIENT) {
+        assert!(
+            s.kernels.get(*kernel).copied().unwrap_or(0) > 0,
+            "{table}: generated kernel {kernel} never ran"
+        );
+    }
+    assert_eq!(
+        s.kernels.get("ks_logup_eval"),
+        None,
+        "a LogUp program ran in the interpreter"
+    );
 }
 
 /// Segmented proofs (format 10) on the CUDA backend, with the record tables filled on the

@@ -432,6 +432,10 @@ impl Backend for CudaBackend {
         serde_json::to_value(self.stats()).unwrap_or_default()
     }
 
+    fn memory_budget(&self) -> Option<u64> {
+        Some(self.vram_budget())
+    }
+
     fn ceilings(&self) -> Result<crate::roofline::Ceilings, ProverError> {
         static CEIL: std::sync::OnceLock<crate::roofline::Ceilings> = std::sync::OnceLock::new();
         if let Some(c) = CEIL.get() {

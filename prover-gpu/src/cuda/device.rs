@@ -165,7 +165,7 @@ impl CudaDevice {
             })
             .collect::<Result<Vec<_>, _>>()?;
         let mut functions = HashMap::new();
-        for &(module, kernels) in KERNELS {
+        for &(module, kernels) in KERNELS.iter().chain(super::gen_programs::MODULES) {
             let (_, cubin, ptx) = embedded::MODULES
                 .iter()
                 .find(|(m, _, _)| *m == module)
@@ -175,6 +175,9 @@ impl CudaDevice {
                 })?;
             let loaded = match ctx.load_module(Ptx::from_binary(cubin.to_vec())) {
                 Ok(m) => m,
+                // A generated constraint-program module comes as a cubin only: on a device
+                // it does not load on, the interpreter runs those programs (same values).
+                Err(_) if ptx.is_empty() && module.starts_with("gen/") => continue,
                 // The cubin targets one architecture; the PTX is JIT-compiled by the driver
                 // for others. Both run on the GPU.
                 Err(cubin_err) => {
@@ -243,6 +246,11 @@ impl CudaDevice {
     pub fn stream(&self) -> Arc<CudaStream> {
         let i = self.next_stream.fetch_add(1, Ordering::Relaxed) % self.streams.len();
         self.streams[i].clone()
+    }
+
+    /// Whether kernel `name` is loaded (a generated module may not be: [`CudaDevice::new`]).
+    pub(crate) fn has_function(&self, name: &str) -> bool {
+        self.functions.contains_key(name)
     }
 
     pub(crate) fn function(&self, name: &'static str) -> Result<&CudaFunction, CudaError> {
@@ -528,7 +536,11 @@ pub(crate) fn grid_for(n: u64, threads: u32) -> cudarc::driver::LaunchConfig {
 
 /// Launches a registered kernel on a stream with the given arguments and counts it.
 macro_rules! launch {
-    ($dev:expr, $stream:expr, $name:literal, $cfg:expr, [$($arg:expr),* $(,)?]) => {{
+    ($dev:expr, $stream:expr, $name:expr, $cfg:expr, [$($arg:expr),* $(,)?]) => {
+        $crate::cuda::device::launch!($dev, $stream, $name, time_as = $name, $cfg, [$($arg),*])
+    };
+    // `time_as`: the key of the launch's time under KESTREL_KERNEL_TIMES=1 (e.g. per table).
+    ($dev:expr, $stream:expr, $name:expr, time_as = $key:expr, $cfg:expr, [$($arg:expr),* $(,)?]) => {{
         let cfg: cudarc::driver::LaunchConfig = $cfg;
         let f = $dev.function($name)?;
         #[allow(unused_imports)]
@@ -551,7 +563,7 @@ macro_rules! launch {
         })?;
         if let Some(t0) = timed {
             $dev.sync(&$stream, $name)?;
-            $dev.counters.kernel_time($name, t0.elapsed());
+            $dev.counters.kernel_time($key, t0.elapsed());
         }
         $dev.counters.kernel($name);
     }};

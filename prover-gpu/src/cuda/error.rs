@@ -70,3 +70,12 @@ impl From<CudaError> for ProverError {
         }
     }
 }
+
+impl From<crate::program::ProgramError> for CudaError {
+    fn from(e: crate::program::ProgramError) -> CudaError {
+        CudaError::Limit {
+            op: "constraint program",
+            detail: e.0,
+        }
+    }
+}

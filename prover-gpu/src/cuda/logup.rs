@@ -12,9 +12,10 @@ use kestrel_core::matrix::RowMajorMatrix;
 use super::buffer::DeviceBuffer;
 use super::device::{grid_for, launch, CudaDevice};
 use super::error::CudaError;
+use super::gen_programs;
 use super::ntt::{rows_to_cols, upload_matrix};
-use super::program::compile;
 use crate::error::ProverError;
+use crate::program::compile;
 
 /// Values one thread of `ks_ext_inverse` inverts together (`KS_INV_BATCH`); a grid hint
 /// only (the kernel loops over its tiles).
@@ -164,7 +165,14 @@ pub fn logup_aux_device(
     let log_n = n.trailing_zeros();
     let pairs = k.div_ceil(2);
     let ext_w = pairs + 1;
-    let prog = compile(table, public, false)?;
+    let prog = compile(table, public, false).map_err(CudaError::from)?;
+    let (kernel, time_as) = super::quotient::program_kernel(
+        dev,
+        gen_programs::LOGUP,
+        &prog,
+        "ks_logup_eval",
+        table.name(),
+    );
     if prog.interactions != k {
         return Err(ProverError::Internal(
             "interaction count differs from shape",
@@ -182,7 +190,8 @@ pub fn logup_aux_device(
     launch!(
         dev,
         stream,
-        "ks_logup_eval",
+        kernel,
+        time_as = time_as,
         grid_for(n as u64, 128),
         [
             &mults.ptr(stream),

@@ -20,7 +20,9 @@ pub mod logup;
 pub mod merkle;
 pub mod ntt;
 pub mod plan;
-pub mod program;
+/// The generated constraint-program kernels (kernels/gen/*.cu), by fingerprint.
+#[rustfmt::skip]
+pub mod gen_programs;
 pub mod quotient;
 pub mod resident;
 pub mod rv;
