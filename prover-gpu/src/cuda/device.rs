@@ -248,6 +248,45 @@ impl CudaDevice {
         self.streams[i].clone()
     }
 
+    /// The kernel that runs `prog` (the generated one for its fingerprint, if loaded, else
+    /// `interpreter`: the same values either way; `KESTREL_INTERPRET=1` forces the interpreter,
+    /// for benchmarks), and the key its time is kept under with `KESTREL_KERNEL_TIMES=1`
+    /// (per table for the interpreter).
+    pub(crate) fn program_kernel(
+        &self,
+        generated: &'static [(u64, &'static str, &'static str)],
+        prog: &crate::program::Program,
+        interpreter: &'static str,
+        table: &str,
+    ) -> (&'static str, &'static str) {
+        static FORCE: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+        let force =
+            *FORCE.get_or_init(|| std::env::var("KESTREL_INTERPRET").is_ok_and(|v| v == "1"));
+        let fp = prog.fingerprint();
+        if let Some(g) = generated
+            .iter()
+            .find(|g| !force && g.0 == fp && self.has_function(g.1))
+        {
+            return (g.1, g.1);
+        }
+        if !self.counters.timing() {
+            return (interpreter, interpreter);
+        }
+        // Timing only: one leaked key per (kernel, table) name, kept for the process.
+        static KEYS: std::sync::Mutex<Vec<&'static str>> = std::sync::Mutex::new(Vec::new());
+        let key = format!("{interpreter}@{table}");
+        let mut keys = KEYS.lock().unwrap_or_else(|e| e.into_inner());
+        let k = match keys.iter().find(|k| **k == key) {
+            Some(k) => *k,
+            None => {
+                let k: &'static str = Box::leak(key.into_boxed_str());
+                keys.push(k);
+                k
+            }
+        };
+        (interpreter, k)
+    }
+
     /// Whether kernel `name` is loaded (a generated module may not be: [`CudaDevice::new`]).
     pub(crate) fn has_function(&self, name: &str) -> bool {
         self.functions.contains_key(name)

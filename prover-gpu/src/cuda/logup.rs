@@ -166,13 +166,8 @@ pub fn logup_aux_device(
     let pairs = k.div_ceil(2);
     let ext_w = pairs + 1;
     let prog = compile(table, public, false).map_err(CudaError::from)?;
-    let (kernel, time_as) = super::quotient::program_kernel(
-        dev,
-        gen_programs::LOGUP,
-        &prog,
-        "ks_logup_eval",
-        table.name(),
-    );
+    let (kernel, time_as) =
+        dev.program_kernel(gen_programs::LOGUP, &prog, "ks_logup_eval", table.name());
     if prog.interactions != k {
         return Err(ProverError::Internal(
             "interaction count differs from shape",

@@ -47,44 +47,6 @@ struct QuotientParams {
 // SAFETY: plain old data with the kernel's layout.
 unsafe impl DeviceRepr for QuotientParams {}
 
-/// The kernel that runs `prog` (the generated one for its fingerprint, if loaded, else
-/// `interpreter`: the same values either way; `KESTREL_INTERPRET=1` forces the interpreter,
-/// for benchmarks), and the key its time is kept under with `KESTREL_KERNEL_TIMES=1`
-/// (per table for the interpreter).
-pub(crate) fn program_kernel(
-    dev: &CudaDevice,
-    generated: &'static [(u64, &'static str, &'static str)],
-    prog: &crate::program::Program,
-    interpreter: &'static str,
-    table: &str,
-) -> (&'static str, &'static str) {
-    static FORCE: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
-    let force = *FORCE.get_or_init(|| std::env::var("KESTREL_INTERPRET").is_ok_and(|v| v == "1"));
-    let fp = prog.fingerprint();
-    if let Some(g) = generated
-        .iter()
-        .find(|g| !force && g.0 == fp && dev.has_function(g.1))
-    {
-        return (g.1, g.1);
-    }
-    if !dev.counters.timing() {
-        return (interpreter, interpreter);
-    }
-    // Timing only: one leaked key per (kernel, table) name, kept for the process.
-    static KEYS: std::sync::Mutex<Vec<&'static str>> = std::sync::Mutex::new(Vec::new());
-    let key = format!("{interpreter}@{table}");
-    let mut keys = KEYS.lock().unwrap_or_else(|e| e.into_inner());
-    let k = match keys.iter().find(|k| **k == key) {
-        Some(k) => *k,
-        None => {
-            let k: &'static str = Box::leak(key.into_boxed_str());
-            keys.push(k);
-            k
-        }
-    };
-    (interpreter, k)
-}
-
 /// The quotient's coefficients on the host (downloaded, counted).
 pub fn quotient(
     dev: &CudaDevice,
@@ -126,8 +88,7 @@ pub fn quotient_device(
         ));
     }
     let prog = compile(q.table, q.public, true).map_err(CudaError::from)?;
-    let (kernel, time_as) = program_kernel(
-        dev,
+    let (kernel, time_as) = dev.program_kernel(
         gen_programs::QUOTIENT,
         &prog,
         "ks_quotient_eval",
