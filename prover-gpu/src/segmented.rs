@@ -24,7 +24,8 @@
 //! The run's roofline ([`SegmentedRun::shape`], [`crate::roofline`]) counts each part's
 //! least work once, while the time of each stage in [`SegmentedRun::phases`] is summed over
 //! both phases: `commit main` is phase 1's and phase 2's commitments, `trace` the packing
-//! (on the producer thread), the fills and the run part's tables, in both phases.
+//! (on the producer thread) and the fills in both phases, and the run part's tables (built
+//! once, in phase 1).
 
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
@@ -138,9 +139,9 @@ struct Packed {
     pack: Duration,
 }
 
-/// What the producer returns: the run tables and the time they took (`None`: it stopped
-/// early; the consumer says why).
-type Produced = Option<(RunTraces, Duration)>;
+/// What the producer returns: the run tables (when asked for) and the time they took
+/// (`None`: it stopped early; the consumer says why).
+type Produced = Option<(Option<RunTraces>, Duration)>;
 
 /// Executes the run segment by segment on a producer thread, packing each, and calls
 /// `consume` with each segment's packed traces in order, the producer a segment ahead;
@@ -152,8 +153,9 @@ fn for_each_segment(
     input: &[u8],
     total_cycles: u64,
     segment: u64,
+    finish: bool,
     consume: &mut dyn FnMut(usize, Packed) -> Result<(), SegmentedError>,
-) -> Result<(RunTraces, Duration), SegmentedError> {
+) -> Result<(Option<RunTraces>, Duration), SegmentedError> {
     let n_seg = total_cycles.div_ceil(segment) as usize;
     std::thread::scope(|scope| {
         let (tx, rx) = mpsc::sync_channel::<Result<Packed, SegmentedError>>(1);
@@ -192,9 +194,12 @@ fn for_each_segment(
                 }
             }
             drop(tx);
+            if !finish {
+                return Ok(Some((None, Duration::ZERO)));
+            }
             let start = Instant::now();
             let run = seg.finish(&par).map_err(SegmentedError::Trace)?;
-            Ok(Some((run, start.elapsed())))
+            Ok(Some((Some(run), start.elapsed())))
         });
         let mut consumed = Ok(());
         for (k, item) in rx.iter().enumerate() {
@@ -353,6 +358,7 @@ pub fn prove_segmented<B: RvFills>(
         input,
         total_cycles,
         segment,
+        true,
         &mut |k, p| {
             let (real, cycles) = (p.packed.real_rows(), p.cycles);
             record_bytes.push(p.record_bytes);
@@ -388,7 +394,7 @@ pub fn prove_segmented<B: RvFills>(
         traces: mut run_traces,
         public,
         table_rows,
-    } = run;
+    } = run.ok_or_else(|| SegmentedError::Internal("phase 1 built no run tables".into()))?;
     let run_host: Vec<RowMajorMatrix> = layout
         .run
         .iter()
@@ -446,13 +452,15 @@ pub fn prove_segmented<B: RvFills>(
         }
         Ok(())
     };
-    let (_, built) = for_each_segment(
+    // Phase 1's run tables are the run part's: phase 2 does not build them again.
+    for_each_segment(
         program,
         &machine,
         &image,
         input,
         total_cycles,
         segment,
+        false,
         &mut |k, p| {
             let cycles = p.cycles;
             let traces = timed_traces(backend, &image, p, device_fills, &mut phases)?;
@@ -475,7 +483,6 @@ pub fn prove_segmented<B: RvFills>(
             Ok(())
         },
     )?;
-    add_ms(&mut phases, "trace", built.as_secs_f64() * 1e3);
     let (body, t) = prove_part(
         backend,
         &pk_run,
