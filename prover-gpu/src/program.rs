@@ -612,6 +612,31 @@ mod tests {
         }
     }
 
+    /// The fingerprint follows the code and the AIR's constants, not the public values: a
+    /// kernel generated for one program is never picked for another.
+    #[test]
+    fn fingerprints_follow_code_and_constants_not_public_values() {
+        let fib = |public: &[u64]| {
+            let public: Vec<Felt> = public.iter().map(|&v| Felt::new(v)).collect();
+            compile(&FibonacciAir, &public, true).unwrap()
+        };
+        let p = fib(&[1, 1, 5]);
+        assert_eq!(p.fingerprint(), fib(&[7, 9, 11]).fingerprint());
+        assert!(p.public_slots.iter().any(Option::is_some));
+        let cpu = &rv_programs().unwrap()[0].2;
+        let k = cpu.public_slots.iter().position(Option::is_none).unwrap();
+        let mut q = cpu.clone();
+        q.consts[k] = q.consts[k].wrapping_add(1);
+        assert_ne!(cpu.fingerprint(), q.fingerprint());
+        let mut q = p.clone();
+        let last = q.code.len() - 1;
+        q.code[last][2] ^= 1;
+        assert_ne!(p.fingerprint(), q.fingerprint());
+        // A public value equal to a constant still gets its own slot.
+        let same = fib(&[1, 1, 1]);
+        assert_eq!(same.code, p.code);
+    }
+
     /// The programs do not depend on the program proven nor on the public values: the
     /// machine of a real ELF with other public values compiles to the same fingerprints
     /// as the verifier's machine the generator uses.
