@@ -145,7 +145,9 @@ type Produced = Option<(Option<RunTraces>, Duration)>;
 
 /// Executes the run segment by segment on a producer thread, packing each, and calls
 /// `consume` with each segment's packed traces in order, the producer a segment ahead;
-/// returns the [`Segmenter`]'s run tables after the last segment, and the time they took.
+/// returns the [`Segmenter`]'s run tables after the last segment (with `finish`; phase 2
+/// needs none) and the time they took.
+#[allow(clippy::too_many_arguments)]
 fn for_each_segment(
     program: &Program,
     machine: &Rv64Machine,
