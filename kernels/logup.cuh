@@ -1,5 +1,5 @@
 // The generic LogUp evaluation kernel's body (kernels/logup.cu instantiates it with the
-// interpreter, kernels/gen/programs.cu with each generated program).
+// interpreter, kernels/gen/<table>.cu with each generated program).
 #pragma once
 #include "program.cuh"
 

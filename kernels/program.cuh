@@ -1,7 +1,7 @@
 // The constraint program: a table's symbolic expression DAG (core/src/air/symbolic.rs)
 // compiled by prover-gpu/src/program.rs to straight-line register code, evaluated per row
 // by the generic LogUp and quotient kernels (interpreted here, or generated as CUDA code in
-// kernels/gen/programs.cu for the RV64IM tables), so a new table needs no new kernel.
+// kernels/gen/<table>.cu for the RV64IM tables), so a new table needs no new kernel.
 // Instructions are 4 x u32: op, dst, a, b.
 #pragma once
 #include "field.cuh"
@@ -28,7 +28,7 @@ struct KsCols {
 
 // The interpreter: runs the program `prog` (`len` instructions) for one row;
 // `on_constraint(class, value)` and `on_interaction(index, signed_multiplicity, fingerprint)`
-// receive the results. Generated programs (kernels/gen/programs.cu) are functors with the
+// receive the results. Generated programs (kernels/gen/<table>.cu) are functors with the
 // same `run`, their code in place of `prog`.
 struct KsInterp {
     // Whether the program is straight-line code (its calls' arguments known at compile time).

@@ -1,5 +1,5 @@
 // The generic quotient kernel's body (kernels/quotient.cu instantiates it with the
-// interpreter, kernels/gen/programs.cu with each generated program): the table's
+// interpreter, kernels/gen/<table>.cu with each generated program): the table's
 // constraint program on every LDE row, the LogUp constraints (core/src/air/logup.rs
 // eval_logup), the division by the zerofiers; Q written at the row's natural position.
 #pragma once

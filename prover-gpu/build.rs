@@ -49,7 +49,7 @@ fn main() {
     }
 
     // One nvcc per (source, output), run in parallel (the generated constraint programs,
-    // kernels/gen, take about a minute each for the largest tables). The generated modules
+    // kernels/gen, are the longest compiles). The generated modules
     // get a cubin only (no PTX, no line info): the backend runs the interpreter in their
     // place where the cubin does not load, with the same values.
     struct Job {

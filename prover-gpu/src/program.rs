@@ -2,8 +2,9 @@
 //! straight-line register program that the CUDA LogUp and quotient kernels run: either
 //! interpreted (kernels/program.cuh, any AIR) or, for the programs of the RV64IM machine,
 //! as CUDA code generated from the same program ([`cuda_source`], committed in
-//! `kernels/gen/programs.cu` and picked at run time by the program's [`Program::fingerprint`]),
-//! so a new table needs no new kernel and the machine's tables run without an interpreter.
+//! `kernels/gen/<table>.cu` and picked at run time by the program's [`Program::fingerprint`]),
+//! so a new table needs no new kernel, and the machine's LogUp programs and its quotient
+//! programs up to [`MAX_GENERATED_QUOTIENT`] instructions run without the interpreter.
 //!
 //! Shared subexpressions stay shared (one register per DAG node, found by node identity;
 //! column reads and constants are deduplicated by value), registers are reused after
