@@ -46,18 +46,16 @@
 
 // The CPU trace (h rows) of a segment of n steps from clock clk0 (row i at clk0 + i), with
 // outpos0 output bytes written before it; `handoff`: its last step hands off to the next
-// segment. `rec` holds dec_row (u32, n of them, padded to a whole number of words), then
-// rs1[n], rs2[n], res[n], then the system calls: ncalls triples (clk, outpos before,
+// segment. Per step: its DECODE row `dec_row`, its register values `rs1`, `rs2` and its
+// result `res`; `calls`: the system calls, ncalls triples (clk, outpos before,
 // outn | exit << 63), sorted by clk (the run's clocks); `dec` the DECODE rows (DEC_WORDS
-// canonical words each).
-extern "C" __global__ void ks_fill_cpu(uint64_t *out, uint64_t h, const uint64_t *rec, uint64_t n,
-                                       const uint64_t *dec, uint64_t ncalls, uint64_t clk0,
+// canonical words each). The arrays are uploaded as they are (cuda/rv/cpu.rs) or `rs1` and
+// `rs2` come from the register walk (memw_r.cu).
+extern "C" __global__ void ks_fill_cpu(uint64_t *out, uint64_t h, const uint32_t *dec_row,
+                                       const uint64_t *rs1, const uint64_t *rs2,
+                                       const uint64_t *res, uint64_t n, const uint64_t *dec,
+                                       const uint64_t *calls, uint64_t ncalls, uint64_t clk0,
                                        uint64_t outpos0, uint64_t handoff) {
-    const uint32_t *dec_row = (const uint32_t *)rec;
-    const uint64_t *rs1 = rec + (n + 1) / 2;
-    const uint64_t *rs2 = rs1 + n;
-    const uint64_t *res = rs2 + n;
-    const uint64_t *calls = res + n;
     for (uint64_t i = ks_tid(); i < h; i += ks_nthreads()) {
         uint64_t *o = out + i;
 #define PUT(c, v) o[(uint64_t)(c) * h] = (v)

@@ -15,15 +15,14 @@
 
 // MEMW_R (h rows) from n accesses in the CPU's order (n = 3 * steps): access r has timestamp
 // 4*(clk0 + r/3) + r%3 + 1 (clk0: the clock of the records' first step) and writes iff
-// r%3 == 2; then x whole extra rows (the system calls' accesses). `rec` holds meta[n + x] (reg | old_ts << 8), old[n + x], new[n/3] (the value
-// each step's write stores), then per extra row its new value and ts | is_write << 63.
-extern "C" __global__ void ks_fill_memw_r(uint64_t *out, uint64_t h, const uint64_t *rec, uint64_t n,
+// r%3 == 2; then x whole extra rows (the system calls' accesses). Per row: `meta`
+// (reg | old_ts << 8) and `old`; per step: `nw`, the value its write stores; per extra row:
+// `xnew` (its value if it writes) and `xts` (ts | is_write << 63). Uploaded as they are
+// (cuda/rv/memw_r.rs) or made by the register walk below.
+extern "C" __global__ void ks_fill_memw_r(uint64_t *out, uint64_t h, const uint64_t *meta,
+                                          const uint64_t *old, const uint64_t *nw,
+                                          const uint64_t *xnew, const uint64_t *xts, uint64_t n,
                                           uint64_t x, uint64_t clk0) {
-    const uint64_t *meta = rec;
-    const uint64_t *old = rec + n + x;
-    const uint64_t *nw = old + n + x;
-    const uint64_t *xnew = nw + n / 3;
-    const uint64_t *xts = xnew + x;
     for (uint64_t i = ks_tid(); i < h; i += ks_nthreads()) {
         uint64_t *o = out + i;
 #define PUT(c, v) o[(uint64_t)(c) * h] = (v)
@@ -60,5 +59,159 @@ extern "C" __global__ void ks_fill_memw_r(uint64_t *out, uint64_t h, const uint6
         }
         for (int j = 0; j < 5; j++) PUT(MW_DIFF + j, byte_of(diff, j));
 #undef PUT
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// The register walk (core::rv::pack's register replay, memw_r::RegFile): from what only the
+// execution knows (each step's DECODE row and result, the system calls' own accesses, the
+// register file at the first step), every access's register, previous value and previous
+// timestamp, i.e. MEMW_R's `meta` and `old` and the CPU's `rs1`, `rs2`. Steps are cut into
+// chunks of RW_CHUNK: ks_regwalk_summary walks each chunk from an untouched file and keeps
+// each register's last timestamp and written value; ks_regwalk_scan carries the file from
+// chunk to chunk (one thread per register); ks_regwalk walks each chunk again from its
+// carried file and writes the records. The order of a step's accesses is the host's: rs1,
+// rs2, the system call's own accesses (clock ts / 4 = the step's), rd.
+
+// DECODE fields the walk reads (after the row's pc), and the register file's size.
+#define RW_F_WR 16
+#define RW_F_RD 18
+#define RW_F_RS1 19
+#define RW_F_RS2 20
+#define RW_DEC_WORDS 31
+#define RW_NUM_REGS 36
+// Steps per chunk: cuda/rv/memw_r.rs's REGWALK_CHUNK.
+#define RW_CHUNK 256
+
+// A timestamp without its write flag.
+constexpr uint64_t RW_TS_MASK = ~(1ull << 63);
+
+// The walk's inputs.
+struct RwIn {
+    const uint32_t *dec_row;  // per step
+    const uint64_t *res;      // per step: the result (written iff RW_F_WR)
+    const uint64_t *dec;      // DECODE rows, RW_DEC_WORDS words each
+    const uint64_t *xreg;     // per extra access: its register
+    const uint64_t *xnew;     // its value if it writes
+    const uint64_t *xts;      // ts | is_write << 63, ts non-decreasing
+    uint64_t n, x, clk0;
+};
+
+// The walk's outputs (ks_regwalk only).
+struct RwOut {
+    uint64_t *meta, *old;  // 3n + x each: the CPU's accesses, then the extra ones
+    uint64_t *rs1, *rs2, *nw;  // n each
+};
+
+// The first extra access at clock clk or later (extras are sorted by ts; ts / 4 is the call's
+// clock).
+__device__ uint64_t rw_first_extra(const uint64_t *xts, uint64_t x, uint64_t clk) {
+    uint64_t lo = 0, hi = x;
+    while (lo < hi) {
+        const uint64_t mid = (lo + hi) / 2;
+        if (((xts[mid] & RW_TS_MASK) >> 2) < clk) lo = mid + 1; else hi = mid;
+    }
+    return lo;
+}
+
+// Walks chunk c from the file (val, ts); `wrote` marks the registers written. With OUT, writes
+// each access's record (RegFile::access: the register's value and timestamp before it).
+template <bool OUT>
+__device__ void rw_walk(const RwIn &in, const RwOut &out, uint64_t c, uint64_t *val, uint64_t *ts,
+                        uint64_t &wrote) {
+    const uint64_t i0 = c * RW_CHUNK;
+    const uint64_t i1 = i0 + RW_CHUNK < in.n ? i0 + RW_CHUNK : in.n;
+    uint64_t e = rw_first_extra(in.xts, in.x, in.clk0 + i0);
+    auto access = [&](uint64_t slot, uint64_t reg, uint64_t t, bool w, uint64_t v) -> uint64_t {
+        const uint32_t r = (uint32_t)(reg % RW_NUM_REGS);
+        const uint64_t o = val[r];
+        if (OUT) {
+            out.meta[slot] = reg | ts[r] << 8;
+            out.old[slot] = o;
+        }
+        if (w) {
+            val[r] = v;
+            wrote |= 1ull << r;
+        }
+        ts[r] = t;
+        return o;
+    };
+    for (uint64_t i = i0; i < i1; i++) {
+        const uint64_t *f = in.dec + (uint64_t)in.dec_row[i] * RW_DEC_WORDS + 1;
+        const uint64_t clk = in.clk0 + i;
+        const uint64_t t = 4 * clk;
+        const uint64_t a = access(3 * i, f[RW_F_RS1], t + 1, false, 0);
+        const uint64_t b = access(3 * i + 1, f[RW_F_RS2], t + 2, false, 0);
+        for (; e < in.x && ((in.xts[e] & RW_TS_MASK) >> 2) == clk; e++) {
+            const bool w = (in.xts[e] >> 63) != 0;
+            access(3 * in.n + e, in.xreg[e], in.xts[e] & RW_TS_MASK, w, in.xnew[e]);
+        }
+        const uint64_t v = f[RW_F_WR] ? in.res[i] : 0;
+        access(3 * i + 2, f[RW_F_RD], t + 3, true, v);
+        if (OUT) {
+            out.rs1[i] = a;
+            out.rs2[i] = b;
+            out.nw[i] = v;
+        }
+    }
+}
+
+// Per chunk and register (index c * RW_NUM_REGS + r): the last timestamp of an access in the
+// chunk (0: none) | 1 << 63 if one wrote, and the last value written.
+extern "C" __global__ void ks_regwalk_summary(uint64_t *sum_ts, uint64_t *sum_val,
+                                              const uint32_t *dec_row, const uint64_t *res,
+                                              const uint64_t *dec, const uint64_t *xreg,
+                                              const uint64_t *xnew, const uint64_t *xts,
+                                              uint64_t n, uint64_t x, uint64_t clk0) {
+    const RwIn in{dec_row, res, dec, xreg, xnew, xts, n, x, clk0};
+    const uint64_t chunks = (n + RW_CHUNK - 1) / RW_CHUNK;
+    for (uint64_t c = ks_tid(); c < chunks; c += ks_nthreads()) {
+        uint64_t val[RW_NUM_REGS], ts[RW_NUM_REGS], wrote = 0;
+        for (int r = 0; r < RW_NUM_REGS; r++) val[r] = ts[r] = 0;
+        rw_walk<false>(in, RwOut{}, c, val, ts, wrote);
+        for (int r = 0; r < RW_NUM_REGS; r++) {
+            sum_ts[c * RW_NUM_REGS + r] = ts[r] | ((wrote >> r) & 1) << 63;
+            sum_val[c * RW_NUM_REGS + r] = val[r];
+        }
+    }
+}
+
+// The file at each chunk's first step (in_val, in_ts, same indexing), from the file at the
+// first step (start: RW_NUM_REGS values, then RW_NUM_REGS timestamps) and the summaries.
+extern "C" __global__ void ks_regwalk_scan(uint64_t *in_val, uint64_t *in_ts,
+                                           const uint64_t *sum_ts, const uint64_t *sum_val,
+                                           const uint64_t *start, uint64_t chunks) {
+    const uint64_t r = ks_tid();
+    if (r >= RW_NUM_REGS) return;
+    uint64_t v = start[r], t = start[RW_NUM_REGS + r];
+#pragma unroll 4
+    for (uint64_t c = 0; c < chunks; c++) {
+        const uint64_t k = c * RW_NUM_REGS + r;
+        const uint64_t s = sum_ts[k], sv = sum_val[k];
+        in_val[k] = v;
+        in_ts[k] = t;
+        if ((s & RW_TS_MASK) != 0) t = s & RW_TS_MASK;
+        if (s >> 63) v = sv;
+    }
+}
+
+// Every access's record, and the CPU's rs1, rs2 and each step's written value.
+extern "C" __global__ void ks_regwalk(uint64_t *meta, uint64_t *old, uint64_t *rs1,
+                                      uint64_t *rs2, uint64_t *nw, const uint64_t *in_val,
+                                      const uint64_t *in_ts, const uint32_t *dec_row,
+                                      const uint64_t *res, const uint64_t *dec,
+                                      const uint64_t *xreg, const uint64_t *xnew,
+                                      const uint64_t *xts, uint64_t n, uint64_t x,
+                                      uint64_t clk0) {
+    const RwIn in{dec_row, res, dec, xreg, xnew, xts, n, x, clk0};
+    const RwOut out{meta, old, rs1, rs2, nw};
+    const uint64_t chunks = (n + RW_CHUNK - 1) / RW_CHUNK;
+    for (uint64_t c = ks_tid(); c < chunks; c += ks_nthreads()) {
+        uint64_t val[RW_NUM_REGS], ts[RW_NUM_REGS], wrote = 0;
+        for (int r = 0; r < RW_NUM_REGS; r++) {
+            val[r] = in_val[c * RW_NUM_REGS + r];
+            ts[r] = in_ts[c * RW_NUM_REGS + r];
+        }
+        rw_walk<true>(in, out, c, val, ts, wrote);
     }
 }

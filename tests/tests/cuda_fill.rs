@@ -7,10 +7,14 @@
 //! tests are `#[ignore]`d ("needs a CUDA device") and run with `--ignored` on the GPU
 //! machine, where a missing device fails them.
 
+use kestrel_core::par::Sequential;
 use kestrel_core::rv::cpu::Step;
+use kestrel_core::rv::cpu::{self, CpuRecords};
 use kestrel_core::rv::decode::ProgramImage;
+use kestrel_core::rv::decode::{fields_of as decode_fields, DECODE_WORDS};
 use kestrel_core::rv::machine::{TableId, RECORD_TABLES};
-use kestrel_core::rv::pack::{build_traces, pack_traces};
+use kestrel_core::rv::memw_r::{MemwRRecords, RegAccess};
+use kestrel_core::rv::pack::{build_traces, pack_traces, Segmenter};
 use kestrel_prover_gpu::rv::{machine_for, program_image, steps};
 use kestrel_tests::vm_support::asm::{self, addi, auipc, b, i, jal, jalr, lui, r};
 use kestrel_tests::vm_support::{input_of, run_recorded, PROVABLE_PROGRAMS};
@@ -174,15 +178,188 @@ fn packing_keeps_every_other_trace() {
     }
 }
 
+/// One segment's CPU and MEMW_R records, its program's DECODE field table, and whether the
+/// steps' register values are the replayed ones (an execution; edge steps take any values).
+struct WalkCase {
+    name: String,
+    decode: Vec<u64>,
+    cpu: CpuRecords,
+    memw: MemwRRecords,
+    executed: bool,
+}
+
+/// Records for the register walk: every provable program whole, programs with system calls
+/// and input cut into segments (a first clock and a register file carried in, segments
+/// shorter and longer than the walk's chunks and cut across them), and edge steps.
+fn walk_cases() -> Vec<WalkCase> {
+    let mut out = Vec::new();
+    for &(name, _) in PROVABLE_PROGRAMS {
+        let (image, steps) = load(name);
+        let packed = pack_traces(&machine_for(&image), &image, &steps, input_of(name)).unwrap();
+        out.push(WalkCase {
+            name: name.into(),
+            decode: decode_fields(&image),
+            cpu: packed.cpu,
+            memw: packed.memw_r,
+            executed: true,
+        });
+    }
+    for name in ["isa/syscall", "sort", "fibonacci", "bignum"] {
+        let (image, steps) = load(name);
+        let machine = machine_for(&image);
+        for seg in [7usize, 255, 256, 257, 1000] {
+            let mut run = Segmenter::new(&machine, &image, input_of(name)).unwrap();
+            let n = steps.chunks(seg).len();
+            for (k, s) in steps.chunks(seg).enumerate() {
+                let p = run.pack_segment(&Sequential, s, k + 1 == n).unwrap();
+                // Every segment of the short runs; a few of the long ones.
+                if n <= 64 || k % (n / 16) == 1 || k + 1 == n {
+                    out.push(WalkCase {
+                        name: format!("{name}, segment {k} of {seg} steps"),
+                        decode: decode_fields(&image),
+                        cpu: p.cpu,
+                        memw: p.memw_r,
+                        executed: true,
+                    });
+                }
+            }
+        }
+    }
+    let edge = edge_program();
+    for (k, n) in [1usize, 2, 255, 256, 257, 1000, 70_001]
+        .into_iter()
+        .enumerate()
+    {
+        let steps = edge_steps(&edge, n, 300 + k as u64);
+        let packed = pack_traces(&machine_for(&edge), &edge, &steps, b"").unwrap();
+        out.push(WalkCase {
+            name: format!("edge {n}"),
+            decode: decode_fields(&edge),
+            cpu: packed.cpu,
+            memw: packed.memw_r,
+            executed: false,
+        });
+    }
+    out
+}
+
+/// The register walk of `kernels/rv/memw_r.cu`, on the host: replays the register file
+/// from MEMW_R's `start` through each step's accesses (rs1, rs2, the system call's own at
+/// the step's clock, rd writing the result if the instruction writes), and returns what
+/// the device derives: `[rs1, rs2, new, meta, old]`.
+fn walk_on_host(c: &WalkCase) -> [Vec<u64>; 5] {
+    let (cpu, rec) = (&c.cpu, &c.memw);
+    let n = cpu.dec_row.len();
+    let x = rec.extra.len();
+    let mut file = rec.start.clone();
+    let [mut rs1, mut rs2, mut new] = [vec![0; n], vec![0; n], vec![0; n]];
+    let (mut meta, mut old) = (vec![0; 3 * n + x], vec![0; 3 * n + x]);
+    let mut e = 0;
+    let field = |i: usize, f: usize| c.decode[cpu.dec_row[i] as usize * DECODE_WORDS + f];
+    let mut access = |slot: usize, a: RegAccess| {
+        let (o, ts) = file.access(&a);
+        meta[slot] = a.reg as u64 | ts << 8;
+        old[slot] = o;
+        o
+    };
+    for i in 0..n {
+        let clk = cpu.clk0 + i as u64;
+        let read = |reg: u64, ts: u64| RegAccess {
+            reg: reg as u8,
+            value: 0,
+            ts,
+            is_write: false,
+        };
+        rs1[i] = access(3 * i, read(field(i, cpu::RS1 - cpu::DEC + 1), 4 * clk + 1));
+        rs2[i] = access(
+            3 * i + 1,
+            read(field(i, cpu::RS2 - cpu::DEC + 1), 4 * clk + 2),
+        );
+        while e < x && rec.extra[e].access.ts / 4 == clk {
+            access(3 * n + e, rec.extra[e].access);
+            e += 1;
+        }
+        let wr = field(i, cpu::WR - cpu::DEC + 1) != 0;
+        new[i] = if wr { cpu.res[i] } else { 0 };
+        access(
+            3 * i + 2,
+            RegAccess {
+                reg: field(i, cpu::RD - cpu::DEC + 1) as u8,
+                value: new[i],
+                ts: 4 * clk + 3,
+                is_write: true,
+            },
+        );
+    }
+    assert_eq!(e, x, "{}: system call accesses outside the steps", c.name);
+    [rs1, rs2, new, meta, old]
+}
+
+/// The host's records, as the walk derives them: `[rs1, rs2, new, meta, old]`.
+fn host_records(c: &WalkCase) -> [Vec<u64>; 5] {
+    let rec = &c.memw;
+    let mut meta = rec.meta.clone();
+    let mut old = rec.old.clone();
+    for r in &rec.extra {
+        meta.push(r.access.reg as u64 | r.old_ts << 8);
+        old.push(r.old);
+    }
+    [
+        c.cpu.rs1.clone(),
+        c.cpu.rs2.clone(),
+        rec.new.clone(),
+        meta,
+        old,
+    ]
+}
+
+/// Compares a walk's `[rs1, rs2, new, meta, old]` with the host records: all of them for an
+/// execution; MEMW_R's (new, meta, old) for edge steps, whose register values are not the
+/// replayed ones (the walk gives the replayed values).
+fn assert_walk(c: &WalkCase, what: &str, walk: &[Vec<u64>; 5]) {
+    let host = host_records(c);
+    let names = ["rs1", "rs2", "new", "meta", "old"];
+    let from = if c.executed { 0 } else { 2 };
+    for k in from..5 {
+        if let Some(i) =
+            (0..host[k].len().max(walk[k].len())).find(|&i| host[k].get(i) != walk[k].get(i))
+        {
+            panic!(
+                "{}: {what}: {} differs at {i} of {}: {:?} against the host's {:?}",
+                c.name,
+                names[k],
+                host[k].len(),
+                walk[k].get(i),
+                host[k].get(i)
+            );
+        }
+    }
+}
+
+/// Without a GPU: the walk the device runs, replayed on the host from only what the device
+/// receives, gives the host's records (so the segment's `start` file and the extra accesses'
+/// clocks are what the walk needs, whatever the packing pass does).
+#[test]
+fn the_register_walk_gives_the_host_records() {
+    let cases = walk_cases();
+    assert!(cases.len() > 60, "{} cases", cases.len());
+    assert!(cases
+        .iter()
+        .any(|c| c.cpu.clk0 > 0 && !c.memw.extra.is_empty()));
+    for c in &cases {
+        assert_walk(c, "host walk", &walk_on_host(c));
+    }
+}
+
 #[cfg(feature = "cuda")]
 mod gpu {
     use super::*;
     use kestrel_core::params::StarkParams;
-    use kestrel_core::rv::decode::fields_of as decode_fields;
-    use kestrel_core::rv::memw_r::{self, MemwRRecords};
+    use kestrel_core::rv::memw_r;
     use kestrel_prover_gpu::backend::{DeviceTraces, MainTrace};
     use kestrel_prover_gpu::cli_prove::{decode_statement, prove_with, ProveArgs};
     use kestrel_prover_gpu::cpu::CpuBackend;
+    use kestrel_prover_gpu::cuda::rv::memw_r::STEP_RECORDS;
     use kestrel_prover_gpu::cuda::CudaBackend;
     use kestrel_prover_gpu::prover::{prove, prove_main, setup};
     use kestrel_prover_gpu::rv::{debug_check_main, main_traces, verifier_machine};
@@ -193,7 +370,7 @@ mod gpu {
         CudaBackend::new().unwrap_or_else(|e| panic!("no CUDA device ({e}): this test needs one"))
     }
 
-    use kestrel_core::rv::cpu::{fill_host, CallMark, CpuRecords};
+    use kestrel_core::rv::cpu::{fill_host, CallMark};
     use kestrel_core::rv::testing::cpu as segments;
     use kestrel_tests::first_diff;
     use std::ops::Range;
@@ -247,6 +424,59 @@ mod gpu {
             let steps = edge_steps(&image, n, 100 + k as u64);
             check(&g, &format!("edge {n}"), &image, &steps);
         }
+    }
+
+    /// The register walk on the device gives the host's records (all of them for
+    /// executions; MEMW_R's for edge steps), on programs, segments and edge steps.
+    #[test]
+    #[ignore = "needs a CUDA device: run with --ignored on the GPU machine"]
+    fn register_walk_matches_the_host_records() {
+        let g = gpu();
+        let cases = walk_cases();
+        for c in &cases {
+            let walk = g
+                .walk_registers(&c.cpu, &c.memw, &c.decode)
+                .unwrap_or_else(|e| panic!("{}: {e}", c.name));
+            assert_walk(c, "device walk", &walk);
+        }
+        assert_eq!(g.stats().kernels["ks_regwalk"], cases.len() as u64);
+    }
+
+    /// Records the walk cannot take are errors before any launch: system call accesses out
+    /// of order or outside the steps' clocks, a DECODE row outside the table, records of
+    /// different segments.
+    #[test]
+    #[ignore = "needs a CUDA device: run with --ignored on the GPU machine"]
+    fn register_walk_rejects_bad_records() {
+        let g = gpu();
+        let (image, steps) = load("isa/syscall");
+        let packed = pack_traces(&machine_for(&image), &image, &steps, b"").unwrap();
+        let decode = decode_fields(&image);
+        let (cpu, memw) = (&packed.cpu, &packed.memw_r);
+        assert!(memw.extra.len() >= 2);
+        g.walk_registers(cpu, memw, &decode).unwrap();
+        let mut bad = memw.clone();
+        let last = bad.extra.len() - 1;
+        bad.extra.swap(0, last);
+        let mut late = memw.clone();
+        late.extra[0].access.ts = 4 * (cpu.clk0 + cpu.len() as u64);
+        let mut clock = memw.clone();
+        clock.clk0 += 1;
+        let mut row = cpu.clone();
+        row.dec_row[0] = (decode.len() / DECODE_WORDS) as u32;
+        for (what, c, m) in [
+            ("out of order", cpu, &bad),
+            ("after the last step", cpu, &late),
+            ("another first clock", cpu, &clock),
+            ("a DECODE row outside the table", &row, memw),
+        ] {
+            let e = g
+                .walk_registers(c, m, &decode)
+                .err()
+                .unwrap_or_else(|| panic!("{what}: accepted"));
+            assert!(e.to_string().contains("register walk"), "{what}: {e}");
+        }
+        assert_eq!(g.stats().kernels["ks_regwalk"], 1, "a bad walk launched");
     }
 
     /// `rec` moved to a segment starting at cycle `clk0`: every timestamp `4·clk0` later,
@@ -454,6 +684,9 @@ mod gpu {
         }
         assert!(s.op("commit_device_trace") >= 42, "device traces committed");
         assert!(s.h2d_bytes.get("packed op records").copied().unwrap_or(0) > 0);
+        // CPU's and MEMW_R's records come from the register walk, once per program.
+        assert_eq!(s.kernels["ks_regwalk"], 6);
+        assert!(s.h2d_bytes[STEP_RECORDS] > 0);
     }
 
     fn args(name: &str, out: &std::path::Path, host_fills: bool) -> ProveArgs {
@@ -492,7 +725,8 @@ mod gpu {
             }
             uploads.push((
                 s.h2d_bytes.get("trace upload").copied().unwrap_or(0),
-                s.h2d_bytes.get("packed op records").copied().unwrap_or(0),
+                s.h2d_bytes.get("packed op records").copied().unwrap_or(0)
+                    + s.h2d_bytes.get(STEP_RECORDS).copied().unwrap_or(0),
             ));
             files.push(std::fs::read(&out).unwrap());
             let _ = std::fs::remove_file(&out);
@@ -518,9 +752,10 @@ mod gpu {
         let machine = machine_for(&image);
         let g = gpu();
         let pk = setup(&g, &machine, StarkParams::BLOWUP_2).unwrap();
-        // Each allocation of the fills (decode table, CPU records, CPU trace, MEMW_R records,
-        // MEMW_R trace) failing in turn.
-        for nth in 1..=5 {
+        // Each allocation of the fills (the register walk's decode table, records, outputs,
+        // summaries and carries, the CPU and MEMW_R traces, the others' records and traces)
+        // failing in turn.
+        for nth in 1..=12 {
             g.device().inject_alloc_failure(nth);
             let r = main_traces(&g, &machine, &image, &records, input_of(name), true);
             g.device().inject_alloc_failure(0);

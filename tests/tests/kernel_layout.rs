@@ -52,6 +52,10 @@ fn rust_values() -> BTreeMap<&'static str, u64> {
         rust_source_const("prover-gpu/src/cuda/deep.rs", "DEEP_BATCH"),
     );
     put(
+        "RW_CHUNK",
+        rust_source_const("prover-gpu/src/cuda/rv/memw_r.rs", "REGWALK_CHUNK"),
+    );
+    put(
         "KS_INV_BATCH",
         rust_source_const("prover-gpu/src/cuda/logup.rs", "INV_BATCH"),
     );
@@ -97,6 +101,13 @@ fn rust_values() -> BTreeMap<&'static str, u64> {
         ("F_USE_IMM", cpu::USE_IMM - cpu::DEC),
         ("F_WR", cpu::WR - cpu::DEC),
         ("F_IMM", cpu::IMM - cpu::DEC),
+        // The register walk (kernels/rv/memw_r.cu): the DECODE fields it reads.
+        ("RW_F_WR", cpu::WR - cpu::DEC),
+        ("RW_F_RD", cpu::RD - cpu::DEC),
+        ("RW_F_RS1", cpu::RS1 - cpu::DEC),
+        ("RW_F_RS2", cpu::RS2 - cpu::DEC),
+        ("RW_DEC_WORDS", decode::TUPLE),
+        ("RW_NUM_REGS", kestrel_core::rv::NUM_REGS),
         ("DEC_WORDS", decode::TUPLE),
         // MEMW_R (core/src/rv/memw_r/mod.rs).
         ("MW_REG", memw_r::REG),
@@ -464,10 +475,16 @@ fn fills_mirror_the_rooms() {
             .skip(1)
             .map(|r| r.split('(').next().unwrap())
         {
-            let entry = format!("(\"rv/{t}\", &[\"{k}\"])");
+            // The module's entry: `("rv/<t>", &[…])`, the kernel among its names.
+            let module = format!("\"rv/{t}\",");
+            let names = device
+                .find(&module)
+                .map(|at| &device[at..])
+                .and_then(|rest| rest.split("])").next())
+                .unwrap_or_else(|| panic!("device.rs does not load the module rv/{t}"));
             assert!(
-                device.contains(&entry),
-                "device.rs does not load {k} from rv/{t}: {entry}"
+                names.contains(&format!("\"{k}\"")),
+                "device.rs does not load {k} from rv/{t}: {names}"
             );
         }
     }

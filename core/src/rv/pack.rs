@@ -437,6 +437,7 @@ impl<'a> Segmenter<'a> {
             new,
             extra: core::mem::take(&mut run.extra),
             clk0,
+            start: run.file_at.first().cloned().unwrap_or_default(),
         };
         let refs = RecordRefs {
             cpu: &cpu,

@@ -70,7 +70,15 @@ const KERNELS: &[(&str, &[&str])] = &[
     ("rv/load", &["ks_fill_load"]),
     ("rv/lt", &["ks_fill_lt"]),
     ("rv/memw", &["ks_fill_memw_a"]),
-    ("rv/memw_r", &["ks_fill_memw_r"]),
+    (
+        "rv/memw_r",
+        &[
+            "ks_fill_memw_r",
+            "ks_regwalk_summary",
+            "ks_regwalk_scan",
+            "ks_regwalk",
+        ],
+    ),
     ("rv/shift", &["ks_fill_shift"]),
     ("rv/store", &["ks_fill_store"]),
 ];

@@ -18,7 +18,7 @@ pub struct RegAccess {
 
 /// The state of the registers of the memory argument ([`NUM_REGS`]): value and timestamp
 /// of the last access.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct RegFile {
     pub values: [u64; NUM_REGS],
     pub ts: [u64; NUM_REGS],
@@ -42,6 +42,13 @@ impl RegFile {
         }
         self.ts[i] = a.ts;
         old
+    }
+}
+
+impl Default for RegFile {
+    /// Registers holding 0, all at timestamp 0.
+    fn default() -> Self {
+        RegFile::new([0; NUM_REGS])
     }
 }
 
@@ -106,6 +113,11 @@ pub struct MemwRRecords {
     pub new: Vec<u64>,
     /// The system calls' register accesses (rows `3·steps ..`).
     pub extra: Vec<RegRow>,
+    /// The register file before the records' first step (a segment's first: the file the
+    /// segment before it left). With the steps' DECODE rows and results and `extra`'s
+    /// accesses it determines `meta`, `old` and `new`: a device can replay it
+    /// (`kernels/rv/memw_r.cu`'s register walk) instead of receiving them.
+    pub start: RegFile,
 }
 
 impl MemwRRecords {

@@ -5,16 +5,20 @@
 use std::sync::Arc;
 
 use cudarc::driver::CudaStream;
-use kestrel_core::rv::cpu::{self, CpuRecords};
+use kestrel_core::rv::cpu::{self, CallMark, CpuRecords};
 use kestrel_core::rv::decode::DECODE_WORDS;
 
+use super::memw_r::RegWalk;
 use super::{check_height, limit};
 use crate::cuda::backend::CudaBackend;
+use crate::cuda::buffer::DeviceBuffer;
 use crate::cuda::committed::CudaTrace;
 use crate::cuda::device::{grid_for, launch, CudaDevice};
 use crate::cuda::error::CudaError;
 use crate::cuda::stats::PACKED;
 use crate::prover::ProverError;
+
+const OP: &str = "fill CPU";
 
 /// Category of the DECODE field table the CPU fill reads.
 pub const DECODE_TABLE: &str = "fill decode table";
@@ -26,12 +30,7 @@ pub(super) fn enqueue_cpu(
     rec: &CpuRecords,
     decode: &[u64],
 ) -> Result<CudaTrace, CudaError> {
-    const OP: &str = "fill CPU";
-    let n = rec.len();
-    let log_h = check_height(OP, rec.height, n)?;
-    if rec.rs1.len() != n || rec.rs2.len() != n || rec.res.len() != n || n == 0 {
-        return Err(limit(OP, "record columns of different lengths".into()));
-    }
+    let (n, log_h) = check_cpu(rec)?;
     let dec_rows = decode.len() / DECODE_WORDS;
     if !decode.len().is_multiple_of(DECODE_WORDS)
         || rec.dec_row.iter().any(|&r| r as usize >= dec_rows)
@@ -39,9 +38,6 @@ pub(super) fn enqueue_cpu(
         return Err(limit(OP, format!("a DECODE row outside {dec_rows} rows")));
     }
     let dec = dev.upload(stream, decode, DECODE_TABLE)?;
-    if rec.calls.windows(2).any(|w| w[0].clk >= w[1].clk) {
-        return Err(limit(OP, "system calls out of order".into()));
-    }
     // Layout: dec_row as u32 pairs, then rs1, rs2, res, then the calls as triples.
     let half = n.div_ceil(2);
     let nc = rec.calls.len();
@@ -60,18 +56,68 @@ pub(super) fn enqueue_cpu(
             } else if g < half + 3 * n {
                 rec.res[g - half - 2 * n]
             } else {
-                let k = g - half - 3 * n;
-                let c = &rec.calls[k / 3];
-                match k % 3 {
-                    0 => c.clk,
-                    1 => c.outpos,
-                    _ => c.outn | (c.exit as u64) << 63,
-                }
+                call_word(&rec.calls, g - half - 3 * n)
             };
         }
     })?;
+    let p = |i: usize| packed.ptr_at(stream, i);
+    let arrays = [p(0), p(half), p(half + n), p(half + 2 * n), p(half + 3 * n)];
+    let t = launch_cpu(dev, stream, rec, log_h, arrays, &dec)?;
+    // Frees are stream-ordered: the inputs are released after the kernel reads them.
+    drop((packed, dec));
+    Ok(t)
+}
+
+/// Word `k` of the system calls as the CPU fill reads them: triples `(clk, outpos before,
+/// outn | exit << 63)`.
+pub(super) fn call_word(calls: &[CallMark], k: usize) -> u64 {
+    let c = &calls[k / 3];
+    match k % 3 {
+        0 => c.clk,
+        1 => c.outpos,
+        _ => c.outn | (c.exit as u64) << 63,
+    }
+}
+
+/// Checks the CPU records' shape: `(steps, log height)`.
+fn check_cpu(rec: &CpuRecords) -> Result<(usize, u32), CudaError> {
+    let n = rec.len();
+    let log_h = check_height(OP, rec.height, n)?;
+    if rec.rs1.len() != n || rec.rs2.len() != n || rec.res.len() != n || n == 0 {
+        return Err(limit(OP, "record columns of different lengths".into()));
+    }
+    if rec.calls.windows(2).any(|w| w[0].clk >= w[1].clk) {
+        return Err(limit(OP, "system calls out of order".into()));
+    }
+    Ok((n, log_h))
+}
+
+/// Enqueues the CPU fill on the register walk's records (after the walk, on its stream):
+/// only the steps' DECODE rows and results were uploaded, their register values are the
+/// walk's ([`RegWalk`]).
+pub(super) fn enqueue_cpu_walked(
+    dev: &CudaDevice,
+    stream: &Arc<CudaStream>,
+    rec: &CpuRecords,
+    walk: &RegWalk,
+) -> Result<CudaTrace, CudaError> {
+    let (_, log_h) = check_cpu(rec)?;
+    launch_cpu(dev, stream, rec, log_h, walk.cpu_arrays(stream), &walk.dec)
+}
+
+/// Allocates the CPU trace and launches its fill on the arrays at `[dec_row, rs1, rs2, res,
+/// calls]` (device addresses), then counts the fill.
+fn launch_cpu(
+    dev: &CudaDevice,
+    stream: &Arc<CudaStream>,
+    rec: &CpuRecords,
+    log_h: u32,
+    arrays: [u64; 5],
+    dec: &DeviceBuffer<u64>,
+) -> Result<CudaTrace, CudaError> {
     let h = 1u64 << log_h;
     let out = dev.alloc::<u64>(stream, cpu::WIDTH << log_h, "CPU trace")?;
+    let [dec_row, rs1, rs2, res, calls] = arrays;
     dev.injected_fill_launch_failure("ks_fill_cpu")?;
     launch!(
         dev,
@@ -81,17 +127,19 @@ pub(super) fn enqueue_cpu(
         [
             &out.ptr(stream),
             &h,
-            &packed.ptr(stream),
-            &(n as u64),
+            &dec_row,
+            &rs1,
+            &rs2,
+            &res,
+            &(rec.len() as u64),
             &dec.ptr(stream),
-            &(nc as u64),
+            &calls,
+            &(rec.calls.len() as u64),
             &rec.clk0,
             &rec.outpos0,
             &(rec.handoff as u64)
         ]
     );
-    // Frees are stream-ordered: the inputs are released after the kernel reads them.
-    drop((packed, dec));
     dev.counters.fill("CPU");
     Ok(CudaTrace {
         cols: out,

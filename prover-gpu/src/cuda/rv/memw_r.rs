@@ -1,13 +1,20 @@
 //! The MEMW_R fill (`kernels/rv/memw_r.cu`): MEMW_R's trace from its packed records
-//! ([`MemwRRecords`]).
+//! ([`MemwRRecords`]), uploaded whole ([`CudaBackend::fill_memw_r`]) or made on the device
+//! by the register walk ([`RegWalk`], what a proof uses), which also gives the CPU fill its
+//! register values.
 
 use std::sync::Arc;
 
 use cudarc::driver::CudaStream;
+use kestrel_core::rv::cpu::CpuRecords;
+use kestrel_core::rv::decode::DECODE_WORDS;
 use kestrel_core::rv::memw_r::{self, MemwRRecords};
+use kestrel_core::rv::NUM_REGS;
 
+use super::cpu::{call_word, DECODE_TABLE};
 use super::{check_height, limit};
 use crate::cuda::backend::CudaBackend;
+use crate::cuda::buffer::DeviceBuffer;
 use crate::cuda::committed::CudaTrace;
 use crate::cuda::device::{grid_for, launch, CudaDevice};
 use crate::cuda::error::CudaError;
@@ -77,8 +84,34 @@ pub(super) fn enqueue_memw_r(
             };
         }
     })?;
+    let p = |i: usize| packed.ptr_at(stream, i);
+    let t = launch_memw_r(
+        dev,
+        stream,
+        log_h,
+        [p(0), p(nm), p(2 * nm), p(2 * nm + ne), p(2 * nm + ne + x)],
+        n,
+        x,
+        rec.clk0,
+    )?;
+    drop(packed);
+    Ok(t)
+}
+
+/// Allocates MEMW_R's trace and launches its fill on the arrays at `[meta, old, new, xnew,
+/// xts]` (device addresses; `n` CPU accesses, `x` extra rows), then counts the fill.
+fn launch_memw_r(
+    dev: &CudaDevice,
+    stream: &Arc<CudaStream>,
+    log_h: u32,
+    arrays: [u64; 5],
+    n: usize,
+    x: usize,
+    clk0: u64,
+) -> Result<CudaTrace, CudaError> {
     let h = 1u64 << log_h;
     let out = dev.alloc::<u64>(stream, memw_r::WIDTH << log_h, "MEMW_R trace")?;
+    let [meta, old, new, xnew, xts] = arrays;
     dev.injected_fill_launch_failure("ks_fill_memw_r")?;
     launch!(
         dev,
@@ -88,13 +121,16 @@ pub(super) fn enqueue_memw_r(
         [
             &out.ptr(stream),
             &h,
-            &packed.ptr(stream),
+            &meta,
+            &old,
+            &new,
+            &xnew,
+            &xts,
             &(n as u64),
             &(x as u64),
-            &rec.clk0
+            &clk0
         ]
     );
-    drop(packed);
     dev.counters.fill("MEMW_R");
     Ok(CudaTrace {
         cols: out,
@@ -103,7 +139,289 @@ pub(super) fn enqueue_memw_r(
     })
 }
 
+/// Steps per chunk of the register walk (`RW_CHUNK` in `kernels/rv/memw_r.cu`).
+const REGWALK_CHUNK: usize = 256;
+
+/// Category of the register walk's uploads: per step its DECODE row (4 B) and result (8 B),
+/// the system calls' accesses and marks, the file at the first step.
+pub const STEP_RECORDS: &str = "step records (register walk)";
+
+/// The CPU's and MEMW_R's records derived on the device by the register walk
+/// (`kernels/rv/memw_r.cu`) from what only the execution knows: each step's DECODE row and
+/// result, the system calls (their register accesses, the CPU's marks) and the register
+/// file before the first step. 12 bytes per step cross the bus instead of the 84 of the
+/// CPU's and MEMW_R's packed records. Equal to the host's records
+/// ([`CpuRecords`]'s `rs1`/`rs2`, [`MemwRRecords`]'s `meta`/`old`/`new`) whenever the
+/// executor's register values are the replayed ones (every execution of the executor).
+pub(super) struct RegWalk {
+    /// `dec_row` (u32 pairs, `half` words), `res[n]`, the CPU's calls (`3·nc`), then the
+    /// extra accesses' `xreg[x]`, `xnew[x]`, `xts[x]`, then the file (values, timestamps).
+    input: DeviceBuffer<u64>,
+    /// `rs1[n]`, `rs2[n]`, `new[n]`, `meta[3n + x]`, `old[3n + x]`.
+    out: DeviceBuffer<u64>,
+    /// The program's DECODE field table ([`decode::fields_of`]).
+    pub(super) dec: DeviceBuffer<u64>,
+    n: usize,
+    x: usize,
+    nc: usize,
+    half: usize,
+}
+
+impl RegWalk {
+    /// Device addresses of the CPU fill's arrays: `[dec_row, rs1, rs2, res, calls]`.
+    pub(super) fn cpu_arrays(&self, s: &CudaStream) -> [u64; 5] {
+        let (n, half) = (self.n, self.half);
+        [
+            self.input.ptr(s),
+            self.out.ptr(s),
+            self.out.ptr_at(s, n),
+            self.input.ptr_at(s, half),
+            self.input.ptr_at(s, half + n),
+        ]
+    }
+
+    /// Device addresses of MEMW_R's fill's arrays: `[meta, old, new, xnew, xts]`.
+    fn memw_arrays(&self, s: &CudaStream) -> [u64; 5] {
+        let (n, x, nm) = (self.n, self.x, 3 * self.n + self.x);
+        let xs = self.half + n + 3 * self.nc;
+        [
+            self.out.ptr_at(s, 3 * n),
+            self.out.ptr_at(s, 3 * n + nm),
+            self.out.ptr_at(s, 2 * n),
+            self.input.ptr_at(s, xs + x),
+            self.input.ptr_at(s, xs + 2 * x),
+        ]
+    }
+
+    /// The walk's outputs downloaded (tests): `(rs1, rs2, new, meta, old)`.
+    pub(super) fn download(
+        &self,
+        dev: &CudaDevice,
+        s: &Arc<CudaStream>,
+    ) -> Result<[Vec<u64>; 5], CudaError> {
+        let (n, nm) = (self.n, 3 * self.n + self.x);
+        let all = dev.download(s, &self.out, 0, self.out.len(), "register walk (test)")?;
+        let cut = [0, n, 2 * n, 3 * n, 3 * n + nm, 3 * n + 2 * nm];
+        Ok(core::array::from_fn(|k| all[cut[k]..cut[k + 1]].to_vec()))
+    }
+}
+
+/// Checks the records the walk reads and enqueues it on `stream` (the uploads synchronise;
+/// the kernels do not).
+pub(super) fn enqueue_regwalk(
+    dev: &CudaDevice,
+    stream: &Arc<CudaStream>,
+    cpu: &CpuRecords,
+    rec: &MemwRRecords,
+    decode: &[u64],
+) -> Result<RegWalk, CudaError> {
+    const OP: &str = "register walk";
+    let n = cpu.len();
+    let x = rec.extra.len();
+    if n == 0
+        || cpu.res.len() != n
+        || rec.new.len() != n
+        || rec.meta.len() != 3 * n
+        || rec.clk0 != cpu.clk0
+    {
+        return Err(limit(
+            OP,
+            format!(
+                "{n} steps with {} results, {} MEMW_R steps, {} accesses, first clocks {} and {}",
+                cpu.res.len(),
+                rec.new.len(),
+                rec.meta.len(),
+                cpu.clk0,
+                rec.clk0
+            ),
+        ));
+    }
+    if cpu.clk0.checked_add(n as u64).is_none_or(|c| c >> 53 != 0) {
+        return Err(limit(OP, format!("first clock {} too large", cpu.clk0)));
+    }
+    let dec_rows = decode.len() / DECODE_WORDS;
+    if !decode.len().is_multiple_of(DECODE_WORDS)
+        || cpu.dec_row.iter().any(|&r| r as usize >= dec_rows)
+    {
+        return Err(limit(OP, format!("a DECODE row outside {dec_rows} rows")));
+    }
+    // Each extra access belongs to the step at its clock (ts / 4), in order.
+    let clocks = cpu.clk0..cpu.clk0 + n as u64;
+    if rec
+        .extra
+        .iter()
+        .any(|r| r.access.ts >> 63 != 0 || !clocks.contains(&(r.access.ts / 4)))
+        || rec
+            .extra
+            .windows(2)
+            .any(|w| w[0].access.ts > w[1].access.ts)
+    {
+        return Err(limit(
+            OP,
+            "system call accesses out of order or outside the steps' clocks".into(),
+        ));
+    }
+    let dec = dev.upload(stream, decode, DECODE_TABLE)?;
+    let half = n.div_ceil(2);
+    let nc = cpu.calls.len();
+    let xs = half + n + 3 * nc;
+    let words = xs + 3 * x + 2 * NUM_REGS;
+    let input = dev.upload_with(stream, words, STEP_RECORDS, |off, dst| {
+        for (j, w) in dst.iter_mut().enumerate() {
+            let g = off + j;
+            *w = if g < half {
+                let lo = cpu.dec_row[2 * g] as u64;
+                let hi = cpu.dec_row.get(2 * g + 1).map_or(0, |&r| r as u64);
+                lo | hi << 32
+            } else if g < half + n {
+                cpu.res[g - half]
+            } else if g < xs {
+                call_word(&cpu.calls, g - half - n)
+            } else if g < xs + 3 * x {
+                let (k, e) = ((g - xs) / x, (g - xs) % x);
+                let a = &rec.extra[e].access;
+                match k {
+                    0 => a.reg as u64,
+                    1 if a.is_write => a.value,
+                    1 => 0,
+                    _ => a.ts | (a.is_write as u64) << 63,
+                }
+            } else {
+                let r = g - xs - 3 * x;
+                if r < NUM_REGS {
+                    rec.start.values[r]
+                } else {
+                    rec.start.ts[r - NUM_REGS]
+                }
+            };
+        }
+    })?;
+    let nm = 3 * n + x;
+    let out = dev.alloc::<u64>(stream, 3 * n + 2 * nm, "register walk")?;
+    let chunks = n.div_ceil(REGWALK_CHUNK);
+    let cells = chunks * NUM_REGS;
+    let (sum_ts, sum_val) = (
+        dev.alloc::<u64>(stream, cells, "register walk summaries")?,
+        dev.alloc::<u64>(stream, cells, "register walk summaries")?,
+    );
+    let (in_val, in_ts) = (
+        dev.alloc::<u64>(stream, cells, "register walk carries")?,
+        dev.alloc::<u64>(stream, cells, "register walk carries")?,
+    );
+    let p = |i: usize| input.ptr_at(stream, i);
+    let (dec_row, res, xreg, xnew, xts) = (p(0), p(half), p(xs), p(xs + x), p(xs + 2 * x));
+    let (nn, xx, clk0, nch) = (n as u64, x as u64, cpu.clk0, chunks as u64);
+    launch!(
+        dev,
+        stream,
+        "ks_regwalk_summary",
+        grid_for(nch, 128),
+        [
+            &sum_ts.ptr(stream),
+            &sum_val.ptr(stream),
+            &dec_row,
+            &res,
+            &dec.ptr(stream),
+            &xreg,
+            &xnew,
+            &xts,
+            &nn,
+            &xx,
+            &clk0
+        ]
+    );
+    launch!(
+        dev,
+        stream,
+        "ks_regwalk_scan",
+        grid_for(NUM_REGS as u64, 64),
+        [
+            &in_val.ptr(stream),
+            &in_ts.ptr(stream),
+            &sum_ts.ptr(stream),
+            &sum_val.ptr(stream),
+            &p(xs + 3 * x),
+            &nch
+        ]
+    );
+    let o = |i: usize| out.ptr_at(stream, i);
+    launch!(
+        dev,
+        stream,
+        "ks_regwalk",
+        grid_for(nch, 128),
+        [
+            &o(3 * n),
+            &o(3 * n + nm),
+            &o(0),
+            &o(n),
+            &o(2 * n),
+            &in_val.ptr(stream),
+            &in_ts.ptr(stream),
+            &dec_row,
+            &res,
+            &dec.ptr(stream),
+            &xreg,
+            &xnew,
+            &xts,
+            &nn,
+            &xx,
+            &clk0
+        ]
+    );
+    // Stream-ordered frees: released after the walk reads them.
+    drop((sum_ts, sum_val, in_val, in_ts));
+    Ok(RegWalk {
+        input,
+        out,
+        dec,
+        n,
+        x,
+        nc,
+        half,
+    })
+}
+
+/// MEMW_R's fill on the records the register walk made (enqueued after it on `stream`).
+pub(super) fn enqueue_memw_r_walked(
+    dev: &CudaDevice,
+    stream: &Arc<CudaStream>,
+    rec: &MemwRRecords,
+    walk: &RegWalk,
+) -> Result<CudaTrace, CudaError> {
+    let log_h = check_height("fill MEMW_R", rec.height, 3 * walk.n + walk.x)?;
+    launch_memw_r(
+        dev,
+        stream,
+        log_h,
+        walk.memw_arrays(stream),
+        3 * walk.n,
+        walk.x,
+        rec.clk0,
+    )
+}
+
 impl CudaBackend {
+    /// The register walk's records for `cpu` and `rec` (the CPU's and MEMW_R's records of
+    /// one segment; `decode`: [`decode::fields_of`](kestrel_core::rv::decode::fields_of) of
+    /// the program), downloaded: `[rs1, rs2, new, meta, old]`, each as the host's records
+    /// hold it (`meta` and `old` over the CPU's accesses, then the extra ones). What a
+    /// proof's CPU and MEMW_R fills read; for tests and diagnostics.
+    ///
+    /// # Errors
+    /// Malformed records, or any device failure.
+    pub fn walk_registers(
+        &self,
+        cpu: &CpuRecords,
+        rec: &MemwRRecords,
+        decode: &[u64],
+    ) -> Result<[Vec<u64>; 5], ProverError> {
+        let dev = self.device();
+        let s = dev.stream();
+        let walk = enqueue_regwalk(dev, &s, cpu, rec, decode)?;
+        Ok(walk.download(dev, &s)?)
+    }
+
     /// MEMW_R's main trace in device memory from its packed records.
     ///
     /// # Errors

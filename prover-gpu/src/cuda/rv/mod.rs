@@ -3,7 +3,9 @@
 //! main trace in device memory from its packed records, one thread per row (padding rows
 //! too), column-major as every committed source is. The packed records are the only
 //! upload, counted under "packed op records" ([`PACKED`](super::stats::PACKED)); the trace
-//! itself never crosses the bus. Each kernel matches its room's host fill bit for bit
+//! itself never crosses the bus. CPU and MEMW_R go further: their records are made on the
+//! device by the register walk ([`memw_r::RegWalk`]) from each step's DECODE row and result,
+//! counted under [`memw_r::STEP_RECORDS`]. Each kernel matches its room's host fill bit for bit
 //! (`tests/tests/cuda_fill.rs`, `cuda_fill_alu.rs`, `cuda_fill_mem.rs`); the byte lookups
 //! stay on the host. This module dispatches on [`TableId`]; `alu_ops` and `records` hold
 //! the upload helpers the tables share.
@@ -51,8 +53,22 @@ fn check_height(op: &'static str, height: usize, rows: usize) -> Result<u32, Cud
 /// launcher that enqueues its kernel on a stream.
 struct DeviceFill {
     dims: fn(&RecordRefs<'_>) -> (usize, usize),
-    enqueue: Enqueue,
+    enqueue: Launch,
 }
+
+/// How a fill gets its records: uploaded for it, or from the register walk.
+enum Launch {
+    Records(Enqueue),
+    /// After the register walk ([`memw_r::RegWalk`]), on its stream.
+    Walked(WalkedEnqueue),
+}
+
+type WalkedEnqueue = fn(
+    &CudaDevice,
+    &Arc<CudaStream>,
+    &RecordRefs<'_>,
+    &memw_r::RegWalk,
+) -> Result<CudaTrace, CudaError>;
 
 type Enqueue = fn(
     &CudaDevice,
@@ -72,31 +88,31 @@ fn device_fill(t: TableId) -> Option<DeviceFill> {
     Some(match t {
         TableId::Cpu => DeviceFill {
             dims: |p| (rv::cpu::WIDTH, p.cpu.height),
-            enqueue: |d, s, r, image| cpu::enqueue_cpu(d, s, r.cpu, &decode::fields_of(image)),
+            enqueue: Launch::Walked(|d, s, r, w| cpu::enqueue_cpu_walked(d, s, r.cpu, w)),
         },
         TableId::MemwR => DeviceFill {
             dims: |p| (rv::memw_r::WIDTH, p.memw_r.height),
-            enqueue: |d, s, r, _| memw_r::enqueue_memw_r(d, s, r.memw_r),
+            enqueue: Launch::Walked(|d, s, r, w| memw_r::enqueue_memw_r_walked(d, s, r.memw_r, w)),
         },
         TableId::Lt => DeviceFill {
             dims: |p| (rv::lt::WIDTH, padded_rows(p.lt.len())),
-            enqueue: |d, s, r, _| lt::enqueue_lt(d, s, r.lt),
+            enqueue: Launch::Records(|d, s, r, _| lt::enqueue_lt(d, s, r.lt)),
         },
         TableId::Shift => DeviceFill {
             dims: |p| (rv::shift::WIDTH, padded_rows(p.shift.len())),
-            enqueue: |d, s, r, _| shift::enqueue_shift(d, s, r.shift),
+            enqueue: Launch::Records(|d, s, r, _| shift::enqueue_shift(d, s, r.shift)),
         },
         TableId::Load => DeviceFill {
             dims: |p| (rv::load::WIDTH, padded_rows(p.loads.len())),
-            enqueue: |d, s, r, _| load::enqueue_load(d, s, r.loads),
+            enqueue: Launch::Records(|d, s, r, _| load::enqueue_load(d, s, r.loads)),
         },
         TableId::Store => DeviceFill {
             dims: |p| (rv::store::WIDTH, padded_rows(p.stores.len())),
-            enqueue: |d, s, r, _| store::enqueue_store(d, s, r.stores),
+            enqueue: Launch::Records(|d, s, r, _| store::enqueue_store(d, s, r.stores)),
         },
         TableId::MemwA => DeviceFill {
             dims: |p| (rv::memw::MEMW_A.num_columns(), padded_rows(p.mem_a.len())),
-            enqueue: |d, s, r, _| memw::enqueue_memw_a(d, s, r.mem_a),
+            enqueue: Launch::Records(|d, s, r, _| memw::enqueue_memw_a(d, s, r.mem_a)),
         },
         TableId::Decode
         | TableId::Register
@@ -138,16 +154,39 @@ impl RvFills for CudaBackend {
             .ok_or(ProverError::Internal("no fill kernel for a record table"))?;
         self.check_plan(&plan, 1, 0)?;
         let streams: Vec<_> = tables.iter().map(|_| dev.stream()).collect();
+        // CPU and MEMW_R read the register walk: it runs once, and they run after it on
+        // its stream.
+        let walk_stream = dev.stream();
+        let mut walk: Option<memw_r::RegWalk> = None;
         let mut out = Vec::with_capacity(tables.len());
         for (&t, s) in tables.iter().zip(&streams) {
             let fill =
                 device_fill(t).ok_or(ProverError::Internal("no fill kernel for a record table"))?;
-            let trace = (fill.enqueue)(dev, s, r, image)?;
+            let trace = match fill.enqueue {
+                Launch::Records(enqueue) => enqueue(dev, s, r, image)?,
+                Launch::Walked(enqueue) => {
+                    if walk.is_none() {
+                        let decode = decode::fields_of(image);
+                        walk = Some(memw_r::enqueue_regwalk(
+                            dev,
+                            &walk_stream,
+                            r.cpu,
+                            r.memw_r,
+                            &decode,
+                        )?);
+                    }
+                    let w = walk
+                        .as_ref()
+                        .ok_or(ProverError::Internal("the register walk did not run"))?;
+                    enqueue(dev, &walk_stream, r, w)?
+                }
+            };
             out.push((t, trace));
         }
-        for s in &streams {
+        for s in streams.iter().chain([&walk_stream]) {
             dev.sync(s, "trace fills")?;
         }
+        drop(walk);
         Ok(out)
     }
 }
