@@ -439,6 +439,7 @@ fn stats_json(proved: &Proved) -> Value {
     let params = &r.params;
     let security = kestrel_core::params::estimate(params, log_max_height);
     json!({
+        "h2d_bytes_per_cycle": h2d_per_cycle(&r.backend_report, r.cycles),
         "preset": {
             "blowup": 1u32 << params.log_blowup,
             "queries": params.num_queries,
@@ -466,6 +467,22 @@ fn stats_json(proved: &Proved) -> Value {
         "ceilings": ceilings,
         "roofline": roofline,
     })
+}
+
+/// Host→device bytes per cycle, by the backend's categories and in total (`null` for a
+/// backend that reports no transfers, such as the CPU's).
+fn h2d_per_cycle(report: &Value, cycles: u64) -> Value {
+    let Some(bytes) = report.get("h2d_bytes").and_then(Value::as_object) else {
+        return Value::Null;
+    };
+    let per = |b: f64| b / cycles.max(1) as f64;
+    let mut out: Map<String, Value> = bytes
+        .iter()
+        .map(|(k, v)| (k.clone(), json!(per(v.as_f64().unwrap_or(0.0)))))
+        .collect();
+    let total: f64 = bytes.values().filter_map(Value::as_f64).sum();
+    out.insert("total".into(), json!(per(total)));
+    Value::Object(out)
 }
 
 /// The `top` tables of the most main and auxiliary cells, with their fill (`n/a` where
@@ -654,3 +671,19 @@ fn println_unless_json(json: bool, line: &str) {
 pub use kestrel_verifier::statement::{
     decode_statement, encode_statement, Statement, STATEMENT_MAGIC,
 };
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn h2d_per_cycle_divides_each_category_and_the_total() {
+        let report = json!({ "h2d_bytes": { "step records": 120, "trace upload": 40 } });
+        let v = h2d_per_cycle(&report, 10);
+        assert_eq!(v["step records"], json!(12.0));
+        assert_eq!(v["trace upload"], json!(4.0));
+        assert_eq!(v["total"], json!(16.0));
+        assert!(h2d_per_cycle(&json!({ "ops": 3 }), 10).is_null());
+        assert!(h2d_per_cycle(&Value::Null, 10).is_null());
+    }
+}
