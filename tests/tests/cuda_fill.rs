@@ -675,14 +675,16 @@ mod gpu {
             proofs_equal(&g, name);
         }
         let s = g.stats();
-        for table in ["CPU", "MEMW_R", "LT", "SHIFT", "LOAD", "STORE", "MEMW_A"] {
+        for table in [
+            "CPU", "MEMW_R", "LT", "EQ", "SHIFT", "LOAD", "STORE", "MEMW_A",
+        ] {
             assert_eq!(
                 s.fill(table),
                 6,
                 "the {table} fill did not run on the GPU for each program"
             );
         }
-        assert!(s.op("commit_device_trace") >= 42, "device traces committed");
+        assert!(s.op("commit_device_trace") >= 48, "device traces committed");
         assert!(s.h2d_bytes.get("packed op records").copied().unwrap_or(0) > 0);
         // CPU's and MEMW_R's records come from the register walk, once per program.
         assert_eq!(s.kernels["ks_regwalk"], 6);
@@ -720,7 +722,9 @@ mod gpu {
             let out = dir.join(format!("kestrel-fill-{pid}-{host_fills}.proof"));
             prove_with(&g, &args("bench/fib_reg_16", &out, host_fills)).unwrap();
             let s = g.stats();
-            for table in ["CPU", "MEMW_R", "LT", "SHIFT", "LOAD", "STORE", "MEMW_A"] {
+            for table in [
+                "CPU", "MEMW_R", "LT", "EQ", "SHIFT", "LOAD", "STORE", "MEMW_A",
+            ] {
                 assert_eq!(s.fill(table) > 0, !host_fills, "{table}");
             }
             uploads.push((

@@ -1,21 +1,24 @@
-//! Device-resident fills of LT and SHIFT (kernels/rv/lt.cu, kernels/rv/shift.cu) from their distinct ops.
+//! Device-resident fills of LT, EQ and SHIFT (kernels/rv/lt.cu, kernels/rv/eq.cu,
+//! kernels/rv/shift.cu) from their distinct ops.
 //!
 //! Without a GPU: the split builders (`distinct` + `fill_distinct` + `lookups`) give exactly
 //! the traces and byte counts of the former `BTreeMap`-based builders, kept here as the
-//! reference, on edge-case, random and real-program ops. The GPU tests are `#[ignore]`d
-//! ("needs a CUDA device") and run with `--ignored` on the GPU machine, where a missing
-//! device fails them: each device trace equals `fill_distinct` bit for bit.
+//! reference (for EQ, a builder inverting each row's sum on its own, as the device does,
+//! where the host inverts them in one batch), on edge-case, random and real-program ops.
+//! The GPU tests are `#[ignore]`d ("needs a CUDA device") and run with `--ignored` on the
+//! GPU machine, where a missing device fails them: each device trace equals
+//! `fill_distinct` bit for bit.
 
 use std::collections::BTreeMap;
 
-use kestrel_core::field::Felt;
+use kestrel_core::field::{Felt, Field};
 use kestrel_core::matrix::RowMajorMatrix;
 use kestrel_core::rv::bitwise::ByteCounts;
 use kestrel_core::rv::cpu::{operand_b, result, sum_and_carries};
 use kestrel_core::rv::decode::{class, decode_for_air};
 use kestrel_core::rv::{
-    alu_eval, distinct_height, lt, shift, AluOp, Distinct, ALU_SLL, ALU_SLLW, ALU_SLT, ALU_SLTU,
-    ALU_SRA, ALU_SRAW, ALU_SRL, ALU_SRLW,
+    alu_eval, distinct_height, eq, lt, shift, AluOp, Distinct, ALU_EQ, ALU_SLL, ALU_SLLW, ALU_SLT,
+    ALU_SLTU, ALU_SRA, ALU_SRAW, ALU_SRL, ALU_SRLW,
 };
 use kestrel_prover_gpu::rv::steps;
 use kestrel_tests::vm_support::run_recorded;
@@ -24,6 +27,7 @@ use rand_chacha::ChaCha8Rng;
 
 const LT_OPS: [u32; 2] = [ALU_SLT, ALU_SLTU];
 const SHIFT_OPS: [u32; 6] = [ALU_SLL, ALU_SRL, ALU_SRA, ALU_SLLW, ALU_SRLW, ALU_SRAW];
+const EQ_OPS: [u32; 1] = [ALU_EQ];
 
 /// The LT builder as it was (a `BTreeMap` of distinct ops), the reference.
 fn old_lt(ops: &[AluOp], bytes: &mut ByteCounts) -> RowMajorMatrix {
@@ -92,6 +96,38 @@ fn old_shift(ops: &[AluOp], bytes: &mut ByteCounts) -> RowMajorMatrix {
         for _ in 0..10 {
             bytes.range(0, 0);
         }
+    }
+    t
+}
+
+/// An EQ builder of its own (a `BTreeMap` of distinct ops, each row's sum inverted on its
+/// own as the device kernel does), the reference. EQ makes no byte lookups.
+fn old_eq(ops: &[AluOp], _bytes: &mut ByteCounts) -> RowMajorMatrix {
+    use eq::*;
+    let mut rows: BTreeMap<(u32, u64, u64), u32> = BTreeMap::new();
+    for o in ops {
+        *rows.entry((o.op, o.a, o.b)).or_default() += 1;
+    }
+    let h = rows
+        .len()
+        .next_power_of_two()
+        .max(kestrel_core::params::MIN_ROWS);
+    let mut t = RowMajorMatrix::zeros(h, WIDTH);
+    for (r, (&(_, a, b), &m)) in rows.iter().enumerate() {
+        let row = t.row_mut(r);
+        let (ab, bb) = (a.to_le_bytes(), b.to_le_bytes());
+        let mut s = 0u64;
+        for i in 0..8 {
+            row[A + i] = Felt::new(ab[i] as u64);
+            row[B + i] = Felt::new(bb[i] as u64);
+            s += (ab[i].abs_diff(bb[i]) as u64).pow(2);
+        }
+        assert_eq!(s == 0, a == b);
+        let s = Felt::new(s);
+        row[S] = s;
+        row[NEQ] = Felt::from(a != b);
+        row[INV] = s.inverse().unwrap_or(Felt::ZERO);
+        row[M] = Felt::from(m);
     }
     t
 }
@@ -223,6 +259,50 @@ fn lt_edge_ops() -> Vec<AluOp> {
     out
 }
 
+/// EQ on every pair of edge values (some twice), on every edge value with itself, with each
+/// of its bytes changed by 1 and by 0x80 and set to its complement, and the largest sum
+/// (every byte differing by 255).
+fn eq_edge_ops() -> Vec<AluOp> {
+    let mut out = Vec::new();
+    for (i, &a) in EDGE_VALUES.iter().enumerate() {
+        for (j, &b) in EDGE_VALUES.iter().enumerate() {
+            out.push(op(ALU_EQ, a, b));
+            if (i + j) % 3 == 0 {
+                out.push(op(ALU_EQ, a, b));
+            }
+        }
+        for k in 0..8 {
+            for flip in [1u64, 0x80, 0xff] {
+                out.push(op(ALU_EQ, a, a ^ (flip << (8 * k))));
+                out.push(op(ALU_EQ, a ^ (flip << (8 * k)), a));
+            }
+            let plus = a.wrapping_add(1 << (8 * k));
+            out.push(op(ALU_EQ, a, plus));
+        }
+    }
+    out.push(op(ALU_EQ, 0, u64::MAX));
+    out.push(op(ALU_EQ, u64::MAX, 0));
+    out.push(op(ALU_EQ, 0x00ff_00ff_00ff_00ff, 0xff00_ff00_ff00_ff00));
+    out
+}
+
+/// `n` random EQ ops ([`random_ops`]), a quarter of them made equal (`b = a`) and some
+/// others made to differ from `a` in one byte, with repeats.
+fn random_eq_ops(n: usize, seed: u64) -> Vec<AluOp> {
+    let mut rng = ChaCha8Rng::seed_from_u64(seed ^ 0xe9);
+    random_ops(&EQ_OPS, n, seed)
+        .into_iter()
+        .map(|o| match rng.gen_range(0..8) {
+            0 | 1 => op(ALU_EQ, o.a, o.a),
+            2 => {
+                let byte = rng.gen_range(1..=255u64) << (8 * rng.gen_range(0..8));
+                op(ALU_EQ, o.a, o.a ^ byte)
+            }
+            _ => o,
+        })
+        .collect()
+}
+
 /// Every shift op on every edge value with every edge amount, some twice.
 fn shift_edge_ops() -> Vec<AluOp> {
     let mut out = Vec::new();
@@ -314,6 +394,15 @@ const LT: Split = Split {
     old: old_lt,
 };
 
+const EQ: Split = Split {
+    name: "EQ",
+    distinct: eq::distinct,
+    fill: eq::fill_distinct,
+    lookups: eq::lookups,
+    build: eq::build_trace,
+    old: old_eq,
+};
+
 const SHIFT: Split = Split {
     name: "SHIFT",
     distinct: shift::distinct,
@@ -364,6 +453,13 @@ fn lt_builder_unchanged_on_edge_ops() {
 }
 
 #[test]
+fn eq_builder_unchanged_on_edge_ops() {
+    let ops = eq_edge_ops();
+    assert!(ops.iter().any(|o| o.a == o.b) && ops.iter().any(|o| o.a != o.b));
+    check_split(&EQ, "edge ops", &ops);
+}
+
+#[test]
 fn shift_builder_unchanged_on_edge_ops() {
     check_split(&SHIFT, "edge ops", &shift_edge_ops());
 }
@@ -384,6 +480,11 @@ fn builders_unchanged_on_random_ops() {
             &format!("{n} random ops"),
             &random_ops(&SHIFT_OPS, n, 50 + k as u64),
         );
+        check_split(
+            &EQ,
+            &format!("{n} random ops"),
+            &random_eq_ops(n, 100 + k as u64),
+        );
     }
 }
 
@@ -391,9 +492,54 @@ fn builders_unchanged_on_random_ops() {
 fn builders_unchanged_on_a_real_program() {
     let lt_ops = program_ops("sha256", b"abc", &LT_OPS);
     let shift_ops = program_ops("sha256", b"abc", &SHIFT_OPS);
-    assert!(!lt_ops.is_empty() && !shift_ops.is_empty());
+    let eq_ops = program_ops("sha256", b"abc", &EQ_OPS);
+    assert!(!lt_ops.is_empty() && !shift_ops.is_empty() && !eq_ops.is_empty());
     check_split(&LT, "sha256", &lt_ops);
     check_split(&SHIFT, "sha256", &shift_ops);
+    check_split(&EQ, "sha256", &eq_ops);
+}
+
+/// EQ's rows as the packing pass keeps them (its records, the device fill's input) for a
+/// guest's run, and its host fill from them.
+fn packed_eq(name: &str, input: &[u8]) -> (Vec<Distinct>, RowMajorMatrix, Option<usize>) {
+    use kestrel_core::rv::machine::TableId;
+    use kestrel_core::rv::pack::pack_traces;
+    use kestrel_prover_gpu::rv::{machine_for, program_image};
+    let (program, records, _) = run_recorded(name, input);
+    let image = program_image(&program);
+    let packed = pack_traces(&machine_for(&image), &image, &steps(&records), input).unwrap();
+    assert!(
+        packed.traces[TableId::Eq.index()].is_none(),
+        "{name}: EQ built"
+    );
+    let host = packed
+        .fill_host(&image, TableId::Eq)
+        .expect("EQ is a record table");
+    let real = packed.real_rows()[TableId::Eq.index()];
+    (packed.eq, host, real)
+}
+
+/// The packing pass keeps EQ's distinct rows in `distinct`'s order (sorted by `(op, a, b)`,
+/// repeats merged), reports them as its real rows, and its host fill is `fill_distinct`.
+#[test]
+fn eq_records_are_its_distinct_rows() {
+    let (rows, host, real) = packed_eq("sha256", b"abc");
+    assert!(!rows.is_empty());
+    assert!(rows.iter().all(|r| r.op == ALU_EQ && r.mult > 0));
+    assert!(rows
+        .windows(2)
+        .all(|w| (w[0].op, w[0].a, w[0].b) < (w[1].op, w[1].a, w[1].b)));
+    assert_eq!(real, Some(rows.len()));
+    assert!(host == eq::fill_distinct(&rows));
+    // Every operation the CPU's rows dispatch is among them (the system calls' own
+    // compares may add rows, never remove one).
+    for d in eq::distinct(&program_ops("sha256", b"abc", &EQ_OPS)) {
+        let r = rows
+            .iter()
+            .find(|r| (r.a, r.b) == (d.a, d.b))
+            .unwrap_or_else(|| panic!("{d:?} missing"));
+        assert!(r.mult >= d.mult, "{d:?}");
+    }
 }
 
 /// Lookups add to what a counter already holds, and a taller height adds padding lookups.
@@ -459,8 +605,14 @@ mod gpu {
 
     /// `n` rows from `ops`, not necessarily sorted or distinct, with extreme multiplicities.
     fn random_rows(ops: &[u32], n: usize, seed: u64) -> Vec<Distinct> {
+        with_mults(random_ops(ops, n, seed), seed)
+    }
+
+    /// A row per op of `ops`, not necessarily sorted or distinct, with extreme
+    /// multiplicities.
+    fn with_mults(ops: Vec<AluOp>, seed: u64) -> Vec<Distinct> {
         let mut rng = ChaCha8Rng::seed_from_u64(seed);
-        let mut rows: Vec<Distinct> = random_ops(ops, n, seed)
+        let mut rows: Vec<Distinct> = ops
             .into_iter()
             .map(|o| Distinct {
                 op: o.op,
@@ -531,6 +683,107 @@ mod gpu {
         let s = g.stats();
         assert_eq!(s.fill("LT"), 1);
         assert_eq!(s.fill("SHIFT"), 1);
+    }
+
+    fn check_eq(g: &CudaBackend, what: &str, rows: &[Distinct]) {
+        let t = g.fill_eq(rows).unwrap();
+        assert_eq!(t.width(), eq::WIDTH);
+        assert_eq!(t.height(), distinct_height(rows.len()));
+        let dev = g.download_trace(&t).unwrap();
+        let host = eq::fill_distinct(rows);
+        assert!(
+            dev == host,
+            "EQ {what}: device fill differs at {}",
+            first_diff(&dev, &host)
+        );
+    }
+
+    #[test]
+    #[ignore = "needs a CUDA device: run with --ignored on the GPU machine"]
+    fn eq_fill_matches_on_edge_ops() {
+        let g = gpu();
+        let ops = eq_edge_ops();
+        check_eq(&g, "edge ops", &eq::distinct(&ops));
+        // Each edge op alone (a one-row trace), so neighbours cannot mask a row's error.
+        let mut singles = 0;
+        for (k, o) in ops.iter().enumerate().step_by(5) {
+            check_eq(&g, &format!("edge op {k}"), &eq::distinct(&[*o]));
+            singles += 1;
+        }
+        // Unsorted and repeated rows, extreme multiplicities: the device keeps the order.
+        check_eq(&g, "edge rows", &with_mults(ops, 7));
+        let s = g.stats();
+        assert_eq!(s.fill("EQ"), 2 + singles);
+    }
+
+    #[test]
+    #[ignore = "needs a CUDA device: run with --ignored on the GPU machine"]
+    fn eq_fill_matches_on_random_rows() {
+        let g = gpu();
+        // Heights: the minimum with and without padding, one past, and larger.
+        let sizes = [0usize, 1, 7, 8, 9, 1000, 70_001];
+        for (k, &n) in sizes.iter().enumerate() {
+            let rows = with_mults(random_eq_ops(n, 400 + k as u64), 500 + k as u64);
+            assert_eq!(rows.len(), n);
+            check_eq(&g, &format!("{n} random rows"), &rows);
+            // The same sizes through `distinct` (sorted, merged).
+            let rows = eq::distinct(&random_eq_ops(n, 100 + k as u64));
+            check_eq(&g, &format!("{n} random ops"), &rows);
+        }
+        let s = g.stats();
+        assert_eq!(s.fill("EQ"), 2 * sizes.len() as u64);
+        assert!(s.h2d_bytes.get("packed op records").copied().unwrap_or(0) > 0);
+    }
+
+    #[test]
+    #[ignore = "needs a CUDA device: run with --ignored on the GPU machine"]
+    fn eq_fill_matches_on_a_real_program() {
+        let g = gpu();
+        let rows = eq::distinct(&program_ops("sha256", b"abc", &EQ_OPS));
+        assert!(!rows.is_empty());
+        check_eq(&g, "sha256 ops", &rows);
+        // The rows the packing pass hands the device, against its host fill.
+        let (rows, host, _) = packed_eq("sha256", b"abc");
+        let t = g.fill_eq(&rows).unwrap();
+        let dev = g.download_trace(&t).unwrap();
+        assert!(
+            dev == host,
+            "EQ sha256 records: device fill differs at {}",
+            first_diff(&dev, &host)
+        );
+        let s = g.stats();
+        assert_eq!(s.fill("EQ"), 2);
+    }
+
+    /// Ops of another table, an injected launch failure and a failed allocation are
+    /// errors, not traces; the device works afterwards.
+    #[test]
+    #[ignore = "needs a CUDA device: run with --ignored on the GPU machine"]
+    fn eq_bad_rows_and_faults_are_errors() {
+        let g = gpu();
+        let row = |op| Distinct {
+            op,
+            a: 1,
+            b: 2,
+            mult: 1,
+        };
+        assert!(g.fill_eq(&[row(ALU_EQ), row(ALU_SLT)]).is_err());
+        assert!(g.fill_eq(&[row(ALU_SLTU)]).is_err());
+        assert!(g.fill_eq(&[row(0)]).is_err());
+        assert!(g.fill_eq(&[row(ALU_SLL), row(ALU_EQ)]).is_err());
+        // And EQ rows are not the other tables'.
+        assert!(g.fill_lt(&[row(ALU_EQ)]).is_err());
+        assert!(g.fill_shift(&[row(ALU_EQ)]).is_err());
+        let s = g.stats();
+        assert_eq!(s.fill("EQ"), 0);
+        g.device().inject_fill_launch_failure();
+        let e = g.fill_eq(&[row(ALU_EQ)]).err().expect("an error");
+        assert!(e.to_string().contains("injected launch failure"), "{e}");
+        g.device().inject_alloc_failure(2);
+        let e = g.fill_eq(&[row(ALU_EQ)]).err().expect("an error");
+        g.device().inject_alloc_failure(0);
+        assert!(e.to_string().contains("injected"), "{e}");
+        check_eq(&g, "after faults", &[row(ALU_EQ)]);
     }
 
     /// Ops of another table and an injected launch failure are errors, not traces.

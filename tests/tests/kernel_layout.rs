@@ -13,7 +13,7 @@ use std::path::{Path, PathBuf};
 use kestrel_core::field::P;
 use kestrel_core::rv::decode::{self, class};
 use kestrel_core::rv::memw::{self, MEMW_A};
-use kestrel_core::rv::{cpu, load, lt, memw_r, shift, store};
+use kestrel_core::rv::{cpu, eq, load, lt, memw_r, shift, store};
 use kestrel_core::rv::{ALU_SLL, ALU_SLLW, ALU_SLT, ALU_SRA, ALU_SRAW, ALU_SRL, ALU_SRLW};
 
 /// Defines that are not table layouts, and why they are not checked here.
@@ -133,6 +133,14 @@ fn rust_values() -> BTreeMap<&'static str, u64> {
         ("LT_RB", lt::RB),
         ("LT_M", lt::M),
         ("LT_WIDTH", lt::WIDTH),
+        // EQ (core/src/rv/eq/mod.rs).
+        ("EQ_A", eq::A),
+        ("EQ_B", eq::B),
+        ("EQ_S", eq::S),
+        ("EQ_NEQ", eq::NEQ),
+        ("EQ_INV", eq::INV),
+        ("EQ_M", eq::M),
+        ("EQ_WIDTH", eq::WIDTH),
         // SHIFT (core/src/rv/shift/mod.rs).
         ("SH_SEL", shift::SEL),
         ("SH_A", shift::A),
@@ -460,7 +468,7 @@ fn fills_mirror_the_rooms() {
         kernels, launchers,
         "kernels/rv/*.cu and prover-gpu/src/cuda/rv/*.rs"
     );
-    assert_eq!(kernels.len(), 7, "the record tables' fills: {kernels:?}");
+    assert_eq!(kernels.len(), 8, "the record tables' fills: {kernels:?}");
     for t in &kernels {
         let room = repo().join("core/src/rv").join(t).join("mod.rs");
         assert!(

@@ -47,6 +47,7 @@ fn assert_same(name: &str, a: &PackedTraces, b: &PackedTraces) {
     assert_eq!(a.cpu, b.cpu, "{name}: cpu records");
     assert_eq!(a.memw_r, b.memw_r, "{name}: memw_r records");
     assert_eq!(a.lt, b.lt, "{name}: lt rows");
+    assert_eq!(a.eq, b.eq, "{name}: eq rows");
     assert_eq!(a.shift, b.shift, "{name}: shift rows");
     assert_eq!(a.loads, b.loads, "{name}: loads");
     assert_eq!(a.stores, b.stores, "{name}: stores");
@@ -108,8 +109,8 @@ fn records_handed_out_early_are_the_final_ones() {
                 input,
                 |r| {
                     assert!(
-                        r.lt.is_empty() && r.shift.is_empty(),
-                        "{name}: LT/SHIFT early"
+                        r.lt.is_empty() && r.eq.is_empty() && r.shift.is_empty(),
+                        "{name}: LT/EQ/SHIFT early"
                     );
                     (
                         r.cpu.clone(),

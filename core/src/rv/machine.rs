@@ -60,7 +60,6 @@ pub fn alu_table(t: TableId) -> Option<AluTable> {
             AluBuild::Distinct(DistinctRows {
                 distinct: super::lt::distinct,
                 lookups: super::lt::lookups,
-                fill: None,
             })
         ),
         TableId::Eq => table!(
@@ -68,7 +67,6 @@ pub fn alu_table(t: TableId) -> Option<AluTable> {
             AluBuild::Distinct(DistinctRows {
                 distinct: super::eq::distinct,
                 lookups: super::eq::lookups,
-                fill: Some(super::eq::fill_rows),
             })
         ),
         TableId::Shift => table!(
@@ -76,7 +74,6 @@ pub fn alu_table(t: TableId) -> Option<AluTable> {
             AluBuild::Distinct(DistinctRows {
                 distinct: shift::distinct,
                 lookups: shift::lookups,
-                fill: None,
             })
         ),
         TableId::Mul => table!(&mul::OPS, AluBuild::Ops(mul::build_trace)),
@@ -256,18 +253,14 @@ mod records {
         Distinct(DistinctRows),
     }
 
-    /// Fills distinct rows into a zeroed row-major slice of as many rows.
-    pub type DistinctFill = fn(&[Distinct], &mut [Felt]);
-
-    /// How a table keeps distinct rows: its rows from operations, the byte lookups of its
-    /// first rows (`(rows, height)`: real rows, then zero padding up to `height`), and for a
-    /// table built in the packing pass (EQ; LT's and SHIFT's rows are records for fills
-    /// elsewhere) how to fill rows into a zeroed row-major slice.
+    /// How a table keeps distinct rows: its rows from operations and the byte lookups of
+    /// its first rows (`(rows, height)`: real rows, then zero padding up to `height`). Its
+    /// rows are records (LT, EQ, SHIFT are [`RECORD_TABLES`]): their fills are
+    /// [`record_table`]'s.
     #[derive(Copy, Clone)]
     pub struct DistinctRows {
         pub distinct: fn(&[AluOp]) -> Vec<Distinct>,
         pub lookups: fn(&[Distinct], usize, &mut ByteCounts),
-        pub fill: Option<DistinctFill>,
     }
 
     /// Table `t`'s distinct-row builder (`None` unless `t` keeps distinct rows).
@@ -378,7 +371,7 @@ mod records {
     pub enum RecordStage {
         /// Before its last stage (a backend may start filling them while it runs).
         Early,
-        /// After it (LT and SHIFT: the last stage merges their distinct rows).
+        /// After it (LT, EQ and SHIFT: the last stage merges their distinct rows).
         Late,
     }
 
@@ -413,6 +406,11 @@ mod records {
                 |p| p.lt.len(),
                 |p, _| crate::rv::lt::fill_distinct(&p.lt),
             ),
+            TableId::Eq => (
+                Late,
+                |p| p.eq.len(),
+                |p, _| crate::rv::eq::fill_distinct(&p.eq),
+            ),
             TableId::Shift => (
                 Late,
                 |p| p.shift.len(),
@@ -436,7 +434,6 @@ mod records {
             TableId::Decode
             | TableId::Register
             | TableId::Bitwise
-            | TableId::Eq
             | TableId::Mul
             | TableId::Dvrm
             | TableId::Memw
@@ -484,7 +481,7 @@ mod records {
 
     /// The tables [`PackedTraces`] leaves as records, in proof order (those with a
     /// [`record_stage`]).
-    pub const RECORD_TABLES: [TableId; 7] = record_tables(None);
+    pub const RECORD_TABLES: [TableId; 8] = record_tables(None);
 
     /// The packed records of the [`RECORD_TABLES`] and every other table's trace.
     #[derive(Clone, Debug, PartialEq, Eq)]
@@ -493,6 +490,8 @@ mod records {
         pub memw_r: MemwRRecords,
         /// LT's distinct operations with multiplicities (its rows).
         pub lt: Vec<Distinct>,
+        /// EQ's distinct operations with multiplicities (its rows).
+        pub eq: Vec<Distinct>,
         /// SHIFT's distinct operations with multiplicities.
         pub shift: Vec<Distinct>,
         pub loads: Vec<LoadOp>,
@@ -503,9 +502,10 @@ mod records {
         pub traces: Vec<Option<RowMajorMatrix>>,
         /// The real rows (records before padding) of the tables built in the packing pass
         /// where one row stands for one record: DECODE (the code words), REGISTER (the
-        /// registers), EQ (its distinct operations), MEMW, ECALL, IO, PAGE (its image words or
-        /// zero ranges, whichever are more), PAGE0 (the touched zero words); `None` elsewhere
-        /// (see [`PackedTraces::real_rows`]). Index: [`TableId::index`].
+        /// registers), MEMW, ECALL, IO, PAGE (its image words or zero ranges, whichever are
+        /// more), PAGE0 (the touched zero words); also LT, EQ and SHIFT (their distinct
+        /// operations, as [`PackedTraces::real_rows`] reads them from their records); `None`
+        /// elsewhere. Index: [`TableId::index`].
         pub table_rows: Vec<Option<usize>>,
         pub public: Vec<Felt>,
     }
@@ -541,12 +541,14 @@ mod records {
     }
 
     /// The records of the [`RECORD_TABLES`], borrowed: what their fills read. Those the
-    /// packing pass hands out before its last stage ([`EARLY_TABLES`]) have LT and SHIFT empty.
+    /// packing pass hands out before its last stage ([`EARLY_TABLES`]) have LT, EQ and SHIFT
+    /// empty.
     #[derive(Clone, Copy, Debug)]
     pub struct RecordRefs<'a> {
         pub cpu: &'a CpuRecords,
         pub memw_r: &'a MemwRRecords,
         pub lt: &'a [Distinct],
+        pub eq: &'a [Distinct],
         pub shift: &'a [Distinct],
         pub loads: &'a [LoadOp],
         pub stores: &'a [StoreOp],
@@ -554,12 +556,13 @@ mod records {
     }
 
     /// The [`RECORD_TABLES`] whose records are final before the packing pass's last stage
-    /// ([`RecordStage::Early`]: all but LT and SHIFT, whose distinct rows that stage merges).
+    /// ([`RecordStage::Early`]: all but LT, EQ and SHIFT, whose distinct rows that stage
+    /// merges).
     pub const EARLY_TABLES: [TableId; 5] = record_tables(Some(RecordStage::Early));
 
     /// The [`RECORD_TABLES`] whose records are final only after the packing pass
-    /// ([`RecordStage::Late`]: LT and SHIFT).
-    pub const LATE_TABLES: [TableId; 2] = record_tables(Some(RecordStage::Late));
+    /// ([`RecordStage::Late`]: LT, EQ and SHIFT).
+    pub const LATE_TABLES: [TableId; 3] = record_tables(Some(RecordStage::Late));
 
     impl PackedTraces {
         /// The records, borrowed.
@@ -568,6 +571,7 @@ mod records {
                 cpu: &self.cpu,
                 memw_r: &self.memw_r,
                 lt: &self.lt,
+                eq: &self.eq,
                 shift: &self.shift,
                 loads: &self.loads,
                 stores: &self.stores,
@@ -578,8 +582,8 @@ mod records {
         /// Each table's real rows (its records, before padding to the trace height) where the
         /// packing pass knows them without reading a trace, in
         /// [`Machine::tables`](crate::air::Machine::tables) order: the [`RECORD_TABLES`] (CPU:
-        /// the steps; MEMW_R: three accesses per step and the system calls' extra rows; LT and
-        /// SHIFT: their distinct operations; LOAD, STORE, MEMW_A: one row per operation) and
+        /// the steps; MEMW_R: three accesses per step and the system calls' extra rows; LT, EQ
+        /// and SHIFT: their distinct operations; LOAD, STORE, MEMW_A: one row per operation) and
         /// [`PackedTraces::table_rows`]. `None` for BITWISE (a fixed table of every byte pair,
         /// no padding), MUL and DVRM (their builders count distinct operations and keep only
         /// the trace).

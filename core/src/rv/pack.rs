@@ -16,10 +16,10 @@
 //!    it keeps only a copy at the start of each chunk.
 //! 2. **Steps** (the chunks again, in parallel): what each step implies given the replay —
 //!    its CPU and MEMW_R columns (the chunk runs the register file again from its copy),
-//!    DECODE multiplicities, ALU operations per table (LT's and SHIFT's merged into distinct
-//!    rows per chunk), the byte lookups of its CPU row and register accesses.
-//! 3. **Tables** (one job per segment table, LT's and SHIFT's split by ranges of keys, in
-//!    parallel): each table's trace, rows or lookups from the records; their byte lookups
+//!    DECODE multiplicities, ALU operations per table (LT's, EQ's and SHIFT's merged into
+//!    distinct rows per chunk), the byte lookups of its CPU row and register accesses.
+//! 3. **Tables** (one job per segment table, LT's, EQ's and SHIFT's split by ranges of keys,
+//!    in parallel): each table's trace, rows or lookups from the records; their byte lookups
 //!    and the DECODE multiplicities are added to the run's totals.
 //!
 //! Chunks are joined in step order and byte lookups are counts, so the result does not
@@ -59,8 +59,8 @@ use crate::field::Felt;
 use crate::matrix::RowMajorMatrix;
 use crate::par::{ParMap, Sequential};
 
-/// The CPU and MEMW_R tables as packed records (no rows built), every other table's trace,
-/// and the public values. Memory is replayed from the program image; the recorded loads
+/// The [`RECORD_TABLES`](super::machine::RECORD_TABLES) as packed records (no rows built),
+/// every other table's trace, and the public values. Memory is replayed from the program image; the recorded loads
 /// must agree with it, and `input` feeds the reads. Runs on the calling thread
 /// ([`pack_traces_with`] spreads the work over a thread pool).
 ///
@@ -133,7 +133,6 @@ where
 /// Once a call fails, every later call fails with the same error (the replay state is
 /// then partway through the failing segment).
 pub struct Segmenter<'a> {
-    machine: &'a Rv64Machine,
     program: &'a ProgramImage,
     slots: CodeSlots,
     routes: AluRoutes,
@@ -181,7 +180,6 @@ impl<'a> Segmenter<'a> {
             .map_err(|_| TraceError::InputTooLong { bytes: input.len() })?;
         let slots = CodeSlots::new(program);
         Ok(Segmenter {
-            machine,
             program,
             mult: vec![0; slots.len()],
             slots,
@@ -443,16 +441,17 @@ impl<'a> Segmenter<'a> {
             cpu: &cpu,
             memw_r: &memw_r,
             lt: &[],
+            eq: &[],
             shift: &[],
             loads: &run.loads,
             stores: &run.stores,
             mem_a: &run.mem_a,
         };
-        let (machine, mult) = (self.machine, &mut self.mult);
+        let mult = &mut self.mult;
         let ((tables, ()), early) = par.join(
             || {
                 par.join(
-                    || tables(par, machine, &run, &memw_r.extra, &chunks),
+                    || tables(par, &run, &memw_r.extra, &chunks),
                     || add_mult(mult, &chunks),
                 )
             },
@@ -461,6 +460,7 @@ impl<'a> Segmenter<'a> {
         let Tables {
             traces,
             lt,
+            eq,
             shift,
             table_rows,
             lookups,
@@ -473,6 +473,7 @@ impl<'a> Segmenter<'a> {
                 cpu,
                 memw_r,
                 lt,
+                eq,
                 shift,
                 loads: run.loads,
                 stores: run.stores,
@@ -550,26 +551,21 @@ fn add_mult(mult: &mut [u64], chunks: &[Chunk]) {
 }
 
 /// Stage 3's output: every segment table's trace but the record tables' (`None` there and
-/// at the run tables), LT's and SHIFT's distinct rows, the real rows of the tables built
-/// here where one row stands for one record ([`PackedTraces::table_rows`]), and the byte
-/// lookups of the jobs (the chunks' are their own).
+/// at the run tables), LT's, EQ's and SHIFT's distinct rows, the real rows of the tables
+/// built here where one row stands for one record ([`PackedTraces::table_rows`]), and the
+/// byte lookups of the jobs (the chunks' are their own).
 struct Tables {
     traces: Vec<Option<RowMajorMatrix>>,
     lt: Vec<Distinct>,
+    eq: Vec<Distinct>,
     shift: Vec<Distinct>,
     table_rows: Vec<Option<usize>>,
     lookups: Vec<ByteCounts>,
 }
 
-/// Stage 3: every segment table's trace but the record tables' (`None` there), and LT's
-/// and SHIFT's distinct rows.
-fn tables(
-    par: &impl ParMap,
-    machine: &Rv64Machine,
-    run: &Replayed,
-    extra: &[RegRow],
-    chunks: &[Chunk],
-) -> Tables {
+/// Stage 3: every segment table's trace but the record tables' (`None` there), and LT's,
+/// EQ's and SHIFT's distinct rows.
+fn tables(par: &impl ParMap, run: &Replayed, extra: &[RegRow], chunks: &[Chunk]) -> Tables {
     let parts = chunks.len().min(MAX_DISTINCT_PARTS);
     let records = Records {
         run,
@@ -606,38 +602,26 @@ fn tables(
             Built::Rows(rows) => distinct[t.index()].extend(rows),
         }
     }
-    // Their padding rows' lookups, and the traces built here.
+    // Their padding rows' lookups (their traces are filled from the rows elsewhere).
     let mut padding = ByteCounts::default();
     for (&t, rows) in TableId::ALL.iter().zip(&distinct) {
         if let Some(d) = distinct_rows(t) {
             let h = distinct_height(rows.len());
             (d.lookups)(&[], h - rows.len(), &mut padding);
-            if let Some(fill) = d.fill {
-                // Filled in place, slices of rows in parallel.
-                const ROWS: usize = 1 << 14;
-                let width = machine.air(t).width();
-                let mut values = par.zeroed_felts(h * width);
-                let mut slices: Vec<(&[Distinct], &mut [Felt])> = rows
-                    .chunks(ROWS)
-                    .zip(values.chunks_mut(ROWS * width))
-                    .collect();
-                par.map_mut(&mut slices, |_, (rows, out)| fill(rows, out));
-                drop(slices);
-                traces[t.index()] = Some(RowMajorMatrix::new(values, width));
-            }
-        }
-    }
-    for (&t, rows) in TableId::ALL.iter().zip(&distinct) {
-        if distinct_rows(t).is_some() {
             real_rows[t.index()] = Some(rows.len());
         }
     }
     let mut rows_of = |t: TableId| core::mem::take(&mut distinct[t.index()]);
-    let (lt, shift) = (rows_of(TableId::Lt), rows_of(TableId::Shift));
+    let (lt, eq, shift) = (
+        rows_of(TableId::Lt),
+        rows_of(TableId::Eq),
+        rows_of(TableId::Shift),
+    );
     lookups.push(padding);
     Tables {
         traces,
         lt,
+        eq,
         shift,
         table_rows: real_rows,
         lookups,
@@ -1218,7 +1202,7 @@ fn table_jobs(parts: usize) -> Vec<Job> {
     jobs
 }
 
-/// The most parts LT's and SHIFT's distinct rows are merged in.
+/// The most parts LT's, EQ's and SHIFT's distinct rows are merged in.
 const MAX_DISTINCT_PARTS: usize = 16;
 
 /// What a job builds.

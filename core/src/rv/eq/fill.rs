@@ -10,11 +10,16 @@ use alloc::vec::Vec;
 
 /// EQ's trace for the [`ALU_EQ`] operations `ops` (any order, repeats merged into `m`).
 /// EQ makes no byte lookups; `bytes` is taken for uniformity with the other ALU tables.
-/// Height: the next power of two ≥ 8.
+/// Height: [`distinct_height`].
 pub fn build_trace(ops: &[AluOp], _bytes: &mut ByteCounts) -> RowMajorMatrix {
-    let rows = distinct(ops);
+    fill_distinct(&distinct(ops))
+}
+
+/// EQ's trace with one row per entry of `rows` (in order, [`fill_rows`]), then all-zero
+/// padding rows up to [`distinct_height`]. Records no lookups (EQ makes none).
+pub fn fill_distinct(rows: &[Distinct]) -> RowMajorMatrix {
     let mut t = RowMajorMatrix::zeros(distinct_height(rows.len()), WIDTH);
-    fill_rows(&rows, &mut t.values[..rows.len() * WIDTH]);
+    fill_rows(rows, &mut t.values[..rows.len() * WIDTH]);
     t
 }
 
@@ -33,8 +38,9 @@ pub fn distinct(ops: &[AluOp]) -> Vec<Distinct> {
 pub fn lookups(_rows: &[Distinct], _height: usize, _bytes: &mut ByteCounts) {}
 
 /// EQ's rows for `rows` (in order), row-major, into `out` (`rows.len()` rows of [`WIDTH`],
-/// zero on entry); padding rows stay zero. Rows are independent, so slices of `rows` fill
-/// the matching slices of the trace.
+/// zero on entry); padding rows stay zero. Rows are independent (each row's `inv` is its
+/// own `s`'s inverse, 0 when `s = 0`), so slices of `rows` fill the matching slices of the
+/// trace, and the device fill (`kernels/rv/eq.cu`) inverts row by row.
 pub fn fill_rows(rows: &[Distinct], out: &mut [Felt]) {
     let sums: Vec<Felt> = rows
         .iter()

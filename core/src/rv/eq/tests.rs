@@ -8,8 +8,9 @@ use crate::rv::testing::alu;
 use crate::rv::{distinct_height, AluOp};
 use alloc::vec::Vec;
 
-/// The rows of slices of the distinct rows concatenate to the trace of the whole (what
-/// the parallel packing pass relies on), padded with zero rows.
+/// The rows of slices of the distinct rows concatenate to the trace of the whole (rows are
+/// independent: what a fill by slices or by row relies on), padded with zero rows; and
+/// `fill_distinct` is that trace.
 #[test]
 fn rows_of_slices_concatenate_to_the_trace() {
     let ops: Vec<AluOp> = (0..300u64)
@@ -26,6 +27,7 @@ fn rows_of_slices_concatenate_to_the_trace() {
     let whole = build_trace(&ops, &mut ByteCounts::default());
     let rows = distinct(&ops);
     assert!(rows.len() > 100 && whole.height() == distinct_height(rows.len()));
+    assert!(fill_distinct(&rows) == whole);
     for cut in [0, 1, rows.len() / 3, rows.len()] {
         let mut values = alloc::vec![Felt::ZERO; rows.len() * WIDTH];
         let (lo, hi) = values.split_at_mut(cut * WIDTH);

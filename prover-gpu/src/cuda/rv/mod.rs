@@ -27,6 +27,7 @@ use crate::rv::RvFills;
 
 mod alu_ops;
 pub mod cpu;
+pub mod eq;
 pub mod load;
 pub mod lt;
 pub mod memw;
@@ -98,6 +99,10 @@ fn device_fill(t: TableId) -> Option<DeviceFill> {
             dims: |p| (rv::lt::WIDTH, padded_rows(p.lt.len())),
             enqueue: Launch::Records(|d, s, r, _| lt::enqueue_lt(d, s, r.lt)),
         },
+        TableId::Eq => DeviceFill {
+            dims: |p| (rv::eq::WIDTH, padded_rows(p.eq.len())),
+            enqueue: |d, s, r, _| eq::enqueue_eq(d, s, r.eq),
+        },
         TableId::Shift => DeviceFill {
             dims: |p| (rv::shift::WIDTH, padded_rows(p.shift.len())),
             enqueue: Launch::Records(|d, s, r, _| shift::enqueue_shift(d, s, r.shift)),
@@ -117,7 +122,6 @@ fn device_fill(t: TableId) -> Option<DeviceFill> {
         TableId::Decode
         | TableId::Register
         | TableId::Bitwise
-        | TableId::Eq
         | TableId::Mul
         | TableId::Dvrm
         | TableId::Memw
