@@ -101,7 +101,7 @@ fn device_fill(t: TableId) -> Option<DeviceFill> {
         },
         TableId::Eq => DeviceFill {
             dims: |p| (rv::eq::WIDTH, padded_rows(p.eq.len())),
-            enqueue: |d, s, r, _| eq::enqueue_eq(d, s, r.eq),
+            enqueue: Launch::Records(|d, s, r, _| eq::enqueue_eq(d, s, r.eq)),
         },
         TableId::Shift => DeviceFill {
             dims: |p| (rv::shift::WIDTH, padded_rows(p.shift.len())),
