@@ -476,6 +476,16 @@ mod gpu {
                 .unwrap_or_else(|| panic!("{what}: accepted"));
             assert!(e.to_string().contains("register walk"), "{what}: {e}");
         }
+        g.device().inject_fill_launch_failure();
+        let e = g
+            .walk_registers(cpu, memw, &decode)
+            .err()
+            .expect("an injected failure");
+        assert!(
+            e.to_string()
+                .contains("ks_regwalk: injected launch failure"),
+            "{e}"
+        );
         assert_eq!(g.stats().kernels["ks_regwalk"], 1, "a bad walk launched");
     }
 

@@ -311,6 +311,7 @@ pub(super) fn enqueue_regwalk(
     let p = |i: usize| input.ptr_at(stream, i);
     let (dec_row, res, xreg, xnew, xts) = (p(0), p(half), p(xs), p(xs + x), p(xs + 2 * x));
     let (nn, xx, clk0, nch) = (n as u64, x as u64, cpu.clk0, chunks as u64);
+    dev.injected_fill_launch_failure("ks_regwalk")?;
     launch!(
         dev,
         stream,
