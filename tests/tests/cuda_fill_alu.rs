@@ -1,10 +1,12 @@
-//! Device-resident fills of LT, EQ and SHIFT (kernels/rv/lt.cu, kernels/rv/eq.cu,
-//! kernels/rv/shift.cu) from their distinct ops.
+//! Device-resident fills of LT, EQ, SHIFT and MUL (kernels/rv/lt.cu, kernels/rv/eq.cu,
+//! kernels/rv/shift.cu, kernels/rv/mul.cu) from their distinct ops.
 //!
 //! Without a GPU: the split builders (`distinct` + `fill_distinct` + `lookups`) give exactly
 //! the traces and byte counts of the former `BTreeMap`-based builders, kept here as the
 //! reference (for EQ, a builder inverting each row's sum on its own, as the device does,
-//! where the host inverts them in one batch), on edge-case, random and real-program ops.
+//! where the host inverts them in one batch; for MUL, the former single pass keyed by the
+//! whole op `(op, a, b, c)`, taking `c` from the op where the split builder computes it),
+//! on edge-case, random and real-program ops.
 //! The GPU tests are `#[ignore]`d ("needs a CUDA device") and run with `--ignored` on the
 //! GPU machine, where a missing device fails them: each device trace equals
 //! `fill_distinct` bit for bit.
@@ -17,8 +19,9 @@ use kestrel_core::rv::bitwise::ByteCounts;
 use kestrel_core::rv::cpu::{operand_b, result, sum_and_carries};
 use kestrel_core::rv::decode::{class, decode_for_air};
 use kestrel_core::rv::{
-    alu_eval, distinct_height, eq, lt, shift, AluOp, Distinct, ALU_EQ, ALU_SLL, ALU_SLLW, ALU_SLT,
-    ALU_SLTU, ALU_SRA, ALU_SRAW, ALU_SRL, ALU_SRLW,
+    alu_eval, distinct_height, eq, lt, mul, shift, AluOp, Distinct, ALU_EQ, ALU_MUL, ALU_MULH,
+    ALU_MULHSU, ALU_MULHU, ALU_MULW, ALU_SLL, ALU_SLLW, ALU_SLT, ALU_SLTU, ALU_SRA, ALU_SRAW,
+    ALU_SRL, ALU_SRLW,
 };
 use kestrel_prover_gpu::rv::steps;
 use kestrel_tests::vm_support::run_recorded;
@@ -28,6 +31,7 @@ use rand_chacha::ChaCha8Rng;
 const LT_OPS: [u32; 2] = [ALU_SLT, ALU_SLTU];
 const SHIFT_OPS: [u32; 6] = [ALU_SLL, ALU_SRL, ALU_SRA, ALU_SLLW, ALU_SRLW, ALU_SRAW];
 const EQ_OPS: [u32; 1] = [ALU_EQ];
+const MUL_OPS: [u32; 5] = [ALU_MUL, ALU_MULH, ALU_MULHSU, ALU_MULHU, ALU_MULW];
 
 /// The LT builder as it was (a `BTreeMap` of distinct ops), the reference.
 fn old_lt(ops: &[AluOp], bytes: &mut ByteCounts) -> RowMajorMatrix {
@@ -130,6 +134,92 @@ fn old_eq(ops: &[AluOp], _bytes: &mut ByteCounts) -> RowMajorMatrix {
         row[M] = Felt::from(m);
     }
     t
+}
+
+/// The MUL builder as it was (a `BTreeMap` keyed by the whole op, `c` taken from it, byte
+/// lookups recorded row by row, none for padding rows), the reference.
+fn old_mul(ops: &[AluOp], bytes: &mut ByteCounts) -> RowMajorMatrix {
+    let mut distinct: BTreeMap<AluOp, u64> = BTreeMap::new();
+    for op in ops {
+        *distinct.entry(*op).or_insert(0) += 1;
+    }
+    let h = distinct
+        .len()
+        .next_power_of_two()
+        .max(kestrel_core::params::MIN_ROWS);
+    let mut trace = RowMajorMatrix::zeros(h, mul::WIDTH);
+    for (i, (op, &count)) in distinct.iter().enumerate() {
+        old_mul_row(trace.row_mut(i), op, count, bytes);
+    }
+    trace
+}
+
+fn old_mul_row(row: &mut [Felt], op: &AluOp, count: u64, bytes: &mut ByteCounts) {
+    use mul::*;
+    let s = OPS
+        .iter()
+        .position(|&o| o == op.op)
+        .unwrap_or_else(|| panic!("MUL does not take ALU op {}", op.op));
+    let f = Felt::new;
+    row[M] = f(count);
+    row[SEL + s] = f(1);
+    let (a, b, c) = (op.a.to_le_bytes(), op.b.to_le_bytes(), op.c.to_le_bytes());
+    for i in 0..8 {
+        row[A + i] = f(a[i] as u64);
+        row[B + i] = f(b[i] as u64);
+        row[C + i] = f(c[i] as u64);
+    }
+    let (sa, sb) = (a[7] >> 7, b[7] >> 7);
+    let (ra, rb) = (a[7] & 0x7f, b[7] & 0x7f);
+    row[SA] = f(sa as u64);
+    row[RA] = f(ra as u64);
+    row[SB] = f(sb as u64);
+    row[RB] = f(rb as u64);
+    let sa_ext = sa as u64 * (op.op == ALU_MULH || op.op == ALU_MULHSU) as u64;
+    let sb_ext = sb as u64 * (op.op == ALU_MULH) as u64;
+    row[SA_EXT] = f(sa_ext);
+    row[SB_EXT] = f(sb_ext);
+    // The byte convolution of the extended operands, four limbs per carry.
+    let ext = |v: &[u8; 8], s: u64, i: usize| if i < 8 { v[i] as u64 } else { 255 * s };
+    let mut p = [0u8; 16];
+    let mut carry = 0u64;
+    for g in 0..4 {
+        let mut lhs = carry as u128;
+        for j in 0..4 {
+            let l = 4 * g + j;
+            let conv: u64 = (0..=l)
+                .filter(|&i| i < 8 || l - i < 8)
+                .map(|i| ext(&a, sa_ext, i) * ext(&b, sb_ext, l - i))
+                .sum();
+            lhs += (conv as u128) << (8 * j);
+        }
+        let limbs = (lhs as u32).to_le_bytes();
+        p[4 * g..4 * g + 4].copy_from_slice(&limbs);
+        carry = (lhs >> 32) as u64;
+        assert!(carry < 1 << 16);
+        row[CARRY + 2 * g] = f(carry & 0xff);
+        row[CARRY + 2 * g + 1] = f(carry >> 8);
+        bytes.range(carry as u8, (carry >> 8) as u8);
+    }
+    // The product is the two's complement of the exact one.
+    let lo = u64::from_le_bytes(p[..8].try_into().unwrap());
+    let hi = u64::from_le_bytes(p[8..].try_into().unwrap());
+    let expect = match op.op {
+        ALU_MUL => lo,
+        ALU_MULW => lo as u32 as i32 as i64 as u64,
+        _ => hi,
+    };
+    assert_eq!(alu_eval(op.op, op.a, op.b), Some(expect), "{op:?}");
+    for (i, &v) in p.iter().enumerate() {
+        row[P + i] = f(v as u64);
+    }
+    for i in 0..8 {
+        bytes.range(p[2 * i], p[2 * i + 1]);
+    }
+    row[SW] = f((p[3] >> 7) as u64);
+    row[RW] = f((p[3] & 0x7f) as u64);
+    bytes.range(2 * ra, 2 * rb);
+    bytes.range(2 * (p[3] & 0x7f), 0);
 }
 
 fn old_shift_row(row: &mut [Felt], op: u32, a: u64, b: u64, m: u32, bytes: &mut ByteCounts) {
@@ -319,6 +409,57 @@ fn shift_edge_ops() -> Vec<AluOp> {
     out
 }
 
+/// Operands for MUL beyond [`EDGE_VALUES`]: small ones, 32-bit boundaries sign- and
+/// zero-extended, and values whose products carry through every group.
+const MUL_EXTRA: [u64; 9] = [
+    3,
+    7,
+    0xffff_ffff_ffff_fff9,
+    0x1_ffff_ffff,
+    0x7fff_ffff_0000_0000,
+    0x8000_0000_ffff_ffff,
+    0xffff_ffff_7fff_ffff,
+    0xdead_beef_cafe_babe,
+    0x5555_5555_5555_5555,
+];
+
+/// Every MUL op on every pair of edge values (some twice): 0, 1, −1, i64::MIN, i64::MAX, the
+/// 32-bit boundaries and [`MUL_EXTRA`].
+fn mul_edge_ops() -> Vec<AluOp> {
+    let values: Vec<u64> = EDGE_VALUES.iter().chain(&MUL_EXTRA).copied().collect();
+    let mut out = Vec::new();
+    for &o in &MUL_OPS {
+        for (i, &a) in values.iter().enumerate() {
+            for (j, &b) in values.iter().enumerate() {
+                out.push(op(o, a, b));
+                if (i + j) % 5 == 2 {
+                    out.push(op(o, a, b));
+                }
+            }
+        }
+    }
+    out
+}
+
+/// `n` random MUL ops ([`random_ops`]), some of them with small, negative small or
+/// sign-extended 32-bit operands, with repeats.
+fn random_mul_ops(n: usize, seed: u64) -> Vec<AluOp> {
+    let mut rng = ChaCha8Rng::seed_from_u64(seed ^ 0x3a);
+    random_ops(&MUL_OPS, n, seed)
+        .into_iter()
+        .map(|o| match rng.gen_range(0..8) {
+            0 => op(o.op, rng.gen_range(0..300), o.b),
+            1 => op(o.op, o.a, rng.gen_range(-300i64..300) as u64),
+            2 => op(
+                o.op,
+                rng.gen::<i32>() as i64 as u64,
+                rng.gen::<i32>() as i64 as u64,
+            ),
+            _ => o,
+        })
+        .collect()
+}
+
 /// `n` random ops from `ops`: edge or random values and amounts, with repeats.
 fn random_ops(ops: &[u32], n: usize, seed: u64) -> Vec<AluOp> {
     let mut rng = ChaCha8Rng::seed_from_u64(seed);
@@ -412,6 +553,15 @@ const SHIFT: Split = Split {
     old: old_shift,
 };
 
+const MUL: Split = Split {
+    name: "MUL",
+    distinct: mul::distinct,
+    fill: mul::fill_distinct,
+    lookups: mul::lookups,
+    build: mul::build_trace,
+    old: old_mul,
+};
+
 /// The new builder and its parts against the old builder on `ops`.
 fn check_split(t: &Split, what: &str, ops: &[AluOp]) {
     let mut old_bytes = ByteCounts::default();
@@ -465,6 +615,18 @@ fn shift_builder_unchanged_on_edge_ops() {
 }
 
 #[test]
+fn mul_builder_unchanged_on_edge_ops() {
+    assert_eq!(MUL_OPS, mul::OPS);
+    let ops = mul_edge_ops();
+    check_split(&MUL, "edge ops", &ops);
+    // Each op alone (one row, seven padding rows: padding makes no lookups).
+    for (k, o) in ops.iter().enumerate().step_by(97) {
+        check_split(&MUL, &format!("edge op {k}"), &[*o]);
+    }
+    check_split(&MUL, "no ops", &[]);
+}
+
+#[test]
 fn builders_unchanged_on_random_ops() {
     for (k, n) in [0usize, 1, 7, 8, 9, 17, 1000, 20_000]
         .into_iter()
@@ -485,6 +647,11 @@ fn builders_unchanged_on_random_ops() {
             &format!("{n} random ops"),
             &random_eq_ops(n, 100 + k as u64),
         );
+        check_split(
+            &MUL,
+            &format!("{n} random ops"),
+            &random_mul_ops(n, 150 + k as u64),
+        );
     }
 }
 
@@ -497,6 +664,30 @@ fn builders_unchanged_on_a_real_program() {
     check_split(&LT, "sha256", &lt_ops);
     check_split(&SHIFT, "sha256", &shift_ops);
     check_split(&EQ, "sha256", &eq_ops);
+}
+
+/// Guests whose multiplications MUL's tests take: bignum computing 3^2000 (schoolbook
+/// products of 64-bit limbs: thousands of MUL and MULHU), matmul (signed MUL) and the ISA
+/// test (every MUL op).
+const MUL_PROGRAMS: [(&str, &[u8]); 3] = [("bignum", b"2000"), ("matmul", b""), ("isa/mul", b"")];
+
+/// MUL's builder on the multiplications of real programs.
+#[test]
+fn mul_builder_unchanged_on_real_programs() {
+    for (name, input) in MUL_PROGRAMS {
+        let ops = program_ops(name, input, &MUL_OPS);
+        let rows = mul::distinct(&ops).len();
+        println!("{name}: {} MUL ops, {rows} distinct", ops.len());
+        assert!(rows > 20, "{name}: {rows} distinct MUL ops");
+        check_split(&MUL, name, &ops);
+    }
+    let isa: Vec<u32> = program_ops("isa/mul", b"", &MUL_OPS)
+        .iter()
+        .map(|o| o.op)
+        .collect();
+    for o in MUL_OPS {
+        assert!(isa.contains(&o), "isa/mul has no op {o}");
+    }
 }
 
 /// EQ's rows as the packing pass keeps them (its records, the device fill's input) for a
@@ -517,6 +708,46 @@ fn packed_eq(name: &str, input: &[u8]) -> (Vec<Distinct>, RowMajorMatrix, Option
         .expect("EQ is a record table");
     let real = packed.real_rows()[TableId::Eq.index()];
     (packed.eq, host, real)
+}
+
+/// MUL's rows as the packing pass keeps them for a guest's run, its host fill from them and
+/// its real rows.
+fn packed_mul(name: &str, input: &[u8]) -> (Vec<Distinct>, RowMajorMatrix, Option<usize>) {
+    use kestrel_core::rv::machine::TableId;
+    use kestrel_core::rv::pack::pack_traces;
+    use kestrel_prover_gpu::rv::{machine_for, program_image};
+    let (program, records, _) = run_recorded(name, input);
+    let image = program_image(&program);
+    let packed = pack_traces(&machine_for(&image), &image, &steps(&records), input).unwrap();
+    assert!(
+        packed.traces[TableId::Mul.index()].is_none(),
+        "{name}: MUL built"
+    );
+    let host = packed
+        .fill_host(&image, TableId::Mul)
+        .expect("MUL is a record table");
+    let real = packed.real_rows()[TableId::Mul.index()];
+    (packed.mul, host, real)
+}
+
+/// The packing pass keeps MUL's distinct rows in `distinct`'s order (sorted by `(op, a, b)`,
+/// repeats merged): exactly those of the CPU's multiplications (no system call sends one),
+/// reported as its real rows; its host fill is `fill_distinct`, the former builder's trace.
+#[test]
+fn mul_records_are_its_distinct_rows() {
+    for (name, input) in MUL_PROGRAMS {
+        let (rows, host, real) = packed_mul(name, input);
+        let ops = program_ops(name, input, &MUL_OPS);
+        assert!(!rows.is_empty(), "{name}");
+        assert!(rows.iter().all(|r| MUL_OPS.contains(&r.op) && r.mult > 0));
+        assert!(rows
+            .windows(2)
+            .all(|w| (w[0].op, w[0].a, w[0].b) < (w[1].op, w[1].a, w[1].b)));
+        assert_eq!(rows, mul::distinct(&ops), "{name}");
+        assert_eq!(real, Some(rows.len()), "{name}");
+        assert!(host == mul::fill_distinct(&rows), "{name}");
+        assert!(host == old_mul(&ops, &mut ByteCounts::default()), "{name}");
+    }
 }
 
 /// The packing pass keeps EQ's distinct rows in `distinct`'s order (sorted by `(op, a, b)`,
@@ -784,6 +1015,114 @@ mod gpu {
         g.device().inject_alloc_failure(0);
         assert!(e.to_string().contains("injected"), "{e}");
         check_eq(&g, "after faults", &[row(ALU_EQ)]);
+    }
+
+    fn check_mul(g: &CudaBackend, what: &str, rows: &[Distinct]) {
+        let t = g.fill_mul(rows).unwrap();
+        assert_eq!(t.width(), mul::WIDTH);
+        assert_eq!(t.height(), distinct_height(rows.len()));
+        let dev = g.download_trace(&t).unwrap();
+        let host = mul::fill_distinct(rows);
+        assert!(
+            dev == host,
+            "MUL {what}: device fill differs at {}",
+            first_diff(&dev, &host)
+        );
+    }
+
+    #[test]
+    #[ignore = "needs a CUDA device: run with --ignored on the GPU machine"]
+    fn mul_fill_matches_on_edge_ops() {
+        let g = gpu();
+        let ops = mul_edge_ops();
+        check_mul(&g, "edge ops", &mul::distinct(&ops));
+        // Each edge op alone (a one-row trace), so neighbours cannot mask a row's error.
+        let mut singles = 0;
+        for (k, o) in ops.iter().enumerate().step_by(7) {
+            check_mul(&g, &format!("edge op {k}"), &mul::distinct(&[*o]));
+            singles += 1;
+        }
+        // Unsorted and repeated rows, extreme multiplicities: the device keeps the order.
+        check_mul(&g, "edge rows", &with_mults(ops, 11));
+        let s = g.stats();
+        assert_eq!(s.fill("MUL"), 2 + singles);
+    }
+
+    #[test]
+    #[ignore = "needs a CUDA device: run with --ignored on the GPU machine"]
+    fn mul_fill_matches_on_random_rows() {
+        let g = gpu();
+        // Heights: the minimum with and without padding, one past, and larger.
+        let sizes = [0usize, 1, 7, 8, 9, 1000, 70_001];
+        for (k, &n) in sizes.iter().enumerate() {
+            let rows = with_mults(random_mul_ops(n, 600 + k as u64), 700 + k as u64);
+            assert_eq!(rows.len(), n);
+            check_mul(&g, &format!("{n} random rows"), &rows);
+            // The same sizes through `distinct` (sorted, merged).
+            let rows = mul::distinct(&random_mul_ops(n, 150 + k as u64));
+            check_mul(&g, &format!("{n} random ops"), &rows);
+        }
+        let s = g.stats();
+        assert_eq!(s.fill("MUL"), 2 * sizes.len() as u64);
+        assert!(s.h2d_bytes.get("packed op records").copied().unwrap_or(0) > 0);
+    }
+
+    #[test]
+    #[ignore = "needs a CUDA device: run with --ignored on the GPU machine"]
+    fn mul_fill_matches_on_real_programs() {
+        let g = gpu();
+        for (name, input) in MUL_PROGRAMS {
+            let rows = mul::distinct(&program_ops(name, input, &MUL_OPS));
+            assert!(!rows.is_empty());
+            check_mul(&g, &format!("{name} ops"), &rows);
+            // The rows the packing pass hands the device, against its host fill.
+            let (rows, host, _) = packed_mul(name, input);
+            let t = g.fill_mul(&rows).unwrap();
+            let dev = g.download_trace(&t).unwrap();
+            assert!(
+                dev == host,
+                "MUL {name} records: device fill differs at {}",
+                first_diff(&dev, &host)
+            );
+        }
+        let s = g.stats();
+        assert_eq!(s.fill("MUL"), 2 * MUL_PROGRAMS.len() as u64);
+    }
+
+    /// Ops of another table, an injected launch failure and a failed allocation are
+    /// errors, not traces; the device works afterwards.
+    #[test]
+    #[ignore = "needs a CUDA device: run with --ignored on the GPU machine"]
+    fn mul_bad_rows_and_faults_are_errors() {
+        let g = gpu();
+        let row = |op| Distinct {
+            op,
+            a: 1,
+            b: 2,
+            mult: 1,
+        };
+        assert!(g.fill_mul(&[row(ALU_MUL), row(ALU_SLT)]).is_err());
+        assert!(g.fill_mul(&[row(ALU_EQ)]).is_err());
+        assert!(g.fill_mul(&[row(0)]).is_err());
+        // DIV (15) and the codes around MUL's are not MUL's.
+        assert!(g.fill_mul(&[row(ALU_MULW + 1)]).is_err());
+        assert!(g.fill_mul(&[row(ALU_SRAW), row(ALU_MULHU)]).is_err());
+        // And MUL rows are not the other tables'.
+        for o in MUL_OPS {
+            assert!(g.fill_lt(&[row(o)]).is_err());
+            assert!(g.fill_eq(&[row(o)]).is_err());
+            assert!(g.fill_shift(&[row(o)]).is_err());
+        }
+        let s = g.stats();
+        assert_eq!(s.fill("MUL"), 0);
+        g.device().inject_fill_launch_failure();
+        let e = g.fill_mul(&[row(ALU_MULH)]).err().expect("an error");
+        assert!(e.to_string().contains("injected launch failure"), "{e}");
+        g.device().inject_alloc_failure(2);
+        let e = g.fill_mul(&[row(ALU_MULH)]).err().expect("an error");
+        g.device().inject_alloc_failure(0);
+        assert!(e.to_string().contains("injected"), "{e}");
+        check_mul(&g, "after faults", &[row(ALU_MULHSU)]);
     }
 
     /// Ops of another table and an injected launch failure are errors, not traces.

@@ -13,7 +13,8 @@ use std::path::{Path, PathBuf};
 use kestrel_core::field::P;
 use kestrel_core::rv::decode::{self, class};
 use kestrel_core::rv::memw::{self, MEMW_A};
-use kestrel_core::rv::{cpu, eq, load, lt, memw_r, shift, store};
+use kestrel_core::rv::{cpu, eq, load, lt, memw_r, mul, shift, store};
+use kestrel_core::rv::{ALU_MUL, ALU_MULH, ALU_MULHSU, ALU_MULHU, ALU_MULW};
 use kestrel_core::rv::{ALU_SLL, ALU_SLLW, ALU_SLT, ALU_SRA, ALU_SRAW, ALU_SRL, ALU_SRLW};
 
 /// Defines that are not table layouts, and why they are not checked here.
@@ -166,6 +167,23 @@ fn rust_values() -> BTreeMap<&'static str, u64> {
         ("SH_RC", shift::RC),
         ("SH_M", shift::M),
         ("SH_WIDTH", shift::WIDTH),
+        // MUL (core/src/rv/mul/mod.rs).
+        ("MUL_M", mul::M),
+        ("MUL_SEL", mul::SEL),
+        ("MUL_A", mul::A),
+        ("MUL_B", mul::B),
+        ("MUL_C", mul::C),
+        ("MUL_P", mul::P),
+        ("MUL_CARRY", mul::CARRY),
+        ("MUL_SA", mul::SA),
+        ("MUL_RA", mul::RA),
+        ("MUL_SB", mul::SB),
+        ("MUL_RB", mul::RB),
+        ("MUL_SA_EXT", mul::SA_EXT),
+        ("MUL_SB_EXT", mul::SB_EXT),
+        ("MUL_SW", mul::SW),
+        ("MUL_RW", mul::RW),
+        ("MUL_WIDTH", mul::WIDTH),
         // LOAD (core/src/rv/load/mod.rs).
         ("LD_SZ", load::SZ),
         ("LD_U", load::U),
@@ -213,6 +231,11 @@ fn rust_values() -> BTreeMap<&'static str, u64> {
         ("OP_SLLW", ALU_SLLW),
         ("OP_SRLW", ALU_SRLW),
         ("OP_SRAW", ALU_SRAW),
+        ("OP_MUL", ALU_MUL),
+        ("OP_MULH", ALU_MULH),
+        ("OP_MULHSU", ALU_MULHSU),
+        ("OP_MULHU", ALU_MULHU),
+        ("OP_MULW", ALU_MULW),
     ] {
         put(k, v as u64);
     }
@@ -468,7 +491,7 @@ fn fills_mirror_the_rooms() {
         kernels, launchers,
         "kernels/rv/*.cu and prover-gpu/src/cuda/rv/*.rs"
     );
-    assert_eq!(kernels.len(), 8, "the record tables' fills: {kernels:?}");
+    assert_eq!(kernels.len(), 9, "the record tables' fills: {kernels:?}");
     for t in &kernels {
         let room = repo().join("core/src/rv").join(t).join("mod.rs");
         assert!(

@@ -76,7 +76,13 @@ pub fn alu_table(t: TableId) -> Option<AluTable> {
                 lookups: shift::lookups,
             })
         ),
-        TableId::Mul => table!(&mul::OPS, AluBuild::Ops(mul::build_trace)),
+        TableId::Mul => table!(
+            &mul::OPS,
+            AluBuild::Distinct(DistinctRows {
+                distinct: mul::distinct,
+                lookups: mul::lookups,
+            })
+        ),
         TableId::Dvrm => table!(&dvrm::OPS, AluBuild::Ops(dvrm::build_trace)),
         TableId::Cpu
         | TableId::Decode
@@ -247,15 +253,15 @@ mod records {
     /// How the packing pass builds an ALU table ([`AluTable::build`]).
     #[derive(Copy, Clone)]
     pub enum AluBuild {
-        /// From its operations in step order, recording byte lookups (MUL, DVRM).
+        /// From its operations in step order, recording byte lookups (DVRM).
         Ops(fn(&[AluOp], &mut ByteCounts) -> RowMajorMatrix),
-        /// As distinct rows merged per chunk and per range of keys (LT, EQ, SHIFT).
+        /// As distinct rows merged per chunk and per range of keys (LT, EQ, SHIFT, MUL).
         Distinct(DistinctRows),
     }
 
     /// How a table keeps distinct rows: its rows from operations and the byte lookups of
     /// its first rows (`(rows, height)`: real rows, then zero padding up to `height`). Its
-    /// rows are records (LT, EQ, SHIFT are [`RECORD_TABLES`]): their fills are
+    /// rows are records (LT, EQ, SHIFT, MUL are [`RECORD_TABLES`]): their fills are
     /// [`record_table`]'s.
     #[derive(Copy, Clone)]
     pub struct DistinctRows {
@@ -371,7 +377,7 @@ mod records {
     pub enum RecordStage {
         /// Before its last stage (a backend may start filling them while it runs).
         Early,
-        /// After it (LT, EQ and SHIFT: the last stage merges their distinct rows).
+        /// After it (LT, EQ, SHIFT and MUL: the last stage merges their distinct rows).
         Late,
     }
 
@@ -416,6 +422,11 @@ mod records {
                 |p| p.shift.len(),
                 |p, _| crate::rv::shift::fill_distinct(&p.shift),
             ),
+            TableId::Mul => (
+                Late,
+                |p| p.mul.len(),
+                |p, _| crate::rv::mul::fill_distinct(&p.mul),
+            ),
             TableId::Load => (
                 Early,
                 |p| p.loads.len(),
@@ -434,7 +445,6 @@ mod records {
             TableId::Decode
             | TableId::Register
             | TableId::Bitwise
-            | TableId::Mul
             | TableId::Dvrm
             | TableId::Memw
             | TableId::Page
@@ -481,7 +491,7 @@ mod records {
 
     /// The tables [`PackedTraces`] leaves as records, in proof order (those with a
     /// [`record_stage`]).
-    pub const RECORD_TABLES: [TableId; 8] = record_tables(None);
+    pub const RECORD_TABLES: [TableId; 9] = record_tables(None);
 
     /// The packed records of the [`RECORD_TABLES`] and every other table's trace.
     #[derive(Clone, Debug, PartialEq, Eq)]
@@ -494,6 +504,9 @@ mod records {
         pub eq: Vec<Distinct>,
         /// SHIFT's distinct operations with multiplicities.
         pub shift: Vec<Distinct>,
+        /// MUL's distinct operations with multiplicities (its rows; each row's result is
+        /// computed from its `(op, a, b)`).
+        pub mul: Vec<Distinct>,
         pub loads: Vec<LoadOp>,
         pub stores: Vec<StoreOp>,
         pub mem_a: Vec<WordAccess>,
@@ -503,7 +516,7 @@ mod records {
         /// The real rows (records before padding) of the tables built in the packing pass
         /// where one row stands for one record: DECODE (the code words), REGISTER (the
         /// registers), MEMW, ECALL, IO, PAGE (its image words or zero ranges, whichever are
-        /// more), PAGE0 (the touched zero words); also LT, EQ and SHIFT (their distinct
+        /// more), PAGE0 (the touched zero words); also LT, EQ, SHIFT and MUL (their distinct
         /// operations, as [`PackedTraces::real_rows`] reads them from their records); `None`
         /// elsewhere. Index: [`TableId::index`].
         pub table_rows: Vec<Option<usize>>,
@@ -541,8 +554,8 @@ mod records {
     }
 
     /// The records of the [`RECORD_TABLES`], borrowed: what their fills read. Those the
-    /// packing pass hands out before its last stage ([`EARLY_TABLES`]) have LT, EQ and SHIFT
-    /// empty.
+    /// packing pass hands out before its last stage ([`EARLY_TABLES`]) have LT, EQ, SHIFT
+    /// and MUL empty.
     #[derive(Clone, Copy, Debug)]
     pub struct RecordRefs<'a> {
         pub cpu: &'a CpuRecords,
@@ -550,19 +563,20 @@ mod records {
         pub lt: &'a [Distinct],
         pub eq: &'a [Distinct],
         pub shift: &'a [Distinct],
+        pub mul: &'a [Distinct],
         pub loads: &'a [LoadOp],
         pub stores: &'a [StoreOp],
         pub mem_a: &'a [WordAccess],
     }
 
     /// The [`RECORD_TABLES`] whose records are final before the packing pass's last stage
-    /// ([`RecordStage::Early`]: all but LT, EQ and SHIFT, whose distinct rows that stage
-    /// merges).
+    /// ([`RecordStage::Early`]: all but LT, EQ, SHIFT and MUL, whose distinct rows that
+    /// stage merges).
     pub const EARLY_TABLES: [TableId; 5] = record_tables(Some(RecordStage::Early));
 
     /// The [`RECORD_TABLES`] whose records are final only after the packing pass
-    /// ([`RecordStage::Late`]: LT, EQ and SHIFT).
-    pub const LATE_TABLES: [TableId; 3] = record_tables(Some(RecordStage::Late));
+    /// ([`RecordStage::Late`]: LT, EQ, SHIFT and MUL).
+    pub const LATE_TABLES: [TableId; 4] = record_tables(Some(RecordStage::Late));
 
     impl PackedTraces {
         /// The records, borrowed.
@@ -573,6 +587,7 @@ mod records {
                 lt: &self.lt,
                 eq: &self.eq,
                 shift: &self.shift,
+                mul: &self.mul,
                 loads: &self.loads,
                 stores: &self.stores,
                 mem_a: &self.mem_a,
@@ -582,11 +597,11 @@ mod records {
         /// Each table's real rows (its records, before padding to the trace height) where the
         /// packing pass knows them without reading a trace, in
         /// [`Machine::tables`](crate::air::Machine::tables) order: the [`RECORD_TABLES`] (CPU:
-        /// the steps; MEMW_R: three accesses per step and the system calls' extra rows; LT, EQ
-        /// and SHIFT: their distinct operations; LOAD, STORE, MEMW_A: one row per operation) and
-        /// [`PackedTraces::table_rows`]. `None` for BITWISE (a fixed table of every byte pair,
-        /// no padding), MUL and DVRM (their builders count distinct operations and keep only
-        /// the trace).
+        /// the steps; MEMW_R: three accesses per step and the system calls' extra rows; LT, EQ,
+        /// SHIFT and MUL: their distinct operations; LOAD, STORE, MEMW_A: one row per
+        /// operation) and [`PackedTraces::table_rows`]. `None` for BITWISE (a fixed table of
+        /// every byte pair, no padding) and DVRM (its builder counts distinct operations and
+        /// keeps only the trace).
         pub fn real_rows(&self) -> Vec<Option<usize>> {
             TableId::ALL
                 .iter()

@@ -16,11 +16,11 @@
 //!    it keeps only a copy at the start of each chunk.
 //! 2. **Steps** (the chunks again, in parallel): what each step implies given the replay —
 //!    its CPU and MEMW_R columns (the chunk runs the register file again from its copy),
-//!    DECODE multiplicities, ALU operations per table (LT's, EQ's and SHIFT's merged into
-//!    distinct rows per chunk), the byte lookups of its CPU row and register accesses.
-//! 3. **Tables** (one job per segment table, LT's, EQ's and SHIFT's split by ranges of keys,
-//!    in parallel): each table's trace, rows or lookups from the records; their byte lookups
-//!    and the DECODE multiplicities are added to the run's totals.
+//!    DECODE multiplicities, ALU operations per table (LT's, EQ's, SHIFT's and MUL's merged
+//!    into distinct rows per chunk), the byte lookups of its CPU row and register accesses.
+//! 3. **Tables** (one job per segment table, LT's, EQ's, SHIFT's and MUL's split by ranges
+//!    of keys, in parallel): each table's trace, rows or lookups from the records; their
+//!    byte lookups and the DECODE multiplicities are added to the run's totals.
 //!
 //! Chunks are joined in step order and byte lookups are counts, so the result does not
 //! depend on the [`ParMap`] or its chunk length.
@@ -443,6 +443,7 @@ impl<'a> Segmenter<'a> {
             lt: &[],
             eq: &[],
             shift: &[],
+            mul: &[],
             loads: &run.loads,
             stores: &run.stores,
             mem_a: &run.mem_a,
@@ -462,6 +463,7 @@ impl<'a> Segmenter<'a> {
             lt,
             eq,
             shift,
+            mul,
             table_rows,
             lookups,
         } = tables;
@@ -475,6 +477,7 @@ impl<'a> Segmenter<'a> {
                 lt,
                 eq,
                 shift,
+                mul,
                 loads: run.loads,
                 stores: run.stores,
                 mem_a: run.mem_a,
@@ -551,7 +554,7 @@ fn add_mult(mult: &mut [u64], chunks: &[Chunk]) {
 }
 
 /// Stage 3's output: every segment table's trace but the record tables' (`None` there and
-/// at the run tables), LT's, EQ's and SHIFT's distinct rows, the real rows of the tables
+/// at the run tables), LT's, EQ's, SHIFT's and MUL's distinct rows, the real rows of the tables
 /// built here where one row stands for one record ([`PackedTraces::table_rows`]), and the
 /// byte lookups of the jobs (the chunks' are their own).
 struct Tables {
@@ -559,12 +562,13 @@ struct Tables {
     lt: Vec<Distinct>,
     eq: Vec<Distinct>,
     shift: Vec<Distinct>,
+    mul: Vec<Distinct>,
     table_rows: Vec<Option<usize>>,
     lookups: Vec<ByteCounts>,
 }
 
 /// Stage 3: every segment table's trace but the record tables' (`None` there), and LT's,
-/// EQ's and SHIFT's distinct rows.
+/// EQ's, SHIFT's and MUL's distinct rows.
 fn tables(par: &impl ParMap, run: &Replayed, extra: &[RegRow], chunks: &[Chunk]) -> Tables {
     let parts = chunks.len().min(MAX_DISTINCT_PARTS);
     let records = Records {
@@ -589,7 +593,7 @@ fn tables(par: &impl ParMap, run: &Replayed, extra: &[RegRow], chunks: &[Chunk])
         .unzip();
     drop(records);
     let mut traces: Vec<Option<RowMajorMatrix>> = vec![None; TableId::COUNT];
-    // Per table, its distinct rows (LT, EQ, SHIFT): the parts in order.
+    // Per table, its distinct rows (LT, EQ, SHIFT, MUL): the parts in order.
     let mut distinct: Vec<Vec<Distinct>> = vec![Vec::new(); TableId::COUNT];
     let mut real_rows: Vec<Option<usize>> = vec![None; TableId::COUNT];
     for (&(t, _), out) in jobs.iter().zip(built) {
@@ -612,10 +616,11 @@ fn tables(par: &impl ParMap, run: &Replayed, extra: &[RegRow], chunks: &[Chunk])
         }
     }
     let mut rows_of = |t: TableId| core::mem::take(&mut distinct[t.index()]);
-    let (lt, eq, shift) = (
+    let (lt, eq, shift, mul) = (
         rows_of(TableId::Lt),
         rows_of(TableId::Eq),
         rows_of(TableId::Shift),
+        rows_of(TableId::Mul),
     );
     lookups.push(padding);
     Tables {
@@ -623,6 +628,7 @@ fn tables(par: &impl ParMap, run: &Replayed, extra: &[RegRow], chunks: &[Chunk])
         lt,
         eq,
         shift,
+        mul,
         table_rows: real_rows,
         lookups,
     }
@@ -1036,10 +1042,10 @@ impl Cols<'_> {
 struct Chunk {
     /// Executions per code slot (DECODE's multiplicities).
     mult: Vec<u64>,
-    /// Per table ([`TableId::index`]), its ALU operations in step order (empty for LT, EQ
-    /// and SHIFT)…
+    /// Per table ([`TableId::index`]), its ALU operations in step order (empty for LT, EQ,
+    /// SHIFT and MUL)…
     ops: Vec<Vec<AluOp>>,
-    /// …or, for LT, EQ and SHIFT, their distinct rows.
+    /// …or, for LT, EQ, SHIFT and MUL, their distinct rows.
     rows: Vec<Vec<Distinct>>,
     /// The first operation that no table accepts.
     no_table: Option<u32>,
@@ -1181,8 +1187,8 @@ fn step_chunk<S: Copy + Into<Step>>(
 // ---------------------------------------------------------------------------------------
 // Stage 3: tables.
 
-/// A job of the last stage: a table and, for a table of distinct rows (LT, EQ, SHIFT), the
-/// part of them it merges (those with keys in the part's range of the table's
+/// A job of the last stage: a table and, for a table of distinct rows (LT, EQ, SHIFT,
+/// MUL), the part of them it merges (those with keys in the part's range of the table's
 /// [`part_bounds`]; 0 for the other tables).
 type Job = (TableId, usize);
 
@@ -1202,7 +1208,7 @@ fn table_jobs(parts: usize) -> Vec<Job> {
     jobs
 }
 
-/// The most parts LT's, EQ's and SHIFT's distinct rows are merged in.
+/// The most parts LT's, EQ's, SHIFT's and MUL's distinct rows are merged in.
 const MAX_DISTINCT_PARTS: usize = 16;
 
 /// What a job builds.
@@ -1211,7 +1217,7 @@ enum Built {
     /// A trace, with its real rows where one row stands for one record
     /// ([`PackedTraces::table_rows`]).
     Trace(RowMajorMatrix, Option<usize>),
-    /// Distinct rows (LT, EQ, SHIFT).
+    /// Distinct rows (LT, EQ, SHIFT, MUL).
     Rows(Vec<Distinct>),
 }
 
@@ -1222,7 +1228,7 @@ struct Records<'a> {
     extra: &'a [RegRow],
     chunks: &'a [Chunk],
     /// Per table ([`TableId::index`]), the [`part_bounds`] of its distinct rows (LT, EQ,
-    /// SHIFT).
+    /// SHIFT, MUL).
     bounds: Vec<Vec<DistinctKey>>,
 }
 

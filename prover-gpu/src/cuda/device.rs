@@ -80,6 +80,7 @@ const KERNELS: &[(&str, &[&str])] = &[
             "ks_regwalk",
         ],
     ),
+    ("rv/mul", &["ks_fill_mul"]),
     ("rv/shift", &["ks_fill_shift"]),
     ("rv/store", &["ks_fill_store"]),
 ];

@@ -32,6 +32,7 @@ pub mod load;
 pub mod lt;
 pub mod memw;
 pub mod memw_r;
+pub mod mul;
 mod records;
 pub mod shift;
 pub mod store;
@@ -107,6 +108,10 @@ fn device_fill(t: TableId) -> Option<DeviceFill> {
             dims: |p| (rv::shift::WIDTH, padded_rows(p.shift.len())),
             enqueue: Launch::Records(|d, s, r, _| shift::enqueue_shift(d, s, r.shift)),
         },
+        TableId::Mul => DeviceFill {
+            dims: |p| (rv::mul::WIDTH, padded_rows(p.mul.len())),
+            enqueue: Launch::Records(|d, s, r, _| mul::enqueue_mul(d, s, r.mul)),
+        },
         TableId::Load => DeviceFill {
             dims: |p| (rv::load::WIDTH, padded_rows(p.loads.len())),
             enqueue: Launch::Records(|d, s, r, _| load::enqueue_load(d, s, r.loads)),
@@ -122,7 +127,6 @@ fn device_fill(t: TableId) -> Option<DeviceFill> {
         TableId::Decode
         | TableId::Register
         | TableId::Bitwise
-        | TableId::Mul
         | TableId::Dvrm
         | TableId::Memw
         | TableId::Page
