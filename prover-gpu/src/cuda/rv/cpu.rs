@@ -5,10 +5,11 @@
 use std::sync::Arc;
 
 use cudarc::driver::CudaStream;
-use kestrel_core::rv::cpu::{self, CallMark, CpuRecords};
+use kestrel_core::rv::cpu::{self, CpuRecords};
 use kestrel_core::rv::decode::DECODE_WORDS;
 
 use super::memw_r::RegWalk;
+use super::records::{call_word, DECODE_TABLE};
 use super::{check_height, limit};
 use crate::cuda::backend::CudaBackend;
 use crate::cuda::buffer::DeviceBuffer;
@@ -19,9 +20,6 @@ use crate::cuda::stats::PACKED;
 use crate::prover::ProverError;
 
 const OP: &str = "fill CPU";
-
-/// Category of the DECODE field table the CPU fill reads.
-pub const DECODE_TABLE: &str = "fill decode table";
 
 /// Enqueues the CPU fill on `stream` (uploads synchronise; the kernel does not).
 pub(super) fn enqueue_cpu(
@@ -66,17 +64,6 @@ pub(super) fn enqueue_cpu(
     // Frees are stream-ordered: the inputs are released after the kernel reads them.
     drop((packed, dec));
     Ok(t)
-}
-
-/// Word `k` of the system calls as the CPU fill reads them: triples `(clk, outpos before,
-/// outn | exit << 63)`.
-pub(super) fn call_word(calls: &[CallMark], k: usize) -> u64 {
-    let c = &calls[k / 3];
-    match k % 3 {
-        0 => c.clk,
-        1 => c.outpos,
-        _ => c.outn | (c.exit as u64) << 63,
-    }
 }
 
 /// Checks the CPU records' shape: `(steps, log height)`.

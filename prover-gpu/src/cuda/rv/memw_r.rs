@@ -11,7 +11,7 @@ use kestrel_core::rv::decode::DECODE_WORDS;
 use kestrel_core::rv::memw_r::{self, MemwRRecords};
 use kestrel_core::rv::NUM_REGS;
 
-use super::cpu::{call_word, DECODE_TABLE};
+use super::records::{call_word, DECODE_TABLE};
 use super::{check_height, limit};
 use crate::cuda::backend::CudaBackend;
 use crate::cuda::buffer::DeviceBuffer;

@@ -7,15 +7,33 @@
 //! | LOAD | `ts, meta, word0, word1` | 32 |
 //! | STORE | `ts, meta, value, old0, old1` | 40 |
 //! | MEMW_A | `w, old, new, old_ts, ts` | 40 |
+//!
+//! It also holds what the CPU fill and the register walk (`memw_r.rs`) both upload: the
+//! system calls' words and the DECODE field table's category.
 
 use std::sync::Arc;
 
 use cudarc::driver::CudaStream;
+use kestrel_core::rv::cpu::CallMark;
 
 use crate::cuda::buffer::DeviceBuffer;
 use crate::cuda::device::CudaDevice;
 use crate::cuda::error::CudaError;
 use crate::cuda::stats::PACKED;
+
+/// Category of the DECODE field table the CPU fill and the register walk read.
+pub const DECODE_TABLE: &str = "fill decode table";
+
+/// Word `k` of the system calls as the CPU fill reads them: triples `(clk, outpos before,
+/// outn | exit << 63)`.
+pub(super) fn call_word(calls: &[CallMark], k: usize) -> u64 {
+    let c = &calls[k / 3];
+    match k % 3 {
+        0 => c.clk,
+        1 => c.outpos,
+        _ => c.outn | (c.exit as u64) << 63,
+    }
+}
 
 /// The most records one fill takes (the trace height stays a `u32` power of two).
 const MAX_RECORDS: usize = 1 << 31;
