@@ -73,7 +73,20 @@ extern "C" __global__ void ks_fill_memw_r(uint64_t *out, uint64_t h, const uint6
 // carried file and writes the records. The order of a step's accesses is the host's: rs1,
 // rs2, the system call's own accesses (clock ts / 4 = the step's), rd.
 
+// What the walk receives per step: its DECODE row (16 bits when the program has at most 2^16
+// code slots, else 32) and its result where the device cannot derive it: not for JAL and
+// JALR (pc + 4), STORE (0) and BRANCH (the compare of rs1 and rs2, set after the walk by
+// ks_regwalk_branches). ks_regwalk_expand makes the per-step arrays first.
+
 // DECODE fields the walk reads (after the row's pc), and the register file's size.
+#define RW_CLS_BRANCH 8
+#define RW_CLS_JAL 9
+#define RW_CLS_JALR 10
+#define RW_CLS_STORE 13
+#define RW_F_ALU_OP 17
+#define RW_ALU_SLT 1
+#define RW_ALU_SLTU 2
+#define RW_ALU_EQ 3
 #define RW_F_WR 16
 #define RW_F_RD 18
 #define RW_F_RS1 19
@@ -213,5 +226,48 @@ extern "C" __global__ void ks_regwalk(uint64_t *meta, uint64_t *old, uint64_t *r
             ts[r] = in_ts[c * RW_NUM_REGS + r];
         }
         rw_walk<true>(in, out, c, val, ts, wrote);
+    }
+}
+
+// Per chunk: the steps' DECODE rows as u32 (`dec_row`) from the upload (`rows`: u16 if dec16,
+// else u32) and their results (`res`) from the uploaded ones (`sent`, chunk c's from
+// sent[first[c]]): JAL's and JALR's pc + 4, STORE's 0, BRANCH's 0 until ks_regwalk_branches.
+extern "C" __global__ void ks_regwalk_expand(uint32_t *dec_row, uint64_t *res, const void *rows,
+                                             uint64_t dec16, const uint64_t *first,
+                                             const uint64_t *sent, const uint64_t *dec,
+                                             uint64_t n) {
+    const uint64_t chunks = (n + RW_CHUNK - 1) / RW_CHUNK;
+    for (uint64_t c = ks_tid(); c < chunks; c += ks_nthreads()) {
+        const uint64_t i0 = c * RW_CHUNK;
+        const uint64_t i1 = i0 + RW_CHUNK < n ? i0 + RW_CHUNK : n;
+        uint64_t j = first[c];
+        for (uint64_t i = i0; i < i1; i++) {
+            const uint32_t r = dec16 ? ((const uint16_t *)rows)[i] : ((const uint32_t *)rows)[i];
+            dec_row[i] = r;
+            const uint64_t *d = dec + (uint64_t)r * RW_DEC_WORDS;
+            const uint64_t *f = d + 1;
+            uint64_t v;
+            if (f[RW_CLS_JAL] || f[RW_CLS_JALR]) v = d[0] + 4;
+            else if (f[RW_CLS_STORE] || f[RW_CLS_BRANCH]) v = 0;
+            else v = sent[j++];
+            res[i] = v;
+        }
+    }
+}
+
+// After the walk: each branch's result, its compare (core::rv::alu_eval of EQ, SLT or SLTU)
+// of rs1 and rs2.
+extern "C" __global__ void ks_regwalk_branches(uint64_t *res, const uint32_t *dec_row,
+                                               const uint64_t *rs1, const uint64_t *rs2,
+                                               const uint64_t *dec, uint64_t n) {
+    for (uint64_t i = ks_tid(); i < n; i += ks_nthreads()) {
+        const uint64_t *f = dec + (uint64_t)dec_row[i] * RW_DEC_WORDS + 1;
+        if (!f[RW_CLS_BRANCH]) continue;
+        const uint64_t a = rs1[i], b = rs2[i];
+        const uint64_t op = f[RW_F_ALU_OP];
+        res[i] = op == RW_ALU_EQ     ? (a == b)
+                 : op == RW_ALU_SLT  ? ((int64_t)a < (int64_t)b)
+                 : op == RW_ALU_SLTU ? (a < b)
+                                     : 0;
     }
 }

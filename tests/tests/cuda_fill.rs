@@ -8,10 +8,11 @@
 //! machine, where a missing device fails them.
 
 use kestrel_core::par::Sequential;
+use kestrel_core::rv::alu_eval;
 use kestrel_core::rv::cpu::Step;
 use kestrel_core::rv::cpu::{self, CpuRecords};
 use kestrel_core::rv::decode::ProgramImage;
-use kestrel_core::rv::decode::{fields_of as decode_fields, DECODE_WORDS};
+use kestrel_core::rv::decode::{class, fields_of as decode_fields, DECODE_WORDS};
 use kestrel_core::rv::machine::{TableId, RECORD_TABLES};
 use kestrel_core::rv::memw_r::{MemwRRecords, RegAccess};
 use kestrel_core::rv::pack::{build_traces, pack_traces, Segmenter};
@@ -246,13 +247,14 @@ fn walk_cases() -> Vec<WalkCase> {
 /// The register walk of `kernels/rv/memw_r.cu`, on the host: replays the register file
 /// from MEMW_R's `start` through each step's accesses (rs1, rs2, the system call's own at
 /// the step's clock, rd writing the result if the instruction writes), and returns what
-/// the device derives: `[rs1, rs2, new, meta, old]`.
-fn walk_on_host(c: &WalkCase) -> [Vec<u64>; 5] {
+/// the device derives: `[rs1, rs2, new, meta, old, res]` (`res` from the results sent, JAL's
+/// and JALR's pc + 4, STORE's 0 and BRANCH's compare of the walk's rs1 and rs2).
+fn walk_on_host(c: &WalkCase) -> [Vec<u64>; 6] {
     let (cpu, rec) = (&c.cpu, &c.memw);
     let n = cpu.dec_row.len();
     let x = rec.extra.len();
     let mut file = rec.start.clone();
-    let [mut rs1, mut rs2, mut new] = [vec![0; n], vec![0; n], vec![0; n]];
+    let [mut rs1, mut rs2, mut new, mut res] = [vec![0; n], vec![0; n], vec![0; n], vec![0; n]];
     let (mut meta, mut old) = (vec![0; 3 * n + x], vec![0; 3 * n + x]);
     let mut e = 0;
     let field = |i: usize, f: usize| c.decode[cpu.dec_row[i] as usize * DECODE_WORDS + f];
@@ -280,7 +282,17 @@ fn walk_on_host(c: &WalkCase) -> [Vec<u64>; 5] {
             e += 1;
         }
         let wr = field(i, cpu::WR - cpu::DEC + 1) != 0;
-        new[i] = if wr { cpu.res[i] } else { 0 };
+        let is = |k: usize| field(i, 1 + k) != 0;
+        res[i] = if is(class::JAL) || is(class::JALR) {
+            field(i, 0) + 4
+        } else if is(class::STORE) {
+            0
+        } else if is(class::BRANCH) {
+            alu_eval(field(i, cpu::ALU_OP - cpu::DEC + 1) as u32, rs1[i], rs2[i]).unwrap()
+        } else {
+            cpu.res[i]
+        };
+        new[i] = if wr { res[i] } else { 0 };
         access(
             3 * i + 2,
             RegAccess {
@@ -292,11 +304,11 @@ fn walk_on_host(c: &WalkCase) -> [Vec<u64>; 5] {
         );
     }
     assert_eq!(e, x, "{}: system call accesses outside the steps", c.name);
-    [rs1, rs2, new, meta, old]
+    [rs1, rs2, new, meta, old, res]
 }
 
-/// The host's records, as the walk derives them: `[rs1, rs2, new, meta, old]`.
-fn host_records(c: &WalkCase) -> [Vec<u64>; 5] {
+/// The host's records, as the walk derives them: `[rs1, rs2, new, meta, old, res]`.
+fn host_records(c: &WalkCase) -> [Vec<u64>; 6] {
     let rec = &c.memw;
     let mut meta = rec.meta.clone();
     let mut old = rec.old.clone();
@@ -310,17 +322,18 @@ fn host_records(c: &WalkCase) -> [Vec<u64>; 5] {
         rec.new.clone(),
         meta,
         old,
+        c.cpu.res.clone(),
     ]
 }
 
-/// Compares a walk's `[rs1, rs2, new, meta, old]` with the host records: all of them for an
-/// execution; MEMW_R's (new, meta, old) for edge steps, whose register values are not the
-/// replayed ones (the walk gives the replayed values).
-fn assert_walk(c: &WalkCase, what: &str, walk: &[Vec<u64>; 5]) {
+/// Compares a walk's `[rs1, rs2, new, meta, old, res]` with the host records: all of them
+/// for an execution; MEMW_R's (new, meta, old) for edge steps, whose register values are not
+/// the replayed ones (the walk gives the replayed values, and the branches' compares of them).
+fn assert_walk(c: &WalkCase, what: &str, walk: &[Vec<u64>; 6]) {
     let host = host_records(c);
-    let names = ["rs1", "rs2", "new", "meta", "old"];
-    let from = if c.executed { 0 } else { 2 };
-    for k in from..5 {
+    let names = ["rs1", "rs2", "new", "meta", "old", "res"];
+    let range = if c.executed { 0..6 } else { 2..5 };
+    for k in range {
         if let Some(i) =
             (0..host[k].len().max(walk[k].len())).find(|&i| host[k].get(i) != walk[k].get(i))
         {

@@ -75,9 +75,11 @@ const KERNELS: &[(&str, &[&str])] = &[
         "rv/memw_r",
         &[
             "ks_fill_memw_r",
+            "ks_regwalk_expand",
             "ks_regwalk_summary",
             "ks_regwalk_scan",
             "ks_regwalk",
+            "ks_regwalk_branches",
         ],
     ),
     ("rv/mul", &["ks_fill_mul"]),

@@ -7,9 +7,10 @@ use std::sync::Arc;
 
 use cudarc::driver::CudaStream;
 use kestrel_core::rv::cpu::CpuRecords;
-use kestrel_core::rv::decode::DECODE_WORDS;
+use kestrel_core::rv::decode::{class, DECODE_WORDS};
 use kestrel_core::rv::memw_r::{self, MemwRRecords};
 use kestrel_core::rv::NUM_REGS;
+use rayon::prelude::*;
 
 use super::records::{call_word, DECODE_TABLE};
 use super::{check_height, limit};
@@ -142,48 +143,59 @@ fn launch_memw_r(
 /// Steps per chunk of the register walk (`RW_CHUNK` in `kernels/rv/memw_r.cu`).
 const REGWALK_CHUNK: usize = 256;
 
-/// Category of the register walk's uploads: per step its DECODE row (4 B) and result (8 B),
-/// the system calls' accesses and marks, the file at the first step.
+/// Category of the register walk's uploads: per step its DECODE row (2 B, or 4 B for a
+/// program of more than 2^16 code slots) and its result where the device cannot derive it
+/// (8 B; none for JAL, JALR, STORE and BRANCH), the system calls' accesses and marks, the
+/// file at the first step.
 pub const STEP_RECORDS: &str = "step records (register walk)";
 
 /// The CPU's and MEMW_R's records derived on the device by the register walk
-/// (`kernels/rv/memw_r.cu`) from what only the execution knows: each step's DECODE row and
-/// result, the system calls (their register accesses, the CPU's marks) and the register
-/// file before the first step. 12 bytes per step cross the bus instead of the 84 of the
-/// CPU's and MEMW_R's packed records. Equal to the host's records
-/// ([`CpuRecords`]'s `rs1`/`rs2`, [`MemwRRecords`]'s `meta`/`old`/`new`) whenever the
-/// executor's register values are the replayed ones (every execution of the executor).
+/// (`kernels/rv/memw_r.cu`) from what only the execution knows: each step's DECODE row, the
+/// results the device cannot derive, the system calls (their register accesses, the CPU's
+/// marks) and the register file before the first step. At most 10 bytes per step cross the
+/// bus instead of the 84 of the CPU's and MEMW_R's packed records. Equal to the host's
+/// records ([`CpuRecords`]'s `rs1`/`rs2`/`res`, [`MemwRRecords`]'s `meta`/`old`/`new`)
+/// whenever the executor's register values are the replayed ones (every execution of the
+/// executor).
 pub(super) struct RegWalk {
-    /// `dec_row` (u32 pairs, `half` words), `res[n]`, the CPU's calls (`3·nc`), then the
-    /// extra accesses' `xreg[x]`, `xnew[x]`, `xts[x]`, then the file (values, timestamps).
+    /// The DECODE rows (`rows` words), the chunks' first sent results (`chunks`), the sent
+    /// results (`sent`), the CPU's calls (`3·nc`), then the extra accesses' `xreg[x]`,
+    /// `xnew[x]`, `xts[x]`, then the file (values, timestamps).
     input: DeviceBuffer<u64>,
-    /// `rs1[n]`, `rs2[n]`, `new[n]`, `meta[3n + x]`, `old[3n + x]`.
+    /// `rs1[n]`, `rs2[n]`, `new[n]`, `meta[3n + x]`, `old[3n + x]`, `res[n]`, then the
+    /// DECODE rows as u32 pairs.
     out: DeviceBuffer<u64>,
     /// The program's DECODE field table ([`decode::fields_of`]).
     pub(super) dec: DeviceBuffer<u64>,
     n: usize,
     x: usize,
+    /// Where the calls start in `input`.
+    calls: usize,
+    /// How many calls.
     nc: usize,
-    half: usize,
 }
 
 impl RegWalk {
+    fn nm(&self) -> usize {
+        3 * self.n + self.x
+    }
+
     /// Device addresses of the CPU fill's arrays: `[dec_row, rs1, rs2, res, calls]`.
     pub(super) fn cpu_arrays(&self, s: &CudaStream) -> [u64; 5] {
-        let (n, half) = (self.n, self.half);
+        let (n, nm) = (self.n, self.nm());
         [
-            self.input.ptr(s),
+            self.out.ptr_at(s, 4 * n + 2 * nm),
             self.out.ptr(s),
             self.out.ptr_at(s, n),
-            self.input.ptr_at(s, half),
-            self.input.ptr_at(s, half + n),
+            self.out.ptr_at(s, 3 * n + 2 * nm),
+            self.input.ptr_at(s, self.calls),
         ]
     }
 
     /// Device addresses of MEMW_R's fill's arrays: `[meta, old, new, xnew, xts]`.
     fn memw_arrays(&self, s: &CudaStream) -> [u64; 5] {
-        let (n, x, nm) = (self.n, self.x, 3 * self.n + self.x);
-        let xs = self.half + n + 3 * self.nc;
+        let (n, x, nm) = (self.n, self.x, self.nm());
+        let xs = self.calls + 3 * self.nc;
         [
             self.out.ptr_at(s, 3 * n),
             self.out.ptr_at(s, 3 * n + nm),
@@ -193,17 +205,34 @@ impl RegWalk {
         ]
     }
 
-    /// The walk's outputs downloaded (tests): `(rs1, rs2, new, meta, old)`.
+    /// The walk's outputs downloaded (tests): `[rs1, rs2, new, meta, old, res]`.
     pub(super) fn download(
         &self,
         dev: &CudaDevice,
         s: &Arc<CudaStream>,
-    ) -> Result<[Vec<u64>; 5], CudaError> {
-        let (n, nm) = (self.n, 3 * self.n + self.x);
-        let all = dev.download(s, &self.out, 0, self.out.len(), "register walk (test)")?;
-        let cut = [0, n, 2 * n, 3 * n, 3 * n + nm, 3 * n + 2 * nm];
+    ) -> Result<[Vec<u64>; 6], CudaError> {
+        let (n, nm) = (self.n, self.nm());
+        let all = dev.download(s, &self.out, 0, 4 * n + 2 * nm, "register walk (test)")?;
+        let cut = [
+            0,
+            n,
+            2 * n,
+            3 * n,
+            3 * n + nm,
+            3 * n + 2 * nm,
+            4 * n + 2 * nm,
+        ];
         Ok(core::array::from_fn(|k| all[cut[k]..cut[k + 1]].to_vec()))
     }
+}
+
+/// Whether a step of DECODE row `r` sends its result: not JAL, JALR, STORE or BRANCH, whose
+/// results the device derives.
+fn sends_result(decode: &[u64], r: u32) -> bool {
+    let f = &decode[r as usize * DECODE_WORDS + 1..];
+    [class::JAL, class::JALR, class::STORE, class::BRANCH]
+        .iter()
+        .all(|&c| f[c] == 0)
 }
 
 /// Checks the records the walk reads and enqueues it on `stream` (the uploads synchronise;
@@ -241,7 +270,7 @@ pub(super) fn enqueue_regwalk(
     }
     let dec_rows = decode.len() / DECODE_WORDS;
     if !decode.len().is_multiple_of(DECODE_WORDS)
-        || cpu.dec_row.iter().any(|&r| r as usize >= dec_rows)
+        || cpu.dec_row.par_iter().any(|&r| r as usize >= dec_rows)
     {
         return Err(limit(OP, format!("a DECODE row outside {dec_rows} rows")));
     }
@@ -262,21 +291,65 @@ pub(super) fn enqueue_regwalk(
         ));
     }
     let dec = dev.upload(stream, decode, DECODE_TABLE)?;
-    let half = n.div_ceil(2);
+    // The results sent: per chunk of steps, those the device cannot derive, in order.
+    let counts: Vec<usize> = cpu
+        .dec_row
+        .par_chunks(REGWALK_CHUNK)
+        .map(|rows| rows.iter().filter(|&&r| sends_result(decode, r)).count())
+        .collect();
+    let chunks = counts.len();
+    let mut first = Vec::with_capacity(chunks);
+    let mut m = 0;
+    for c in &counts {
+        first.push(m as u64);
+        m += c;
+    }
+    let mut sent = vec![0u64; m];
+    {
+        let mut parts = Vec::with_capacity(chunks);
+        let mut rest = &mut sent[..];
+        for &c in &counts {
+            let (part, tail) = rest.split_at_mut(c);
+            parts.push(part);
+            rest = tail;
+        }
+        parts
+            .into_par_iter()
+            .zip(cpu.dec_row.par_chunks(REGWALK_CHUNK))
+            .zip(cpu.res.par_chunks(REGWALK_CHUNK))
+            .for_each(|((out, rows), res)| {
+                let kept = rows
+                    .iter()
+                    .zip(res)
+                    .filter(|(&r, _)| sends_result(decode, r));
+                for (o, (_, &v)) in out.iter_mut().zip(kept) {
+                    *o = v;
+                }
+            });
+    }
+    // DECODE rows as u16 when they fit (four per word), else u32 (two per word).
+    let dec16 = dec_rows <= 1 << 16;
+    let per_word = if dec16 { 4 } else { 2 };
+    let rows = n.div_ceil(per_word);
     let nc = cpu.calls.len();
-    let xs = half + n + 3 * nc;
+    let calls = rows + chunks + m;
+    let xs = calls + 3 * nc;
     let words = xs + 3 * x + 2 * NUM_REGS;
     let input = dev.upload_with(stream, words, STEP_RECORDS, |off, dst| {
         for (j, w) in dst.iter_mut().enumerate() {
             let g = off + j;
-            *w = if g < half {
-                let lo = cpu.dec_row[2 * g] as u64;
-                let hi = cpu.dec_row.get(2 * g + 1).map_or(0, |&r| r as u64);
-                lo | hi << 32
-            } else if g < half + n {
-                cpu.res[g - half]
+            *w = if g < rows {
+                let bits = 64 / per_word;
+                (0..per_word).fold(0, |acc, k| {
+                    let r = cpu.dec_row.get(per_word * g + k).map_or(0, |&r| r as u64);
+                    acc | r << (bits * k)
+                })
+            } else if g < rows + chunks {
+                first[g - rows]
+            } else if g < calls {
+                sent[g - rows - chunks]
             } else if g < xs {
-                call_word(&cpu.calls, g - half - n)
+                call_word(&cpu.calls, g - calls)
             } else if g < xs + 3 * x {
                 let (k, e) = ((g - xs) / x, (g - xs) % x);
                 let a = &rec.extra[e].access;
@@ -296,9 +369,9 @@ pub(super) fn enqueue_regwalk(
             };
         }
     })?;
+    drop(sent);
     let nm = 3 * n + x;
-    let out = dev.alloc::<u64>(stream, 3 * n + 2 * nm, "register walk")?;
-    let chunks = n.div_ceil(REGWALK_CHUNK);
+    let out = dev.alloc::<u64>(stream, 4 * n + 2 * nm + n.div_ceil(2), "register walk")?;
     let cells = chunks * NUM_REGS;
     let (sum_ts, sum_val) = (
         dev.alloc::<u64>(stream, cells, "register walk summaries")?,
@@ -309,9 +382,27 @@ pub(super) fn enqueue_regwalk(
         dev.alloc::<u64>(stream, cells, "register walk carries")?,
     );
     let p = |i: usize| input.ptr_at(stream, i);
-    let (dec_row, res, xreg, xnew, xts) = (p(0), p(half), p(xs), p(xs + x), p(xs + 2 * x));
+    let o = |i: usize| out.ptr_at(stream, i);
+    let (xreg, xnew, xts) = (p(xs), p(xs + x), p(xs + 2 * x));
+    let (rs1, rs2, res, dec_row) = (o(0), o(n), o(3 * n + 2 * nm), o(4 * n + 2 * nm));
     let (nn, xx, clk0, nch) = (n as u64, x as u64, cpu.clk0, chunks as u64);
     dev.injected_fill_launch_failure("ks_regwalk")?;
+    launch!(
+        dev,
+        stream,
+        "ks_regwalk_expand",
+        grid_for(nch, 128),
+        [
+            &dec_row,
+            &res,
+            &p(0),
+            &(dec16 as u64),
+            &p(rows),
+            &p(rows + chunks),
+            &dec.ptr(stream),
+            &nn
+        ]
+    );
     launch!(
         dev,
         stream,
@@ -345,7 +436,6 @@ pub(super) fn enqueue_regwalk(
             &nch
         ]
     );
-    let o = |i: usize| out.ptr_at(stream, i);
     launch!(
         dev,
         stream,
@@ -354,8 +444,8 @@ pub(super) fn enqueue_regwalk(
         [
             &o(3 * n),
             &o(3 * n + nm),
-            &o(0),
-            &o(n),
+            &rs1,
+            &rs2,
             &o(2 * n),
             &in_val.ptr(stream),
             &in_ts.ptr(stream),
@@ -370,6 +460,13 @@ pub(super) fn enqueue_regwalk(
             &clk0
         ]
     );
+    launch!(
+        dev,
+        stream,
+        "ks_regwalk_branches",
+        grid_for(nn, 256),
+        [&res, &dec_row, &rs1, &rs2, &dec.ptr(stream), &nn]
+    );
     // Stream-ordered frees: released after the walk reads them.
     drop((sum_ts, sum_val, in_val, in_ts));
     Ok(RegWalk {
@@ -378,8 +475,8 @@ pub(super) fn enqueue_regwalk(
         dec,
         n,
         x,
+        calls,
         nc,
-        half,
     })
 }
 
@@ -405,7 +502,7 @@ pub(super) fn enqueue_memw_r_walked(
 impl CudaBackend {
     /// The register walk's records for `cpu` and `rec` (the CPU's and MEMW_R's records of
     /// one segment; `decode`: [`decode::fields_of`](kestrel_core::rv::decode::fields_of) of
-    /// the program), downloaded: `[rs1, rs2, new, meta, old]`, each as the host's records
+    /// the program), downloaded: `[rs1, rs2, new, meta, old, res]`, each as the host's records
     /// hold it (`meta` and `old` over the CPU's accesses, then the extra ones). What a
     /// proof's CPU and MEMW_R fills read; for tests and diagnostics.
     ///
@@ -416,7 +513,7 @@ impl CudaBackend {
         cpu: &CpuRecords,
         rec: &MemwRRecords,
         decode: &[u64],
-    ) -> Result<[Vec<u64>; 5], ProverError> {
+    ) -> Result<[Vec<u64>; 6], ProverError> {
         let dev = self.device();
         let s = dev.stream();
         let walk = enqueue_regwalk(dev, &s, cpu, rec, decode)?;
