@@ -492,8 +492,7 @@ mod gpu {
         g.device().inject_fill_launch_failure();
         let e = g
             .walk_registers(cpu, memw, &decode)
-            .err()
-            .expect("an injected failure");
+            .expect_err("an injected failure");
         assert!(
             e.to_string()
                 .contains("ks_regwalk: injected launch failure"),
