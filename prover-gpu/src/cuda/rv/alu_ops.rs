@@ -8,11 +8,13 @@ use std::sync::Arc;
 use cudarc::driver::CudaStream;
 use kestrel_core::rv::{distinct_height, Distinct};
 
+use crate::cuda::backend::CudaBackend;
 use crate::cuda::buffer::DeviceBuffer;
 use crate::cuda::committed::CudaTrace;
-use crate::cuda::device::CudaDevice;
+use crate::cuda::device::{grid_for, launch, CudaDevice};
 use crate::cuda::error::CudaError;
 use crate::cuda::stats::PACKED;
+use crate::error::ProverError;
 
 /// Words per uploaded record.
 const RECORD_WORDS: usize = 3;
@@ -20,6 +22,8 @@ const RECORD_WORDS: usize = 3;
 /// Which table a fill builds.
 pub(super) struct Table {
     pub(super) op: &'static str,
+    /// Its fill kernel (signature `(out, h, rec, n)`).
+    pub(super) kernel: &'static str,
     pub(super) name: &'static str,
     pub(super) what: &'static str,
     pub(super) width: usize,
@@ -83,5 +87,40 @@ pub(super) fn finish(dev: &CudaDevice, t: &Table, p: Prepared) -> CudaTrace {
         cols: p.out,
         width: t.width,
         log_height: p.h.trailing_zeros(),
+    }
+}
+
+/// Enqueues `t`'s fill from its distinct rows on `stream` (the upload synchronises; the
+/// kernel does not).
+pub(super) fn enqueue(
+    dev: &CudaDevice,
+    stream: &Arc<CudaStream>,
+    t: &Table,
+    rows: &[Distinct],
+) -> Result<CudaTrace, CudaError> {
+    let p = prepare(dev, stream, t, rows)?;
+    dev.injected_fill_launch_failure(t.kernel)?;
+    launch!(
+        dev,
+        stream,
+        t.kernel,
+        grid_for(p.h, 256),
+        [&p.out.ptr(stream), &p.h, &p.packed.ptr(stream), &p.n]
+    );
+    Ok(finish(dev, t, p))
+}
+
+impl CudaBackend {
+    /// `t`'s main trace in device memory from its distinct rows, synchronised.
+    pub(super) fn fill_distinct(
+        &self,
+        t: &Table,
+        rows: &[Distinct],
+    ) -> Result<CudaTrace, ProverError> {
+        let dev = self.device();
+        let s = dev.stream();
+        let trace = enqueue(dev, &s, t, rows)?;
+        dev.sync(&s, t.op)?;
+        Ok(trace)
     }
 }

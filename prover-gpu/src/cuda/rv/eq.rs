@@ -7,15 +7,16 @@ use std::sync::Arc;
 use cudarc::driver::CudaStream;
 use kestrel_core::rv::{eq, Distinct, ALU_EQ};
 
-use super::alu_ops::{finish, prepare, Table};
+use super::alu_ops::{self, Table};
 use crate::cuda::backend::CudaBackend;
 use crate::cuda::committed::CudaTrace;
-use crate::cuda::device::{grid_for, launch, CudaDevice};
+use crate::cuda::device::CudaDevice;
 use crate::cuda::error::CudaError;
 use crate::error::ProverError;
 
 const EQ: Table = Table {
     op: "fill EQ",
+    kernel: "ks_fill_eq",
     name: "EQ",
     what: "EQ trace",
     width: eq::WIDTH,
@@ -29,16 +30,7 @@ pub(super) fn enqueue_eq(
     stream: &Arc<CudaStream>,
     rows: &[Distinct],
 ) -> Result<CudaTrace, CudaError> {
-    let p = prepare(dev, stream, &EQ, rows)?;
-    dev.injected_fill_launch_failure("ks_fill_eq")?;
-    launch!(
-        dev,
-        stream,
-        "ks_fill_eq",
-        grid_for(p.h, 256),
-        [&p.out.ptr(stream), &p.h, &p.packed.ptr(stream), &p.n]
-    );
-    Ok(finish(dev, &EQ, p))
+    alu_ops::enqueue(dev, stream, &EQ, rows)
 }
 
 impl CudaBackend {
@@ -48,10 +40,6 @@ impl CudaBackend {
     /// # Errors
     /// An op other than EQ, or any device failure.
     pub fn fill_eq(&self, rows: &[Distinct]) -> Result<CudaTrace, ProverError> {
-        let dev = self.device();
-        let s = dev.stream();
-        let t = enqueue_eq(dev, &s, rows)?;
-        dev.sync(&s, EQ.op)?;
-        Ok(t)
+        self.fill_distinct(&EQ, rows)
     }
 }

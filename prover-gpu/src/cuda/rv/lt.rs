@@ -7,15 +7,16 @@ use std::sync::Arc;
 use cudarc::driver::CudaStream;
 use kestrel_core::rv::{lt, Distinct, ALU_SLT, ALU_SLTU};
 
-use super::alu_ops::{finish, prepare, Table};
+use super::alu_ops::{self, Table};
 use crate::cuda::backend::CudaBackend;
 use crate::cuda::committed::CudaTrace;
-use crate::cuda::device::{grid_for, launch, CudaDevice};
+use crate::cuda::device::CudaDevice;
 use crate::cuda::error::CudaError;
 use crate::error::ProverError;
 
 const LT: Table = Table {
     op: "fill LT",
+    kernel: "ks_fill_lt",
     name: "LT",
     what: "LT trace",
     width: lt::WIDTH,
@@ -29,16 +30,7 @@ pub(super) fn enqueue_lt(
     stream: &Arc<CudaStream>,
     rows: &[Distinct],
 ) -> Result<CudaTrace, CudaError> {
-    let p = prepare(dev, stream, &LT, rows)?;
-    dev.injected_fill_launch_failure("ks_fill_lt")?;
-    launch!(
-        dev,
-        stream,
-        "ks_fill_lt",
-        grid_for(p.h, 256),
-        [&p.out.ptr(stream), &p.h, &p.packed.ptr(stream), &p.n]
-    );
-    Ok(finish(dev, &LT, p))
+    alu_ops::enqueue(dev, stream, &LT, rows)
 }
 
 impl CudaBackend {
@@ -48,10 +40,6 @@ impl CudaBackend {
     /// # Errors
     /// An op other than SLT/SLTU, or any device failure.
     pub fn fill_lt(&self, rows: &[Distinct]) -> Result<CudaTrace, ProverError> {
-        let dev = self.device();
-        let s = dev.stream();
-        let t = enqueue_lt(dev, &s, rows)?;
-        dev.sync(&s, LT.op)?;
-        Ok(t)
+        self.fill_distinct(&LT, rows)
     }
 }

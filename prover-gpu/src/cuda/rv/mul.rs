@@ -8,15 +8,16 @@ use std::sync::Arc;
 use cudarc::driver::CudaStream;
 use kestrel_core::rv::{mul, Distinct};
 
-use super::alu_ops::{finish, prepare, Table};
+use super::alu_ops::{self, Table};
 use crate::cuda::backend::CudaBackend;
 use crate::cuda::committed::CudaTrace;
-use crate::cuda::device::{grid_for, launch, CudaDevice};
+use crate::cuda::device::CudaDevice;
 use crate::cuda::error::CudaError;
 use crate::error::ProverError;
 
 const MUL: Table = Table {
     op: "fill MUL",
+    kernel: "ks_fill_mul",
     name: "MUL",
     what: "MUL trace",
     width: mul::WIDTH,
@@ -30,16 +31,7 @@ pub(super) fn enqueue_mul(
     stream: &Arc<CudaStream>,
     rows: &[Distinct],
 ) -> Result<CudaTrace, CudaError> {
-    let p = prepare(dev, stream, &MUL, rows)?;
-    dev.injected_fill_launch_failure("ks_fill_mul")?;
-    launch!(
-        dev,
-        stream,
-        "ks_fill_mul",
-        grid_for(p.h, 256),
-        [&p.out.ptr(stream), &p.h, &p.packed.ptr(stream), &p.n]
-    );
-    Ok(finish(dev, &MUL, p))
+    alu_ops::enqueue(dev, stream, &MUL, rows)
 }
 
 impl CudaBackend {
@@ -49,10 +41,6 @@ impl CudaBackend {
     /// # Errors
     /// An op other than MUL, MULH, MULHSU, MULHU, MULW, or any device failure.
     pub fn fill_mul(&self, rows: &[Distinct]) -> Result<CudaTrace, ProverError> {
-        let dev = self.device();
-        let s = dev.stream();
-        let t = enqueue_mul(dev, &s, rows)?;
-        dev.sync(&s, MUL.op)?;
-        Ok(t)
+        self.fill_distinct(&MUL, rows)
     }
 }

@@ -7,15 +7,16 @@ use std::sync::Arc;
 use cudarc::driver::CudaStream;
 use kestrel_core::rv::{shift, Distinct};
 
-use super::alu_ops::{finish, prepare, Table};
+use super::alu_ops::{self, Table};
 use crate::cuda::backend::CudaBackend;
 use crate::cuda::committed::CudaTrace;
-use crate::cuda::device::{grid_for, launch, CudaDevice};
+use crate::cuda::device::CudaDevice;
 use crate::cuda::error::CudaError;
 use crate::error::ProverError;
 
 const SHIFT: Table = Table {
     op: "fill SHIFT",
+    kernel: "ks_fill_shift",
     name: "SHIFT",
     what: "SHIFT trace",
     width: shift::WIDTH,
@@ -29,16 +30,7 @@ pub(super) fn enqueue_shift(
     stream: &Arc<CudaStream>,
     rows: &[Distinct],
 ) -> Result<CudaTrace, CudaError> {
-    let p = prepare(dev, stream, &SHIFT, rows)?;
-    dev.injected_fill_launch_failure("ks_fill_shift")?;
-    launch!(
-        dev,
-        stream,
-        "ks_fill_shift",
-        grid_for(p.h, 256),
-        [&p.out.ptr(stream), &p.h, &p.packed.ptr(stream), &p.n]
-    );
-    Ok(finish(dev, &SHIFT, p))
+    alu_ops::enqueue(dev, stream, &SHIFT, rows)
 }
 
 impl CudaBackend {
@@ -48,10 +40,6 @@ impl CudaBackend {
     /// # Errors
     /// An op other than a shift, or any device failure.
     pub fn fill_shift(&self, rows: &[Distinct]) -> Result<CudaTrace, ProverError> {
-        let dev = self.device();
-        let s = dev.stream();
-        let t = enqueue_shift(dev, &s, rows)?;
-        dev.sync(&s, SHIFT.op)?;
-        Ok(t)
+        self.fill_distinct(&SHIFT, rows)
     }
 }
