@@ -30,6 +30,11 @@ fn load(name: &str) -> (ProgramImage, Vec<Step>) {
 /// A program covering every CPU class, with x0 destinations (results recomputed rather
 /// than written) and extreme immediates.
 fn edge_program() -> ProgramImage {
+    edge_program_with(0)
+}
+
+/// [`edge_program`] with `more` further instructions (`addi x5, x5, 1`) before its exit.
+fn edge_program_with(more: usize) -> ProgramImage {
     let mut code = vec![
         r(0x33, 0, 0, 5, 6, 7),    // add
         r(0x33, 0, 0x20, 8, 5, 6), // sub
@@ -70,6 +75,7 @@ fn edge_program() -> ProgramImage {
         addi(0, 0, 0),
         0x0ff0_000f, // fence
     ];
+    code.extend(std::iter::repeat_n(addi(5, 5, 1), more));
     code.extend(asm::exit(0));
     ProgramImage {
         entry: 0x1000,
@@ -241,6 +247,18 @@ fn walk_cases() -> Vec<WalkCase> {
             executed: false,
         });
     }
+    // More code slots than 2^16: the DECODE rows go up as u32, not u16.
+    let big = edge_program_with(70_000);
+    let steps = edge_steps(&big, 5000, 400);
+    let packed = pack_traces(&machine_for(&big), &big, &steps, b"").unwrap();
+    assert!(packed.cpu.dec_row.iter().any(|&r| r >= 1 << 16));
+    out.push(WalkCase {
+        name: "edge 5000, over 2^16 code slots".into(),
+        decode: decode_fields(&big),
+        cpu: packed.cpu,
+        memw: packed.memw_r,
+        executed: false,
+    });
     out
 }
 
