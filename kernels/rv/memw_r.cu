@@ -69,7 +69,7 @@ extern "C" __global__ void ks_fill_memw_r(uint64_t *out, uint64_t h, const uint6
 // timestamp, i.e. MEMW_R's `meta` and `old` and the CPU's `rs1`, `rs2`. Steps are cut into
 // chunks of RW_CHUNK: ks_regwalk_summary walks each chunk from an untouched file and keeps
 // each register's last timestamp and written value; ks_regwalk_scan carries the file from
-// chunk to chunk (one thread per register); ks_regwalk walks each chunk again from its
+// chunk to chunk (a block per register); ks_regwalk walks each chunk again from its
 // carried file and writes the records. The order of a step's accesses is the host's: rs1,
 // rs2, the system call's own accesses (clock ts / 4 = the step's), rd.
 
@@ -190,21 +190,55 @@ extern "C" __global__ void ks_regwalk_summary(uint64_t *sum_ts, uint64_t *sum_va
 }
 
 // The file at each chunk's first step (in_val, in_ts, same indexing), from the file at the
-// first step (start: RW_NUM_REGS values, then RW_NUM_REGS timestamps) and the summaries.
+// first step (start: RW_NUM_REGS values, then RW_NUM_REGS timestamps) and the summaries. One
+// block of RW_SCAN_THREADS per register: each thread composes a run of chunks (a later
+// access's timestamp and a later write's value win), thread 0 scans the runs, and each
+// thread writes its run's carries.
+#define RW_SCAN_THREADS 256
 extern "C" __global__ void ks_regwalk_scan(uint64_t *in_val, uint64_t *in_ts,
                                            const uint64_t *sum_ts, const uint64_t *sum_val,
                                            const uint64_t *start, uint64_t chunks) {
-    const uint64_t r = ks_tid();
+    __shared__ uint64_t run_ts[RW_SCAN_THREADS], run_val[RW_SCAN_THREADS];
+    const uint64_t r = blockIdx.x;
+    const uint32_t tid = threadIdx.x;
     if (r >= RW_NUM_REGS) return;
-    uint64_t v = start[r], t = start[RW_NUM_REGS + r];
-#pragma unroll 4
-    for (uint64_t c = 0; c < chunks; c++) {
+    const uint64_t per = (chunks + RW_SCAN_THREADS - 1) / RW_SCAN_THREADS;
+    const uint64_t c0 = tid * per < chunks ? tid * per : chunks;
+    const uint64_t c1 = c0 + per < chunks ? c0 + per : chunks;
+    // The run's composition: its last timestamp (0: none) | 1 << 63 if it wrote, and value.
+    uint64_t t = 0, v = 0;
+    for (uint64_t c = c0; c < c1; c++) {
         const uint64_t k = c * RW_NUM_REGS + r;
-        const uint64_t s = sum_ts[k], sv = sum_val[k];
+        const uint64_t s = sum_ts[k];
+        if ((s & RW_TS_MASK) != 0) t = (t & ~RW_TS_MASK) | (s & RW_TS_MASK);
+        if (s >> 63) {
+            t |= 1ull << 63;
+            v = sum_val[k];
+        }
+    }
+    run_ts[tid] = t;
+    run_val[tid] = v;
+    __syncthreads();
+    if (tid == 0) {
+        uint64_t ct = start[RW_NUM_REGS + r], cv = start[r];
+        for (int i = 0; i < RW_SCAN_THREADS; i++) {
+            const uint64_t rt = run_ts[i], rv = run_val[i];
+            run_ts[i] = ct;
+            run_val[i] = cv;
+            if ((rt & RW_TS_MASK) != 0) ct = rt & RW_TS_MASK;
+            if (rt >> 63) cv = rv;
+        }
+    }
+    __syncthreads();
+    t = run_ts[tid];
+    v = run_val[tid];
+    for (uint64_t c = c0; c < c1; c++) {
+        const uint64_t k = c * RW_NUM_REGS + r;
+        const uint64_t s = sum_ts[k];
         in_val[k] = v;
         in_ts[k] = t;
         if ((s & RW_TS_MASK) != 0) t = s & RW_TS_MASK;
-        if (s >> 63) v = sv;
+        if (s >> 63) v = sum_val[k];
     }
 }
 

@@ -53,6 +53,10 @@ fn rust_values() -> BTreeMap<&'static str, u64> {
         rust_source_const("prover-gpu/src/cuda/deep.rs", "DEEP_BATCH"),
     );
     put(
+        "RW_SCAN_THREADS",
+        rust_source_const("prover-gpu/src/cuda/rv/memw_r.rs", "REGWALK_SCAN_THREADS"),
+    );
+    put(
         "RW_CHUNK",
         rust_source_const("prover-gpu/src/cuda/rv/memw_r.rs", "REGWALK_CHUNK"),
     );

@@ -142,6 +142,8 @@ fn launch_memw_r(
 
 /// Steps per chunk of the register walk (`RW_CHUNK` in `kernels/rv/memw_r.cu`).
 const REGWALK_CHUNK: usize = 256;
+/// Threads per register of the walk's carry scan (`RW_SCAN_THREADS`).
+const REGWALK_SCAN_THREADS: u32 = 256;
 
 /// Category of the register walk's uploads: per step its DECODE row (2 B, or 4 B for a
 /// program of more than 2^16 code slots) and its result where the device cannot derive it
@@ -426,7 +428,11 @@ pub(super) fn enqueue_regwalk(
         dev,
         stream,
         "ks_regwalk_scan",
-        grid_for(NUM_REGS as u64, 64),
+        cudarc::driver::LaunchConfig {
+            grid_dim: (NUM_REGS as u32, 1, 1),
+            block_dim: (REGWALK_SCAN_THREADS, 1, 1),
+            shared_mem_bytes: 0,
+        },
         [
             &in_val.ptr(stream),
             &in_ts.ptr(stream),
