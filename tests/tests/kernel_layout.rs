@@ -529,6 +529,14 @@ fn fills_mirror_the_rooms() {
                 names.contains(&format!("\"{k}\"")),
                 "device.rs does not load {k} from rv/{t}: {names}"
             );
+            // And the room's launcher launches it by that name.
+            let launcher =
+                std::fs::read_to_string(repo().join(format!("prover-gpu/src/cuda/rv/{t}.rs")))
+                    .unwrap();
+            assert!(
+                launcher.contains(&format!("\"{k}\"")),
+                "prover-gpu/src/cuda/rv/{t}.rs never names {k}"
+            );
         }
     }
 }
