@@ -214,6 +214,7 @@ fn walk_cases() -> Vec<WalkCase> {
     for name in ["isa/syscall", "sort", "fibonacci", "bignum"] {
         let (image, steps) = load(name);
         let machine = machine_for(&image);
+        let decode = decode_fields(&image);
         for seg in [7usize, 255, 256, 257, 1000] {
             let mut run = Segmenter::new(&machine, &image, input_of(name)).unwrap();
             let n = steps.chunks(seg).len();
@@ -223,7 +224,7 @@ fn walk_cases() -> Vec<WalkCase> {
                 if n <= 64 || k % (n / 16) == 1 || k + 1 == n {
                     out.push(WalkCase {
                         name: format!("{name}, segment {k} of {seg} steps"),
-                        decode: decode_fields(&image),
+                        decode: decode.clone(),
                         cpu: p.cpu,
                         memw: p.memw_r,
                         executed: true,
@@ -233,6 +234,7 @@ fn walk_cases() -> Vec<WalkCase> {
         }
     }
     let edge = edge_program();
+    let decode = decode_fields(&edge);
     for (k, n) in [1usize, 2, 255, 256, 257, 1000, 70_001]
         .into_iter()
         .enumerate()
@@ -241,7 +243,7 @@ fn walk_cases() -> Vec<WalkCase> {
         let packed = pack_traces(&machine_for(&edge), &edge, &steps, b"").unwrap();
         out.push(WalkCase {
             name: format!("edge {n}"),
-            decode: decode_fields(&edge),
+            decode: decode.clone(),
             cpu: packed.cpu,
             memw: packed.memw_r,
             executed: false,

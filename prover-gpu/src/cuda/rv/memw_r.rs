@@ -228,13 +228,17 @@ impl RegWalk {
     }
 }
 
-/// Whether a step of DECODE row `r` sends its result: not JAL, JALR, STORE or BRANCH, whose
-/// results the device derives.
-fn sends_result(decode: &[u64], r: u32) -> bool {
-    let f = &decode[r as usize * DECODE_WORDS + 1..];
-    [class::JAL, class::JALR, class::STORE, class::BRANCH]
-        .iter()
-        .all(|&c| f[c] == 0)
+/// Per DECODE row of `decode`, whether its steps send their results: not JAL, JALR, STORE
+/// or BRANCH, whose results the device derives.
+fn sends_results(decode: &[u64]) -> Vec<bool> {
+    decode
+        .chunks_exact(DECODE_WORDS)
+        .map(|row| {
+            [class::JAL, class::JALR, class::STORE, class::BRANCH]
+                .iter()
+                .all(|&c| row[1 + c] == 0)
+        })
+        .collect()
 }
 
 /// Checks the records the walk reads and enqueues it on `stream` (the uploads synchronise;
@@ -294,10 +298,11 @@ pub(super) fn enqueue_regwalk(
     }
     let dec = dev.upload(stream, decode, DECODE_TABLE)?;
     // The results sent: per chunk of steps, those the device cannot derive, in order.
+    let sends = sends_results(decode);
     let counts: Vec<usize> = cpu
         .dec_row
         .par_chunks(REGWALK_CHUNK)
-        .map(|rows| rows.iter().filter(|&&r| sends_result(decode, r)).count())
+        .map(|rows| rows.iter().filter(|&&r| sends[r as usize]).count())
         .collect();
     let chunks = counts.len();
     let mut first = Vec::with_capacity(chunks);
@@ -320,10 +325,7 @@ pub(super) fn enqueue_regwalk(
             .zip(cpu.dec_row.par_chunks(REGWALK_CHUNK))
             .zip(cpu.res.par_chunks(REGWALK_CHUNK))
             .for_each(|((out, rows), res)| {
-                let kept = rows
-                    .iter()
-                    .zip(res)
-                    .filter(|(&r, _)| sends_result(decode, r));
+                let kept = rows.iter().zip(res).filter(|(&r, _)| sends[r as usize]);
                 for (o, (_, &v)) in out.iter_mut().zip(kept) {
                     *o = v;
                 }

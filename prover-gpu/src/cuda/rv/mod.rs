@@ -72,12 +72,7 @@ type WalkedEnqueue = fn(
     &memw_r::RegWalk,
 ) -> Result<CudaTrace, CudaError>;
 
-type Enqueue = fn(
-    &CudaDevice,
-    &Arc<CudaStream>,
-    &RecordRefs<'_>,
-    &ProgramImage,
-) -> Result<CudaTrace, CudaError>;
+type Enqueue = fn(&CudaDevice, &Arc<CudaStream>, &RecordRefs<'_>) -> Result<CudaTrace, CudaError>;
 
 /// A trace of `n` records pads to a power of two, at least `MIN_ROWS` (16) rows.
 fn padded_rows(n: usize) -> usize {
@@ -98,31 +93,31 @@ fn device_fill(t: TableId) -> Option<DeviceFill> {
         },
         TableId::Lt => DeviceFill {
             dims: |p| (rv::lt::WIDTH, padded_rows(p.lt.len())),
-            enqueue: Launch::Records(|d, s, r, _| lt::enqueue_lt(d, s, r.lt)),
+            enqueue: Launch::Records(|d, s, r| lt::enqueue_lt(d, s, r.lt)),
         },
         TableId::Eq => DeviceFill {
             dims: |p| (rv::eq::WIDTH, padded_rows(p.eq.len())),
-            enqueue: Launch::Records(|d, s, r, _| eq::enqueue_eq(d, s, r.eq)),
+            enqueue: Launch::Records(|d, s, r| eq::enqueue_eq(d, s, r.eq)),
         },
         TableId::Shift => DeviceFill {
             dims: |p| (rv::shift::WIDTH, padded_rows(p.shift.len())),
-            enqueue: Launch::Records(|d, s, r, _| shift::enqueue_shift(d, s, r.shift)),
+            enqueue: Launch::Records(|d, s, r| shift::enqueue_shift(d, s, r.shift)),
         },
         TableId::Mul => DeviceFill {
             dims: |p| (rv::mul::WIDTH, padded_rows(p.mul.len())),
-            enqueue: Launch::Records(|d, s, r, _| mul::enqueue_mul(d, s, r.mul)),
+            enqueue: Launch::Records(|d, s, r| mul::enqueue_mul(d, s, r.mul)),
         },
         TableId::Load => DeviceFill {
             dims: |p| (rv::load::WIDTH, padded_rows(p.loads.len())),
-            enqueue: Launch::Records(|d, s, r, _| load::enqueue_load(d, s, r.loads)),
+            enqueue: Launch::Records(|d, s, r| load::enqueue_load(d, s, r.loads)),
         },
         TableId::Store => DeviceFill {
             dims: |p| (rv::store::WIDTH, padded_rows(p.stores.len())),
-            enqueue: Launch::Records(|d, s, r, _| store::enqueue_store(d, s, r.stores)),
+            enqueue: Launch::Records(|d, s, r| store::enqueue_store(d, s, r.stores)),
         },
         TableId::MemwA => DeviceFill {
             dims: |p| (rv::memw::MEMW_A.num_columns(), padded_rows(p.mem_a.len())),
-            enqueue: Launch::Records(|d, s, r, _| memw::enqueue_memw_a(d, s, r.mem_a)),
+            enqueue: Launch::Records(|d, s, r| memw::enqueue_memw_a(d, s, r.mem_a)),
         },
         TableId::Decode
         | TableId::Register
@@ -171,21 +166,18 @@ impl RvFills for CudaBackend {
             let fill =
                 device_fill(t).ok_or(ProverError::Internal("no fill kernel for a record table"))?;
             let trace = match fill.enqueue {
-                Launch::Records(enqueue) => enqueue(dev, s, r, image)?,
+                Launch::Records(enqueue) => enqueue(dev, s, r)?,
                 Launch::Walked(enqueue) => {
-                    if walk.is_none() {
-                        let decode = decode::fields_of(image);
-                        walk = Some(memw_r::enqueue_regwalk(
+                    let w = match walk {
+                        Some(ref w) => w,
+                        None => walk.insert(memw_r::enqueue_regwalk(
                             dev,
                             &walk_stream,
                             r.cpu,
                             r.memw_r,
-                            &decode,
-                        )?);
-                    }
-                    let w = walk
-                        .as_ref()
-                        .ok_or(ProverError::Internal("the register walk did not run"))?;
+                            &decode::fields_of(image),
+                        )?),
+                    };
                     enqueue(dev, &walk_stream, r, w)?
                 }
             };
