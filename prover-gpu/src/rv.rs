@@ -267,13 +267,16 @@ pub fn main_traces_timed<B: RvFills>(
         loads,
         stores,
         mem_a,
+        mem_start,
         traces,
         table_rows: _,
         public,
     } = packed;
     // The records are on the device now: their host memory (hundreds of MB at 2^22 steps)
     // is given back on another thread instead of holding up the proof.
-    let records = (cpu, memw_r, lt, eq, shift, mul, loads, stores, mem_a);
+    let records = (
+        cpu, memw_r, lt, eq, shift, mul, loads, stores, mem_a, mem_start,
+    );
     // If no thread can be started, the closure and the records are dropped right here.
     let _ = std::thread::Builder::new()
         .name("free records".into())

@@ -13,14 +13,17 @@ use kestrel_core::rv::cpu::Step;
 use kestrel_core::rv::cpu::{self, CpuRecords};
 use kestrel_core::rv::decode::ProgramImage;
 use kestrel_core::rv::decode::{class, fields_of as decode_fields, DECODE_WORDS};
+use kestrel_core::rv::machine::PackedTraces;
 use kestrel_core::rv::machine::{TableId, RECORD_TABLES};
 use kestrel_core::rv::memw_r::{MemwRRecords, RegAccess};
 use kestrel_core::rv::pack::{build_traces, pack_traces, Segmenter};
+use kestrel_core::rv::{load, memw, store, LoadOp, StoreOp, WordAccess, WordStart};
 use kestrel_prover_gpu::rv::{machine_for, program_image, steps};
 use kestrel_tests::vm_support::asm::{self, addi, auipc, b, i, jal, jalr, lui, r};
 use kestrel_tests::vm_support::{input_of, run_recorded, PROVABLE_PROGRAMS};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
+use std::collections::HashMap;
 
 fn load(name: &str) -> (ProgramImage, Vec<Step>) {
     let (program, records, _) = run_recorded(name, input_of(name));
@@ -192,7 +195,27 @@ struct WalkCase {
     decode: Vec<u64>,
     cpu: CpuRecords,
     memw: MemwRRecords,
+    loads: Vec<LoadOp>,
+    stores: Vec<StoreOp>,
+    mem_a: Vec<WordAccess>,
+    mem_start: Vec<WordStart>,
     executed: bool,
+}
+
+impl WalkCase {
+    fn new(name: String, decode: &[u64], p: PackedTraces, executed: bool) -> WalkCase {
+        WalkCase {
+            name,
+            decode: decode.to_vec(),
+            cpu: p.cpu,
+            memw: p.memw_r,
+            loads: p.loads,
+            stores: p.stores,
+            mem_a: p.mem_a,
+            mem_start: p.mem_start,
+            executed,
+        }
+    }
 }
 
 /// Records for the register walk: every provable program whole, programs with system calls
@@ -203,13 +226,12 @@ fn walk_cases() -> Vec<WalkCase> {
     for &(name, _) in PROVABLE_PROGRAMS {
         let (image, steps) = load(name);
         let packed = pack_traces(&machine_for(&image), &image, &steps, input_of(name)).unwrap();
-        out.push(WalkCase {
-            name: name.into(),
-            decode: decode_fields(&image),
-            cpu: packed.cpu,
-            memw: packed.memw_r,
-            executed: true,
-        });
+        out.push(WalkCase::new(
+            name.into(),
+            &decode_fields(&image),
+            packed,
+            true,
+        ));
     }
     for name in ["isa/syscall", "sort", "fibonacci", "bignum"] {
         let (image, steps) = load(name);
@@ -222,13 +244,12 @@ fn walk_cases() -> Vec<WalkCase> {
                 let p = run.pack_segment(&Sequential, s, k + 1 == n).unwrap();
                 // Every segment of the short runs; a few of the long ones.
                 if n <= 64 || k % (n / 16) == 1 || k + 1 == n {
-                    out.push(WalkCase {
-                        name: format!("{name}, segment {k} of {seg} steps"),
-                        decode: decode.clone(),
-                        cpu: p.cpu,
-                        memw: p.memw_r,
-                        executed: true,
-                    });
+                    out.push(WalkCase::new(
+                        format!("{name}, segment {k} of {seg} steps"),
+                        &decode,
+                        p,
+                        true,
+                    ));
                 }
             }
         }
@@ -241,26 +262,19 @@ fn walk_cases() -> Vec<WalkCase> {
     {
         let steps = edge_steps(&edge, n, 300 + k as u64);
         let packed = pack_traces(&machine_for(&edge), &edge, &steps, b"").unwrap();
-        out.push(WalkCase {
-            name: format!("edge {n}"),
-            decode: decode.clone(),
-            cpu: packed.cpu,
-            memw: packed.memw_r,
-            executed: false,
-        });
+        out.push(WalkCase::new(format!("edge {n}"), &decode, packed, false));
     }
     // More code slots than 2^16: the DECODE rows go up as u32, not u16.
     let big = edge_program_with(70_000);
     let steps = edge_steps(&big, 5000, 400);
     let packed = pack_traces(&machine_for(&big), &big, &steps, b"").unwrap();
     assert!(packed.cpu.dec_row.iter().any(|&r| r >= 1 << 16));
-    out.push(WalkCase {
-        name: "edge 5000, over 2^16 code slots".into(),
-        decode: decode_fields(&big),
-        cpu: packed.cpu,
-        memw: packed.memw_r,
-        executed: false,
-    });
+    out.push(WalkCase::new(
+        "edge 5000, over 2^16 code slots".into(),
+        &decode_fields(&big),
+        packed,
+        false,
+    ));
     out
 }
 
@@ -384,14 +398,159 @@ fn the_register_walk_gives_the_host_records() {
     }
 }
 
+/// The memory walk of `kernels/rv/memw.cu`, on the host: from only what the device has
+/// (each step's DECODE row, rs1 and rs2, the system calls' transfers, each touched word as
+/// the segment found it), the records of LOAD, STORE and MEMW_A.
+fn memory_walk_on_host(c: &WalkCase) -> (Vec<LoadOp>, Vec<StoreOp>, Vec<WordAccess>) {
+    let cpu = &c.cpu;
+    let io = memw::transfers(cpu, &c.mem_a, &c.decode).expect("transfers at the steps");
+    let mut words: HashMap<u32, (u64, u64, bool)> = c
+        .mem_start
+        .iter()
+        .map(|s| (s.w, (s.value, s.ts, s.ro)))
+        .collect();
+    let (mut loads, mut stores, mut mem_a) = (Vec::new(), Vec::new(), Vec::new());
+    let mut access = |w: u32, ts: u64, wr: bool, new: &dyn Fn(u64) -> u64| {
+        let (old, old_ts, ro) = words.get(&w).copied().unwrap_or_default();
+        let a = WordAccess {
+            w,
+            old,
+            new: new(old),
+            old_ts,
+            ts,
+            ro,
+            wr,
+        };
+        words.insert(w, (a.new, ts, ro));
+        a
+    };
+    let mut e = 0;
+    for i in 0..cpu.dec_row.len() {
+        let f = |k: usize| c.decode[cpu.dec_row[i] as usize * DECODE_WORDS + 1 + k];
+        let ts = cpu.clk0 + i as u64 + 1;
+        let (is_load, is_store) = (f(class::LOAD) != 0, f(class::STORE) != 0);
+        if is_load || is_store {
+            let base = cpu::IMM - cpu::DEC;
+            let imm = (0..8).fold(0u64, |v, k| v | (f(base + k) & 0xff) << (8 * k));
+            let funct3 = load::funct3_of(f(cpu::ALU_OP - cpu::DEC) as u32, is_load);
+            let addr = cpu.rs1[i].wrapping_add(imm) as u32;
+            let split = load::is_split(funct3, addr);
+            let value = cpu.rs2[i];
+            // The words after: a load leaves them; a store writes its bytes (store_words).
+            let after = |old0: u64, old1: u64| {
+                if is_load {
+                    (old0, old1)
+                } else {
+                    store::record(ts, funct3, addr, value, old0, old1).1
+                }
+            };
+            let w = addr / 8;
+            // The first word's bytes after do not depend on the second's.
+            let a0 = access(w, ts, is_store, &|old0| after(old0, 0).0);
+            let a1 = split.then(|| access(w + 1, ts, is_store, &|o1| after(a0.old, o1).1));
+            let old1 = a1.map_or(0, |a| a.old);
+            if is_load {
+                loads.push(load::record(ts, funct3, addr, a0.old, old1).0);
+            } else {
+                stores.push(store::record(ts, funct3, addr, value, a0.old, old1).0);
+            }
+            if a1.is_none() {
+                mem_a.push(a0);
+            }
+        } else if f(class::ECALL) != 0 {
+            while e < io.len() && io[e].ts == ts {
+                let t = io[e];
+                mem_a.push(access(t.w, ts, t.wr, &|old| if t.wr { t.new } else { old }));
+                e += 1;
+            }
+        }
+    }
+    assert_eq!(e, io.len(), "{}: transfers outside the steps", c.name);
+    (loads, stores, mem_a)
+}
+
+/// Longer runs cut into three segments of thousands of memory accesses each (more than one
+/// tile of the device walk's radix sort and value pass; hot words whose accesses cross tiles).
+fn long_walk_cases() -> Vec<WalkCase> {
+    let mut out = Vec::new();
+    let sha_input = vec![b'a'; 4000];
+    for (name, input) in [
+        ("sha256", &sha_input[..]),
+        ("sort", b"2000"),
+        ("bignum", b"8000"),
+    ] {
+        let (program, records, _) = run_recorded(name, input);
+        let (image, steps) = (program_image(&program), steps(&records));
+        let machine = machine_for(&image);
+        let decode = decode_fields(&image);
+        let seg = steps.len().div_ceil(3);
+        let mut run = Segmenter::new(&machine, &image, input).unwrap();
+        let n = steps.chunks(seg).len();
+        for (k, s) in steps.chunks(seg).enumerate() {
+            let p = run.pack_segment(&Sequential, s, k + 1 == n).unwrap();
+            let c = WalkCase::new(format!("{name}, segment {k} of {n}"), &decode, p, true);
+            assert!(
+                c.mem_a.len() > 4 * 1024,
+                "{}: {} accesses",
+                c.name,
+                c.mem_a.len()
+            );
+            out.push(c);
+        }
+    }
+    out
+}
+
+/// Compares a memory walk's records with the host's.
+fn assert_memory_walk(
+    c: &WalkCase,
+    what: &str,
+    walk: &(Vec<LoadOp>, Vec<StoreOp>, Vec<WordAccess>),
+) {
+    fn same<T: PartialEq + std::fmt::Debug>(c: &WalkCase, what: &str, t: &str, a: &[T], b: &[T]) {
+        if let Some(i) = (0..a.len().max(b.len())).find(|&i| a.get(i) != b.get(i)) {
+            panic!(
+                "{}: {what}: {t} differs at {i} of {}: {:?} against the host's {:?}",
+                c.name,
+                b.len(),
+                a.get(i),
+                b.get(i)
+            );
+        }
+    }
+    same(c, what, "LOAD", &walk.0, &c.loads);
+    same(c, what, "STORE", &walk.1, &c.stores);
+    same(c, what, "MEMW_A", &walk.2, &c.mem_a);
+}
+
+/// Without a GPU: the memory walk the device runs, replayed on the host from only what the
+/// device receives, gives the host's records (so `mem_start` and the transfers are what the
+/// walk needs, whatever the packing pass does).
+#[test]
+fn the_memory_walk_gives_the_host_records() {
+    let mut cases: Vec<WalkCase> = walk_cases().into_iter().filter(|c| c.executed).collect();
+    cases.extend(long_walk_cases());
+    assert!(cases
+        .iter()
+        .any(|c| c.cpu.clk0 > 0 && !c.mem_start.is_empty()));
+    assert!(cases
+        .iter()
+        .any(|c| c.stores.iter().any(|s| load::is_split(s.funct3, s.addr))));
+    for c in &cases {
+        assert_memory_walk(c, "host walk", &memory_walk_on_host(c));
+    }
+}
+
 #[cfg(feature = "cuda")]
 mod gpu {
     use super::*;
     use kestrel_core::params::StarkParams;
+    use kestrel_core::rv::machine::RecordRefs;
     use kestrel_core::rv::memw_r;
     use kestrel_prover_gpu::backend::{DeviceTraces, MainTrace};
     use kestrel_prover_gpu::cli_prove::{decode_statement, prove_with, ProveArgs};
     use kestrel_prover_gpu::cpu::CpuBackend;
+    use kestrel_prover_gpu::cuda::rv::memw::MEM_RECORDS;
     use kestrel_prover_gpu::cuda::rv::memw_r::STEP_RECORDS;
     use kestrel_prover_gpu::cuda::CudaBackend;
     use kestrel_prover_gpu::prover::{prove, prove_main, setup};
@@ -519,6 +678,112 @@ mod gpu {
             "{e}"
         );
         assert_eq!(g.stats().kernels["ks_regwalk"], 1, "a bad walk launched");
+    }
+
+    fn refs(c: &WalkCase) -> RecordRefs<'_> {
+        RecordRefs {
+            cpu: &c.cpu,
+            memw_r: &c.memw,
+            lt: &[],
+            eq: &[],
+            shift: &[],
+            mul: &[],
+            loads: &c.loads,
+            stores: &c.stores,
+            mem_a: &c.mem_a,
+            mem_start: &c.mem_start,
+        }
+    }
+
+    /// The memory walk on the device gives the host's LOAD, STORE and MEMW_A records on
+    /// every execution case: whole programs (split stores among them), and segments with a
+    /// first clock and words carried in.
+    #[test]
+    #[ignore = "needs a CUDA device: run with --ignored on the GPU machine"]
+    fn memory_walk_matches_the_host_records() {
+        let g = gpu();
+        let cases: Vec<WalkCase> = walk_cases().into_iter().filter(|c| c.executed).collect();
+        let mut walked = 0;
+        for c in &cases {
+            let walk = g.walk_memory(&refs(c), &c.decode).unwrap();
+            assert_memory_walk(c, "device walk", &walk);
+            // The walk launches unless the segment has no memory access at all (a split one
+            // has no MEMW_A row).
+            walked += !(c.mem_a.is_empty() && c.loads.is_empty() && c.stores.is_empty()) as u64;
+        }
+        assert!(walked > 40, "{walked} cases with memory accesses");
+        assert_eq!(g.stats().kernels["ks_memwalk_records"], walked);
+        assert!(g.stats().h2d_bytes[MEM_RECORDS] > 0);
+    }
+
+    /// A long run's accesses (more than one radix-sort tile and value tile, hot words whose
+    /// runs cross tiles) cut into segments, against the host walk.
+    #[test]
+    #[ignore = "needs a CUDA device: run with --ignored on the GPU machine"]
+    fn memory_walk_matches_on_long_segments() {
+        let g = gpu();
+        for c in &long_walk_cases() {
+            let walk = g.walk_memory(&refs(c), &c.decode).unwrap();
+            assert_memory_walk(c, "device walk", &walk);
+        }
+    }
+
+    /// Records the memory walk cannot take are errors before any launch; an injected launch
+    /// failure is an error.
+    #[test]
+    #[ignore = "needs a CUDA device: run with --ignored on the GPU machine"]
+    fn memory_walk_rejects_bad_records() {
+        let g = gpu();
+        let c = walk_cases()
+            .into_iter()
+            .find(|c| c.executed && c.mem_start.len() >= 2 && c.cpu.clk0 > 0)
+            .expect("a segment with words carried in");
+        g.walk_memory(&refs(&c), &c.decode).unwrap();
+        let mut bad = Vec::new();
+        let mut order = c.mem_start.clone();
+        order.swap(0, 1);
+        bad.push(("start words out of order", order, c.mem_a.clone()));
+        let mut late = c.mem_a.clone();
+        late[0].ts = c.cpu.clk0 + c.cpu.len() as u64 + 1;
+        bad.push((
+            "a MEMW_A row after the last step",
+            c.mem_start.clone(),
+            late,
+        ));
+        let mut early = c.mem_a.clone();
+        early[0].ts = c.cpu.clk0;
+        bad.push((
+            "a MEMW_A row before the first step",
+            c.mem_start.clone(),
+            early,
+        ));
+        let mut far = c.mem_start.clone();
+        far.last_mut().unwrap().w = 1 << 29;
+        bad.push(("a word past the memory", far, c.mem_a.clone()));
+        for (what, start, mem_a) in &bad {
+            let mut r = refs(&c);
+            r.mem_start = start;
+            r.mem_a = mem_a;
+            let e = g
+                .walk_memory(&r, &c.decode)
+                .err()
+                .unwrap_or_else(|| panic!("{what}: accepted"));
+            assert!(e.to_string().contains("memory walk"), "{what}: {e}");
+        }
+        g.device().inject_fill_launch_failure_of("ks_memwalk_count");
+        let e = g
+            .walk_memory(&refs(&c), &c.decode)
+            .expect_err("an injected failure");
+        assert!(
+            e.to_string()
+                .contains("ks_memwalk_count: injected launch failure"),
+            "{e}"
+        );
+        assert_eq!(
+            g.stats().kernels["ks_memwalk_count"],
+            1,
+            "a bad walk launched"
+        );
     }
 
     /// `rec` moved to a segment starting at cycle `clk0`: every timestamp `4·clk0` later,
@@ -739,6 +1004,10 @@ mod gpu {
         // CPU's and MEMW_R's records come from the register walk, once per program.
         assert_eq!(s.kernels["ks_regwalk"], runs);
         assert!(s.h2d_bytes[STEP_RECORDS] > 0);
+        // LOAD's, STORE's and MEMW_A's records come from the memory walk, once per program
+        // that accesses memory (isa/load, isa/store and sort do).
+        assert!((3..=runs).contains(&s.kernels["ks_memwalk_records"]));
+        assert!(s.h2d_bytes[MEM_RECORDS] > 0);
     }
 
     fn args(name: &str, out: &std::path::Path, host_fills: bool) -> ProveArgs {
@@ -780,7 +1049,8 @@ mod gpu {
             uploads.push((
                 s.h2d_bytes.get("trace upload").copied().unwrap_or(0),
                 s.h2d_bytes.get("packed op records").copied().unwrap_or(0)
-                    + s.h2d_bytes.get(STEP_RECORDS).copied().unwrap_or(0),
+                    + s.h2d_bytes.get(STEP_RECORDS).copied().unwrap_or(0)
+                    + s.h2d_bytes.get(MEM_RECORDS).copied().unwrap_or(0),
             ));
             files.push(std::fs::read(&out).unwrap());
             let _ = std::fs::remove_file(&out);
@@ -807,17 +1077,24 @@ mod gpu {
         let g = gpu();
         let pk = setup(&g, &machine, StarkParams::BLOWUP_2).unwrap();
         // Each allocation of the fills (the register walk's decode table, records, outputs,
-        // summaries and carries, the CPU and MEMW_R traces, the others' records and traces)
-        // failing in turn.
-        for nth in 1..=12 {
+        // summaries and carries, the CPU and MEMW_R traces, the memory walk's inputs,
+        // records, counts, keys, accesses, sort and carries, the others' records and
+        // traces) failing in turn, until the fills make fewer allocations.
+        let mut failed = 0;
+        for nth in 1..=64 {
             g.device().inject_alloc_failure(nth);
             let r = main_traces(&g, &machine, &image, &records, input_of(name), true);
             g.device().inject_alloc_failure(0);
-            let e = r
-                .err()
-                .unwrap_or_else(|| panic!("allocation {nth} failed silently"));
-            assert!(e.to_string().contains("injected"), "{e}");
+            match r {
+                Err(e) => assert!(e.to_string().contains("injected"), "{nth}: {e}"),
+                Ok(_) => break,
+            }
+            failed += 1;
         }
+        assert!(
+            (22..64).contains(&failed),
+            "{failed} allocations failed in turn"
+        );
         g.device().inject_fill_launch_failure();
         let e = main_traces(&g, &machine, &image, &records, input_of(name), true)
             .err()

@@ -60,6 +60,18 @@ fn rust_values() -> BTreeMap<&'static str, u64> {
         "RW_CHUNK",
         rust_source_const("prover-gpu/src/cuda/rv/memw_r.rs", "REGWALK_CHUNK"),
     );
+    for (define, name) in [
+        ("MK_CHUNK", "MEMWALK_CHUNK"),
+        ("MK_TILE", "MEMWALK_TILE"),
+        ("MK_SORT_TILE", "MEMWALK_SORT_TILE"),
+        ("MK_SCAN_THREADS", "MEMWALK_SCAN_THREADS"),
+        ("MK_COUNTS", "MEMWALK_COUNTS"),
+    ] {
+        put(
+            define,
+            rust_source_const("prover-gpu/src/cuda/rv/memw.rs", name),
+        );
+    }
     put(
         "KS_INV_BATCH",
         rust_source_const("prover-gpu/src/cuda/logup.rs", "INV_BATCH"),
@@ -120,6 +132,15 @@ fn rust_values() -> BTreeMap<&'static str, u64> {
         ("RW_F_RS1", cpu::RS1 - cpu::DEC),
         ("RW_F_RS2", cpu::RS2 - cpu::DEC),
         ("RW_DEC_WORDS", decode::TUPLE),
+        // The memory walk (kernels/rv/memw.cu): the DECODE fields it reads.
+        ("MK_CLS_ECALL", class::ECALL),
+        ("MK_CLS_LOAD", class::LOAD),
+        ("MK_CLS_STORE", class::STORE),
+        ("MK_F_ALU_OP", cpu::ALU_OP - cpu::DEC),
+        ("MK_F_IMM", cpu::IMM - cpu::DEC),
+        ("MK_DEC_WORDS", decode::TUPLE),
+        ("MK_MEMOP_LOAD", kestrel_core::rv::MEMOP_LOAD as usize),
+        ("MK_MEMOP_STORE", kestrel_core::rv::MEMOP_STORE as usize),
         ("RW_NUM_REGS", kestrel_core::rv::NUM_REGS),
         ("DEC_WORDS", decode::TUPLE),
         // MEMW_R (core/src/rv/memw_r/mod.rs).

@@ -248,7 +248,7 @@ mod records {
     use crate::rv::memw_r::MemwRRecords;
     use crate::rv::AluOp;
     use crate::rv::{cpu, decode, load, memw, memw_r, store};
-    use crate::rv::{Distinct, LoadOp, StoreOp, WordAccess};
+    use crate::rv::{Distinct, LoadOp, StoreOp, WordAccess, WordStart};
 
     /// How the packing pass builds an ALU table ([`AluTable::build`]).
     #[derive(Copy, Clone)]
@@ -510,6 +510,10 @@ mod records {
         pub loads: Vec<LoadOp>,
         pub stores: Vec<StoreOp>,
         pub mem_a: Vec<WordAccess>,
+        /// The words the segment's memory accesses touch, as they were before its first
+        /// access to each (by increasing word index): where the memory walk on a device
+        /// starts.
+        pub mem_start: Vec<WordStart>,
         /// Every other table's trace, in [`Machine::tables`] order (index: [`TableId::index`]);
         /// `None` at the [`RECORD_TABLES`].
         pub traces: Vec<Option<RowMajorMatrix>>,
@@ -567,6 +571,7 @@ mod records {
         pub loads: &'a [LoadOp],
         pub stores: &'a [StoreOp],
         pub mem_a: &'a [WordAccess],
+        pub mem_start: &'a [WordStart],
     }
 
     /// The [`RECORD_TABLES`] whose records are final before the packing pass's last stage
@@ -591,6 +596,7 @@ mod records {
                 loads: &self.loads,
                 stores: &self.stores,
                 mem_a: &self.mem_a,
+                mem_start: &self.mem_start,
             }
         }
 

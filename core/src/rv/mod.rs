@@ -309,6 +309,18 @@ pub struct WordAccess {
     pub wr: bool,
 }
 
+/// A word as a segment's memory finds it before the segment's first access to it: its
+/// value, the timestamp of its last access in an earlier segment (0 if none) and its
+/// read-only flag. What the memory walk on a device starts from, as the register walk
+/// starts from [`memw_r::MemwRRecords::start`].
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
+pub struct WordStart {
+    pub w: u32,
+    pub value: u64,
+    pub ts: u64,
+    pub ro: bool,
+}
+
 /// One load as LOAD proves it: `word0` is word `addr / 8`, `word1` the next word (used only
 /// when the access is split, else 0).
 #[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]

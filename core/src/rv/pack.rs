@@ -53,7 +53,7 @@ use super::store;
 use super::table::TableId;
 use super::{
     distinct_height, merge_part, part_bounds, AluOp, Distinct, DistinctKey, EcallOp, IoWord,
-    LoadOp, StoreOp, WordAccess, IO_IN, IO_ZERO,
+    LoadOp, StoreOp, WordAccess, WordStart, IO_IN, IO_ZERO,
 };
 use crate::field::Felt;
 use crate::matrix::RowMajorMatrix;
@@ -426,6 +426,7 @@ impl<'a> Segmenter<'a> {
         }
 
         // 3. Tables, while `early` reads the records that are final.
+        let mem_start = mem_start(&run, clk0);
         let memw_r = MemwRRecords {
             height: (3 * n + run.extra.len())
                 .next_power_of_two()
@@ -447,6 +448,7 @@ impl<'a> Segmenter<'a> {
             loads: &run.loads,
             stores: &run.stores,
             mem_a: &run.mem_a,
+            mem_start: &mem_start,
         };
         let mult = &mut self.mult;
         let ((tables, ()), early) = par.join(
@@ -481,6 +483,7 @@ impl<'a> Segmenter<'a> {
                 loads: run.loads,
                 stores: run.stores,
                 mem_a: run.mem_a,
+                mem_start,
                 traces,
                 table_rows,
                 public: Vec::new(),
@@ -488,6 +491,27 @@ impl<'a> Segmenter<'a> {
             early,
         ))
     }
+}
+
+/// The words a segment's memory accesses touch as they were before its first access to each
+/// (the accesses whose previous timestamp precedes the segment's first, `clk0 + 1`), by
+/// increasing word index.
+fn mem_start(run: &Replayed, clk0: u64) -> Vec<WordStart> {
+    let split = run.mem_s.iter().flat_map(|(a, b)| [a, b]);
+    let mut out: Vec<WordStart> = run
+        .mem_a
+        .iter()
+        .chain(split)
+        .filter(|a| a.old_ts <= clk0)
+        .map(|a| WordStart {
+            w: a.w,
+            value: a.old,
+            ts: a.old_ts,
+            ro: a.ro,
+        })
+        .collect();
+    out.sort_unstable_by_key(|s| s.w);
+    out
 }
 
 /// What the run tables are built from, after the last segment.

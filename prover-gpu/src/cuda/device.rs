@@ -70,7 +70,22 @@ const KERNELS: &[(&str, &[&str])] = &[
     ("rv/eq", &["ks_fill_eq"]),
     ("rv/load", &["ks_fill_load"]),
     ("rv/lt", &["ks_fill_lt"]),
-    ("rv/memw", &["ks_fill_memw_a"]),
+    (
+        "rv/memw",
+        &[
+            "ks_fill_memw_a",
+            "ks_memwalk_count",
+            "ks_memwalk_offsets",
+            "ks_memwalk_list",
+            "ks_memwalk_sort_hist",
+            "ks_memwalk_sort_scan",
+            "ks_memwalk_sort_scatter",
+            "ks_memwalk_tiles",
+            "ks_memwalk_carry",
+            "ks_memwalk_values",
+            "ks_memwalk_records",
+        ],
+    ),
     (
         "rv/memw_r",
         &[
@@ -109,6 +124,8 @@ pub struct CudaDevice {
     fail_alloc_in: AtomicU64,
     /// Fault injection (tests): the next fill launch fails.
     fail_fill_launch: AtomicBool,
+    /// Fault injection (tests): the next launch of this fill kernel fails.
+    fail_fill_kernel: Mutex<Option<&'static str>>,
     name: String,
     memory: usize,
 }
@@ -234,6 +251,7 @@ impl CudaDevice {
             staging: Mutex::new(Vec::new()),
             fail_alloc_in: AtomicU64::new(0),
             fail_fill_launch: AtomicBool::new(false),
+            fail_fill_kernel: Mutex::new(None),
             name,
             memory,
         }))
@@ -324,12 +342,28 @@ impl CudaDevice {
         self.fail_fill_launch.store(true, Ordering::SeqCst);
     }
 
+    /// Fault injection (tests): the next launch of the fill kernel `kernel` (one with a
+    /// fault hook) fails with an error, whatever launches before it.
+    pub fn inject_fill_launch_failure_of(&self, kernel: &'static str) {
+        *self
+            .fail_fill_kernel
+            .lock()
+            .unwrap_or_else(|e| e.into_inner()) = Some(kernel);
+    }
+
     /// Takes a pending injected fill-launch failure.
     pub(crate) fn injected_fill_launch_failure(
         &self,
         kernel: &'static str,
     ) -> Result<(), CudaError> {
-        if self.fail_fill_launch.swap(false, Ordering::SeqCst) {
+        let named = {
+            let mut k = self
+                .fail_fill_kernel
+                .lock()
+                .unwrap_or_else(|e| e.into_inner());
+            k.take_if(|k| *k == kernel).is_some()
+        };
+        if named || self.fail_fill_launch.swap(false, Ordering::SeqCst) {
             return Err(CudaError::Limit {
                 op: "launch",
                 detail: format!("{kernel}: injected launch failure"),

@@ -131,3 +131,26 @@ impl MemwAir {
         self.write_row(c, row);
     }
 }
+
+/// The system calls' word accesses among MEMW_A's rows `mem_a` of a segment whose steps are
+/// `cpu` (`decode`: [`fields_of`](crate::rv::decode::fields_of) of the program), in order:
+/// the rows at the steps that are system calls. What a memory walk on a device receives of
+/// the transfers (it derives the loads' and stores' accesses from the steps). `None` if a
+/// row's timestamp is not one of the steps' memory timestamps (`clk + 1`).
+pub fn transfers(
+    cpu: &crate::rv::cpu::CpuRecords,
+    mem_a: &[WordAccess],
+    decode: &[u64],
+) -> Option<alloc::vec::Vec<WordAccess>> {
+    use crate::rv::decode::{class, DECODE_WORDS};
+    let n = cpu.dec_row.len() as u64;
+    let mut out = alloc::vec::Vec::new();
+    for a in mem_a {
+        let i = a.ts.checked_sub(cpu.clk0 + 1).filter(|&i| i < n)?;
+        let row = cpu.dec_row[i as usize] as usize * DECODE_WORDS;
+        if *decode.get(row + 1 + class::ECALL)? != 0 {
+            out.push(*a);
+        }
+    }
+    Some(out)
+}

@@ -6,12 +6,20 @@ use std::sync::Arc;
 use cudarc::driver::CudaStream;
 use kestrel_core::rv::{load, LoadOp};
 
-use super::records::{fill_mem, prepare};
+use super::records::{fill_uploaded, MemTable};
 use crate::cuda::backend::CudaBackend;
 use crate::cuda::committed::CudaTrace;
-use crate::cuda::device::{grid_for, launch, CudaDevice};
+use crate::cuda::device::CudaDevice;
 use crate::cuda::error::CudaError;
 use crate::error::ProverError;
+
+pub(super) const LOAD: MemTable = MemTable {
+    op: "fill LOAD",
+    kernel: "ks_fill_load",
+    name: "LOAD",
+    what: "LOAD trace",
+    width: load::WIDTH,
+};
 
 /// Enqueues the LOAD fill on `stream` (the upload synchronises; the kernel does not).
 pub(super) fn enqueue_load(
@@ -19,26 +27,15 @@ pub(super) fn enqueue_load(
     stream: &Arc<CudaStream>,
     ops: &[LoadOp],
 ) -> Result<CudaTrace, CudaError> {
-    let n = ops.len();
-    let prep = prepare(
-        dev,
-        stream,
-        "fill LOAD",
-        "LOAD trace",
-        load::WIDTH,
-        n,
-        4,
-        |r, a| {
-            let o = &ops[r];
-            match a {
-                0 => o.ts,
-                1 => o.funct3 as u64 | (o.addr as u64) << 8,
-                2 => o.word0,
-                _ => o.word1,
-            }
-        },
-    )?;
-    fill_mem!(dev, stream, "ks_fill_load", "LOAD", load::WIDTH, n, prep)
+    fill_uploaded(dev, stream, &LOAD, ops.len(), 4, |r, a| {
+        let o = &ops[r];
+        match a {
+            0 => o.ts,
+            1 => o.funct3 as u64 | (o.addr as u64) << 8,
+            2 => o.word0,
+            _ => o.word1,
+        }
+    })
 }
 
 impl CudaBackend {

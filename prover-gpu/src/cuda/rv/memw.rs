@@ -1,17 +1,31 @@
 //! The MEMW_A fill (`kernels/rv/memw.cu`): MEMW_A's trace from its records, equal to
 //! its room's host fill (the byte lookups stay on the host) (MEMW, the split accesses' table, is built on the host).
+//! Its records, and LOAD's and STORE's, are uploaded whole ([`CudaBackend::fill_memw_a`]) or
+//! made on the device by the memory walk ([`MemWalk`], what a proof uses).
 
 use std::sync::Arc;
 
-use cudarc::driver::CudaStream;
-use kestrel_core::rv::{memw, WordAccess};
+use cudarc::driver::{CudaStream, LaunchConfig};
+use kestrel_core::rv::machine::RecordRefs;
+use kestrel_core::rv::{memw, LoadOp, StoreOp, WordAccess, WordStart};
 
-use super::records::{fill_mem, prepare};
+use super::limit;
+use super::memw_r::RegWalk;
+use super::records::{fill_from, fill_uploaded, MemTable};
 use crate::cuda::backend::CudaBackend;
+use crate::cuda::buffer::DeviceBuffer;
 use crate::cuda::committed::CudaTrace;
 use crate::cuda::device::{grid_for, launch, CudaDevice};
 use crate::cuda::error::CudaError;
 use crate::error::ProverError;
+
+pub(super) const MEMW_A: MemTable = MemTable {
+    op: "fill MEMW_A",
+    kernel: "ks_fill_memw_a",
+    name: "MEMW_A",
+    what: "MEMW_A trace",
+    width: memw::MEMW_A.num_columns(),
+};
 
 /// Enqueues the MEMW_A fill on `stream`.
 pub(super) fn enqueue_memw_a(
@@ -19,29 +33,17 @@ pub(super) fn enqueue_memw_a(
     stream: &Arc<CudaStream>,
     accesses: &[WordAccess],
 ) -> Result<CudaTrace, CudaError> {
-    let n = accesses.len();
-    let width = memw::MEMW_A.num_columns();
-    let prep = prepare(
-        dev,
-        stream,
-        "fill MEMW_A",
-        "MEMW_A trace",
-        width,
-        n,
-        5,
-        |r, k| {
-            let a = &accesses[r];
-            match k {
-                // The flags ride above the word index (w < 2^29): bit 32 ro, bit 33 wr.
-                0 => a.w as u64 | (a.ro as u64) << 32 | (a.wr as u64) << 33,
-                1 => a.old,
-                2 => a.new,
-                3 => a.old_ts,
-                _ => a.ts,
-            }
-        },
-    )?;
-    fill_mem!(dev, stream, "ks_fill_memw_a", "MEMW_A", width, n, prep)
+    fill_uploaded(dev, stream, &MEMW_A, accesses.len(), 5, |r, k| {
+        let a = &accesses[r];
+        match k {
+            // The flags ride above the word index (w < 2^29): bit 32 ro, bit 33 wr.
+            0 => a.w as u64 | (a.ro as u64) << 32 | (a.wr as u64) << 33,
+            1 => a.old,
+            2 => a.new,
+            3 => a.old_ts,
+            _ => a.ts,
+        }
+    })
 }
 
 impl CudaBackend {
@@ -55,5 +57,389 @@ impl CudaBackend {
         let t = enqueue_memw_a(dev, &s, accesses)?;
         dev.sync(&s, "fill MEMW_A")?;
         Ok(t)
+    }
+}
+
+/// Steps per chunk of the memory walk (`MK_CHUNK` in `kernels/rv/memw.cu`).
+const MEMWALK_CHUNK: usize = 256;
+/// Sorted accesses per tile of its value pass (`MK_TILE`).
+const MEMWALK_TILE: usize = 256;
+/// Keys per tile of its radix sort (`MK_SORT_TILE`).
+const MEMWALK_SORT_TILE: usize = 1024;
+/// Threads of its one-block scans (`MK_SCAN_THREADS`).
+const MEMWALK_SCAN_THREADS: u32 = 1024;
+/// Counts per chunk (`MK_COUNTS`): loads, stores, accesses, MEMW_A rows.
+const MEMWALK_COUNTS: usize = 4;
+
+/// LOAD's, STORE's and MEMW_A's records, as the memory walk makes them.
+pub type MemRecords = (Vec<LoadOp>, Vec<StoreOp>, Vec<WordAccess>);
+
+/// Category of the memory walk's uploads: the system calls' transfers (3 words per word
+/// moved) and each touched word as the segment found it (3 words per word).
+pub const MEM_RECORDS: &str = "memory records (memory walk)";
+
+/// LOAD's, STORE's and MEMW_A's records made on the device by the memory walk
+/// (`kernels/rv/memw.cu`) from the register walk's `rs1`/`rs2` and DECODE rows, the system
+/// calls' transfers ([`memw::transfers`]) and the words as the segment found them
+/// ([`RecordRefs::mem_start`]): 24 bytes per touched word and per word a system call moves
+/// cross the bus instead of 32–40 per access. Equal to the host's records whenever the
+/// executor's register values are the replayed ones (every execution of the executor).
+pub(super) struct MemWalk {
+    /// LOAD's arrays (`4·nl` words), STORE's (`5·ns`), MEMW_A's (`5·na`).
+    recs: DeviceBuffer<u64>,
+    nl: usize,
+    ns: usize,
+    na: usize,
+}
+
+impl MemWalk {
+    /// Device addresses of LOAD's, STORE's and MEMW_A's record arrays.
+    fn arrays(&self, s: &CudaStream) -> [u64; 3] {
+        [
+            self.recs.ptr(s),
+            self.recs.ptr_at(s, 4 * self.nl),
+            self.recs.ptr_at(s, 4 * self.nl + 5 * self.ns),
+        ]
+    }
+
+    /// The records downloaded (tests).
+    fn download(&self, dev: &CudaDevice, s: &Arc<CudaStream>) -> Result<MemRecords, CudaError> {
+        let (nl, ns, na) = (self.nl, self.ns, self.na);
+        let all = dev.download(
+            s,
+            &self.recs,
+            0,
+            4 * nl + 5 * ns + 5 * na,
+            "memory walk (test)",
+        )?;
+        let (l, rest) = all.split_at(4 * nl);
+        let (st, a) = rest.split_at(5 * ns);
+        let loads = (0..nl)
+            .map(|i| LoadOp {
+                ts: l[i],
+                funct3: l[nl + i] as u8,
+                addr: (l[nl + i] >> 8) as u32,
+                word0: l[2 * nl + i],
+                word1: l[3 * nl + i],
+            })
+            .collect();
+        let stores = (0..ns)
+            .map(|i| StoreOp {
+                ts: st[i],
+                funct3: st[ns + i] as u8,
+                addr: (st[ns + i] >> 8) as u32,
+                value: st[2 * ns + i],
+                old0: st[3 * ns + i],
+                old1: st[4 * ns + i],
+            })
+            .collect();
+        let mem_a = (0..na)
+            .map(|i| WordAccess {
+                w: a[i] as u32,
+                ro: (a[i] >> 32) & 1 != 0,
+                wr: (a[i] >> 33) & 1 != 0,
+                old: a[na + i],
+                new: a[2 * na + i],
+                old_ts: a[3 * na + i],
+                ts: a[4 * na + i],
+            })
+            .collect();
+        Ok((loads, stores, mem_a))
+    }
+}
+
+/// Checks what the memory walk reads and enqueues it on `stream` after the register walk
+/// `walk` (the uploads synchronise; the kernels do not).
+pub(super) fn enqueue_memwalk(
+    dev: &CudaDevice,
+    stream: &Arc<CudaStream>,
+    r: &RecordRefs<'_>,
+    decode: &[u64],
+    walk: &RegWalk,
+) -> Result<MemWalk, CudaError> {
+    const OP: &str = "memory walk";
+    let cpu = r.cpu;
+    let n = cpu.dec_row.len();
+    let io = memw::transfers(cpu, r.mem_a, decode).ok_or_else(|| {
+        limit(
+            OP,
+            "a MEMW_A row outside the steps' memory timestamps".into(),
+        )
+    })?;
+    let (nl, ns, na, x, d) = (
+        r.loads.len(),
+        r.stores.len(),
+        r.mem_a.len(),
+        io.len(),
+        r.mem_start.len(),
+    );
+    // Loads and stores not in MEMW_A are split: two accesses each.
+    let split = (nl + ns).checked_sub(na - x);
+    let m = split.map(|s| na + 2 * s);
+    let Some(m) = m.filter(|&m| m < 1 << 32) else {
+        return Err(limit(
+            OP,
+            format!("{nl} loads, {ns} stores, {na} MEMW_A rows of which {x} transfers"),
+        ));
+    };
+    if r.mem_start
+        .iter()
+        .any(|s| s.w >= 1 << 29 || s.ts >> 63 != 0)
+        || r.mem_start.windows(2).any(|s| s[0].w >= s[1].w)
+    {
+        return Err(limit(OP, "start words out of order or out of range".into()));
+    }
+    let start = |s: &WordStart, k: usize| match k {
+        0 => s.w as u64,
+        1 => s.value,
+        _ => s.ts | (s.ro as u64) << 63,
+    };
+    let input = dev.upload_with(stream, 3 * (x + d), MEM_RECORDS, |off, dst| {
+        for (j, w) in dst.iter_mut().enumerate() {
+            let g = off + j;
+            *w = if g < 3 * x {
+                let a = &io[g % x];
+                match g / x {
+                    0 => a.w as u64 | (a.wr as u64) << 32,
+                    1 => a.new,
+                    _ => a.ts,
+                }
+            } else {
+                let g = g - 3 * x;
+                start(&r.mem_start[g % d], g / d)
+            };
+        }
+    })?;
+    let recs = dev.alloc::<u64>(stream, 4 * nl + 5 * ns + 5 * na, "memory walk records")?;
+    let walked = MemWalk { recs, nl, ns, na };
+    if m == 0 {
+        return Ok(walked);
+    }
+    let chunks = n.div_ceil(MEMWALK_CHUNK);
+    let cnt = dev.alloc::<u64>(
+        stream,
+        chunks * MEMWALK_COUNTS + MEMWALK_COUNTS,
+        "memory walk counts",
+    )?;
+    let keys = [
+        dev.alloc::<u32>(stream, m, "memory walk keys")?,
+        dev.alloc::<u32>(stream, m, "memory walk keys")?,
+    ];
+    let vals = [
+        dev.alloc::<u32>(stream, m, "memory walk keys")?,
+        dev.alloc::<u32>(stream, m, "memory walk keys")?,
+    ];
+    let acc = dev.alloc::<u64>(stream, 6 * m, "memory walk accesses")?;
+    let sort_tiles = m.div_ceil(MEMWALK_SORT_TILE);
+    let hist = dev.alloc::<u64>(stream, 256 * sort_tiles + 1, "memory walk sort")?;
+    let tiles = m.div_ceil(MEMWALK_TILE);
+    let ops = dev.alloc::<u64>(stream, 2 * tiles, "memory walk carries")?;
+
+    let p = |i: usize| input.ptr_at(stream, i);
+    let (io_w, io_new, io_ts) = (p(0), p(x), p(2 * x));
+    let (sw, sv, sts) = (p(3 * x), p(3 * x + d), p(3 * x + 2 * d));
+    let a = |k: usize| acc.ptr_at(stream, k * m);
+    let (ts, mask, data, old, new, old_ts) = (a(0), a(1), a(2), a(3), a(4), a(5));
+    let [dec_row, rs1, rs2] = walk.mem_arrays(stream);
+    let dec = walk.dec.ptr(stream);
+    let (nn, xx, dd, mm, clk0) = (n as u64, x as u64, d as u64, m as u64, cpu.clk0);
+    let (nch, nt, nst) = (chunks as u64, tiles as u64, sort_tiles as u64);
+    let one_block = LaunchConfig {
+        grid_dim: (1, 1, 1),
+        block_dim: (MEMWALK_SCAN_THREADS, 1, 1),
+        shared_mem_bytes: 0,
+    };
+    dev.injected_fill_launch_failure("ks_memwalk_count")?;
+    launch!(
+        dev,
+        stream,
+        "ks_memwalk_count",
+        grid_for(nch, 128),
+        [
+            &cnt.ptr(stream),
+            &dec_row,
+            &rs1,
+            &dec,
+            &io_ts,
+            &nn,
+            &xx,
+            &clk0
+        ]
+    );
+    launch!(
+        dev,
+        stream,
+        "ks_memwalk_offsets",
+        one_block,
+        [
+            &cnt.ptr(stream),
+            &cnt.ptr_at(stream, chunks * MEMWALK_COUNTS),
+            &nch
+        ]
+    );
+    launch!(
+        dev,
+        stream,
+        "ks_memwalk_list",
+        grid_for(nch, 128),
+        [
+            &keys[0].ptr(stream),
+            &vals[0].ptr(stream),
+            &ts,
+            &mask,
+            &data,
+            &cnt.ptr(stream),
+            &dec_row,
+            &rs1,
+            &rs2,
+            &dec,
+            &io_w,
+            &io_new,
+            &io_ts,
+            &nn,
+            &xx,
+            &clk0,
+            &mm
+        ]
+    );
+    // Word indices are below 2^29: four passes of 8 bits, back to the first buffers.
+    for pass in 0..4u64 {
+        let (from, to) = ((pass % 2) as usize, ((pass + 1) % 2) as usize);
+        let shift = 8 * pass;
+        let tiles_cfg = |threads: u32| LaunchConfig {
+            grid_dim: (sort_tiles.min(1 << 20) as u32, 1, 1),
+            block_dim: (threads, 1, 1),
+            shared_mem_bytes: 0,
+        };
+        launch!(
+            dev,
+            stream,
+            "ks_memwalk_sort_hist",
+            tiles_cfg(256),
+            [&hist.ptr(stream), &keys[from].ptr(stream), &mm, &shift]
+        );
+        launch!(
+            dev,
+            stream,
+            "ks_memwalk_sort_scan",
+            one_block,
+            [
+                &hist.ptr(stream),
+                &(256 * nst),
+                &hist.ptr_at(stream, 256 * sort_tiles)
+            ]
+        );
+        launch!(
+            dev,
+            stream,
+            "ks_memwalk_sort_scatter",
+            tiles_cfg(32),
+            [
+                &keys[to].ptr(stream),
+                &vals[to].ptr(stream),
+                &keys[from].ptr(stream),
+                &vals[from].ptr(stream),
+                &hist.ptr(stream),
+                &mm,
+                &shift
+            ]
+        );
+    }
+    let (skey, sval) = (keys[0].ptr(stream), vals[0].ptr(stream));
+    let (op_mask, op_data) = (ops.ptr(stream), ops.ptr_at(stream, tiles));
+    launch!(
+        dev,
+        stream,
+        "ks_memwalk_tiles",
+        grid_for(nt, 128),
+        [&op_mask, &op_data, &skey, &sval, &mask, &data, &sw, &sv, &sts, &dd, &mm]
+    );
+    launch!(
+        dev,
+        stream,
+        "ks_memwalk_carry",
+        one_block,
+        [&op_mask, &op_data, &nt]
+    );
+    launch!(
+        dev,
+        stream,
+        "ks_memwalk_values",
+        grid_for(nt, 128),
+        [
+            &old, &new, &old_ts, &op_data, &skey, &sval, &ts, &mask, &data, &sw, &sv, &sts, &dd,
+            &mm
+        ]
+    );
+    let [lrec, srec, arec] = walked.arrays(stream);
+    launch!(
+        dev,
+        stream,
+        "ks_memwalk_records",
+        grid_for(nch, 128),
+        [
+            &lrec,
+            &srec,
+            &arec,
+            &cnt.ptr(stream),
+            &old,
+            &new,
+            &old_ts,
+            &ts,
+            &dec_row,
+            &rs1,
+            &rs2,
+            &dec,
+            &io_w,
+            &io_ts,
+            &nn,
+            &xx,
+            &clk0,
+            &(nl as u64),
+            &(ns as u64),
+            &(na as u64),
+            &mm
+        ]
+    );
+    // Stream-ordered frees: released after the walk reads them.
+    drop((input, cnt, keys, vals, acc, hist, ops));
+    Ok(walked)
+}
+
+/// A memory fill on the records the memory walk made (enqueued after it on `stream`):
+/// `t` is LOAD's, STORE's or MEMW_A's.
+pub(super) fn enqueue_walked(
+    dev: &CudaDevice,
+    stream: &Arc<CudaStream>,
+    walk: &MemWalk,
+    t: &MemTable,
+) -> Result<CudaTrace, CudaError> {
+    let [l, s, a] = walk.arrays(stream);
+    let (n, rec) = match t.name {
+        "LOAD" => (walk.nl, l),
+        "STORE" => (walk.ns, s),
+        _ => (walk.na, a),
+    };
+    fill_from(dev, stream, t, n, rec)
+}
+
+impl CudaBackend {
+    /// The memory walk's records for one segment's records `r` (`decode`:
+    /// [`decode::fields_of`](kestrel_core::rv::decode::fields_of) of the program),
+    /// downloaded: what a proof's LOAD, STORE and MEMW_A fills read; for tests and
+    /// diagnostics.
+    ///
+    /// # Errors
+    /// Malformed records, or any device failure.
+    pub fn walk_memory(
+        &self,
+        r: &RecordRefs<'_>,
+        decode: &[u64],
+    ) -> Result<MemRecords, ProverError> {
+        let dev = self.device();
+        let s = dev.stream();
+        let regs = super::memw_r::enqueue_regwalk(dev, &s, r.cpu, r.memw_r, decode)?;
+        let walk = enqueue_memwalk(dev, &s, r, decode, &regs)?;
+        Ok(walk.download(dev, &s)?)
     }
 }

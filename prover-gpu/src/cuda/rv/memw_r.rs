@@ -194,6 +194,16 @@ impl RegWalk {
         ]
     }
 
+    /// Device addresses of the memory walk's per-step arrays: `[dec_row, rs1, rs2]`.
+    pub(super) fn mem_arrays(&self, s: &CudaStream) -> [u64; 3] {
+        let (n, nm) = (self.n, self.nm());
+        [
+            self.out.ptr_at(s, 4 * n + 2 * nm),
+            self.out.ptr(s),
+            self.out.ptr_at(s, n),
+        ]
+    }
+
     /// Device addresses of MEMW_R's fill's arrays: `[meta, old, new, xnew, xts]`.
     fn memw_arrays(&self, s: &CudaStream) -> [u64; 5] {
         let (n, x, nm) = (self.n, self.x, self.nm());

@@ -58,11 +58,14 @@ struct DeviceFill {
     enqueue: Launch,
 }
 
-/// How a fill gets its records: uploaded for it, or from the register walk.
+/// How a fill gets its records: uploaded for it, from the register walk, or from the
+/// memory walk.
 enum Launch {
     Records(Enqueue),
     /// After the register walk ([`memw_r::RegWalk`]), on its stream.
     Walked(WalkedEnqueue),
+    /// After the memory walk ([`memw::MemWalk`]), on the register walk's stream.
+    MemWalked(&'static records::MemTable),
 }
 
 type WalkedEnqueue = fn(
@@ -109,15 +112,15 @@ fn device_fill(t: TableId) -> Option<DeviceFill> {
         },
         TableId::Load => DeviceFill {
             dims: |p| (rv::load::WIDTH, padded_rows(p.loads.len())),
-            enqueue: Launch::Records(|d, s, r| load::enqueue_load(d, s, r.loads)),
+            enqueue: Launch::MemWalked(&load::LOAD),
         },
         TableId::Store => DeviceFill {
             dims: |p| (rv::store::WIDTH, padded_rows(p.stores.len())),
-            enqueue: Launch::Records(|d, s, r| store::enqueue_store(d, s, r.stores)),
+            enqueue: Launch::MemWalked(&store::STORE),
         },
         TableId::MemwA => DeviceFill {
             dims: |p| (rv::memw::MEMW_A.num_columns(), padded_rows(p.mem_a.len())),
-            enqueue: Launch::Records(|d, s, r| memw::enqueue_memw_a(d, s, r.mem_a)),
+            enqueue: Launch::MemWalked(&memw::MEMW_A),
         },
         TableId::Decode
         | TableId::Register
@@ -160,7 +163,9 @@ impl RvFills for CudaBackend {
         // CPU and MEMW_R read the register walk: it runs once, and they run after it on
         // its stream.
         let walk_stream = dev.stream();
+        let decode = decode::fields_of(image);
         let mut walk: Option<memw_r::RegWalk> = None;
+        let mut mem: Option<memw::MemWalk> = None;
         let mut out = Vec::with_capacity(tables.len());
         for (&t, s) in tables.iter().zip(&streams) {
             let fill =
@@ -168,17 +173,18 @@ impl RvFills for CudaBackend {
             let trace = match fill.enqueue {
                 Launch::Records(enqueue) => enqueue(dev, s, r)?,
                 Launch::Walked(enqueue) => {
-                    let w = match walk {
-                        Some(ref w) => w,
-                        None => walk.insert(memw_r::enqueue_regwalk(
-                            dev,
-                            &walk_stream,
-                            r.cpu,
-                            r.memw_r,
-                            &decode::fields_of(image),
-                        )?),
-                    };
+                    let w = reg_walk(dev, &walk_stream, r, &decode, &mut walk)?;
                     enqueue(dev, &walk_stream, r, w)?
+                }
+                Launch::MemWalked(table) => {
+                    let m = match mem {
+                        Some(ref m) => m,
+                        None => {
+                            let w = reg_walk(dev, &walk_stream, r, &decode, &mut walk)?;
+                            mem.insert(memw::enqueue_memwalk(dev, &walk_stream, r, &decode, w)?)
+                        }
+                    };
+                    memw::enqueue_walked(dev, &walk_stream, m, table)?
                 }
             };
             out.push((t, trace));
@@ -186,9 +192,25 @@ impl RvFills for CudaBackend {
         for s in streams.iter().chain([&walk_stream]) {
             dev.sync(s, "trace fills")?;
         }
-        drop(walk);
+        drop((walk, mem));
         Ok(out)
     }
+}
+
+/// The register walk of the records `r`, enqueued on `stream` the first time it is asked for.
+fn reg_walk<'w>(
+    dev: &CudaDevice,
+    stream: &Arc<CudaStream>,
+    r: &RecordRefs<'_>,
+    decode: &[u64],
+    walk: &'w mut Option<memw_r::RegWalk>,
+) -> Result<&'w memw_r::RegWalk, CudaError> {
+    Ok(match walk {
+        Some(w) => w,
+        None => walk.insert(memw_r::enqueue_regwalk(
+            dev, stream, r.cpu, r.memw_r, decode,
+        )?),
+    })
 }
 
 /// A record table's main trace (`main` columns of `h` rows) as the plan before any

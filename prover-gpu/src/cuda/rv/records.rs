@@ -16,8 +16,8 @@ use std::sync::Arc;
 use cudarc::driver::CudaStream;
 use kestrel_core::rv::cpu::CallMark;
 
-use crate::cuda::buffer::DeviceBuffer;
-use crate::cuda::device::CudaDevice;
+use crate::cuda::committed::CudaTrace;
+use crate::cuda::device::{grid_for, launch, CudaDevice};
 use crate::cuda::error::CudaError;
 use crate::cuda::stats::PACKED;
 
@@ -52,51 +52,63 @@ pub(super) fn log_height(op: &'static str, n: usize) -> Result<u32, CudaError> {
         .trailing_zeros())
 }
 
-/// The records uploaded (`arrays` words per record, `word(record, array)`, array by array)
-/// and the `width`-column trace allocated for `n` records: `(records, trace, log height)`.
-#[allow(clippy::too_many_arguments)]
-pub(super) fn prepare(
+/// A table with one row per record (LOAD, STORE, MEMW_A): its fill kernel (signature
+/// `(out, h, rec, n)`, `rec` the record arrays of `n` words each) and trace.
+pub(super) struct MemTable {
+    pub(super) op: &'static str,
+    pub(super) kernel: &'static str,
+    pub(super) name: &'static str,
+    pub(super) what: &'static str,
+    pub(super) width: usize,
+}
+
+/// Uploads `n` records (`arrays` words per record, `word(record, array)`, array by array)
+/// and enqueues `t`'s fill on them (the upload synchronises; the kernel does not).
+pub(super) fn fill_uploaded(
     dev: &CudaDevice,
     stream: &Arc<CudaStream>,
-    op: &'static str,
-    what: &'static str,
-    width: usize,
+    t: &MemTable,
     n: usize,
     arrays: usize,
     word: impl Fn(usize, usize) -> u64 + Sync,
-) -> Result<(DeviceBuffer<u64>, DeviceBuffer<u64>, u32), CudaError> {
-    let log_h = log_height(op, n)?;
+) -> Result<CudaTrace, CudaError> {
+    log_height(t.op, n)?;
     let packed = dev.upload_with(stream, arrays * n, PACKED, |off, dst| {
         for (j, w) in dst.iter_mut().enumerate() {
             let g = off + j;
             *w = word(g % n, g / n);
         }
     })?;
-    let out = dev.alloc::<u64>(stream, width << log_h, what)?;
-    Ok((packed, out, log_h))
+    let trace = fill_from(dev, stream, t, n, packed.ptr(stream))?;
+    // Stream-ordered: released after the kernel reads it.
+    drop(packed);
+    Ok(trace)
 }
 
-/// Launches one memory fill kernel (signature `(out, h, rec, n)`), releases the records
-/// (stream-ordered, after the kernel reads them) and counts the fill.
-macro_rules! fill_mem {
-    ($dev:expr, $stream:expr, $kernel:literal, $table:literal, $width:expr, $n:expr, $prep:expr) => {{
-        let (packed, out, log_h) = $prep;
-        let h = 1u64 << log_h;
-        $dev.injected_fill_launch_failure($kernel)?;
-        launch!(
-            $dev,
-            $stream,
-            $kernel,
-            grid_for(h, 256),
-            [&out.ptr($stream), &h, &packed.ptr($stream), &($n as u64)]
-        );
-        drop(packed);
-        $dev.counters.fill($table);
-        Ok(CudaTrace {
-            cols: out,
-            width: $width,
-            log_height: log_h,
-        })
-    }};
+/// Allocates `t`'s trace for `n` records, enqueues its fill on the record arrays at device
+/// address `rec` and counts the fill.
+pub(super) fn fill_from(
+    dev: &CudaDevice,
+    stream: &Arc<CudaStream>,
+    t: &MemTable,
+    n: usize,
+    rec: u64,
+) -> Result<CudaTrace, CudaError> {
+    let log_h = log_height(t.op, n)?;
+    let out = dev.alloc::<u64>(stream, t.width << log_h, t.what)?;
+    let h = 1u64 << log_h;
+    dev.injected_fill_launch_failure(t.kernel)?;
+    launch!(
+        dev,
+        stream,
+        t.kernel,
+        grid_for(h, 256),
+        [&out.ptr(stream), &h, &rec, &(n as u64)]
+    );
+    dev.counters.fill(t.name);
+    Ok(CudaTrace {
+        cols: out,
+        width: t.width,
+        log_height: log_h,
+    })
 }
-pub(super) use fill_mem;

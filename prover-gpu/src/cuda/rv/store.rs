@@ -6,12 +6,20 @@ use std::sync::Arc;
 use cudarc::driver::CudaStream;
 use kestrel_core::rv::{store, StoreOp};
 
-use super::records::{fill_mem, prepare};
+use super::records::{fill_uploaded, MemTable};
 use crate::cuda::backend::CudaBackend;
 use crate::cuda::committed::CudaTrace;
-use crate::cuda::device::{grid_for, launch, CudaDevice};
+use crate::cuda::device::CudaDevice;
 use crate::cuda::error::CudaError;
 use crate::error::ProverError;
+
+pub(super) const STORE: MemTable = MemTable {
+    op: "fill STORE",
+    kernel: "ks_fill_store",
+    name: "STORE",
+    what: "STORE trace",
+    width: store::WIDTH,
+};
 
 /// Enqueues the STORE fill on `stream`.
 pub(super) fn enqueue_store(
@@ -19,27 +27,16 @@ pub(super) fn enqueue_store(
     stream: &Arc<CudaStream>,
     ops: &[StoreOp],
 ) -> Result<CudaTrace, CudaError> {
-    let n = ops.len();
-    let prep = prepare(
-        dev,
-        stream,
-        "fill STORE",
-        "STORE trace",
-        store::WIDTH,
-        n,
-        5,
-        |r, a| {
-            let o = &ops[r];
-            match a {
-                0 => o.ts,
-                1 => o.funct3 as u64 | (o.addr as u64) << 8,
-                2 => o.value,
-                3 => o.old0,
-                _ => o.old1,
-            }
-        },
-    )?;
-    fill_mem!(dev, stream, "ks_fill_store", "STORE", store::WIDTH, n, prep)
+    fill_uploaded(dev, stream, &STORE, ops.len(), 5, |r, a| {
+        let o = &ops[r];
+        match a {
+            0 => o.ts,
+            1 => o.funct3 as u64 | (o.addr as u64) << 8,
+            2 => o.value,
+            3 => o.old0,
+            _ => o.old1,
+        }
+    })
 }
 
 impl CudaBackend {
