@@ -706,7 +706,7 @@ mod gpu {
     fn device_fills_fire_and_proofs_are_byte_identical() {
         let g = gpu();
         // Together these programs use every record table with real rows (isa/mul: MUL's
-        // every op).
+        // every op; sort: IO's input rows; every program: ECALL's exit).
         let programs = [
             "isa/branch",
             "isa/word",
@@ -722,7 +722,7 @@ mod gpu {
         let runs = programs.len() as u64;
         let s = g.stats();
         let tables = [
-            "CPU", "MEMW_R", "LT", "EQ", "SHIFT", "MUL", "LOAD", "STORE", "MEMW_A",
+            "CPU", "MEMW_R", "LT", "EQ", "SHIFT", "MUL", "LOAD", "STORE", "MEMW_A", "ECALL", "IO",
         ];
         for table in tables {
             assert_eq!(
@@ -773,7 +773,8 @@ mod gpu {
             prove_with(&g, &args("bench/fib_reg_16", &out, host_fills)).unwrap();
             let s = g.stats();
             for table in [
-                "CPU", "MEMW_R", "LT", "EQ", "SHIFT", "MUL", "LOAD", "STORE", "MEMW_A",
+                "CPU", "MEMW_R", "LT", "EQ", "SHIFT", "MUL", "LOAD", "STORE", "MEMW_A", "ECALL",
+                "IO",
             ] {
                 assert_eq!(s.fill(table) > 0, !host_fills, "{table}");
             }
@@ -807,8 +808,8 @@ mod gpu {
         let g = gpu();
         let pk = setup(&g, &machine, StarkParams::BLOWUP_2).unwrap();
         // Each allocation of the fills (the register walk's decode table, records, outputs,
-        // summaries and carries, the CPU and MEMW_R traces, the others' records and traces)
-        // failing in turn.
+        // summaries and carries, the CPU and MEMW_R traces, the others' records and traces:
+        // LOAD, STORE, MEMW_A, ECALL, IO, then LT, EQ, SHIFT, MUL) failing in turn.
         for nth in 1..=12 {
             g.device().inject_alloc_failure(nth);
             let r = main_traces(&g, &machine, &image, &records, input_of(name), true);

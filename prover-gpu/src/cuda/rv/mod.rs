@@ -27,7 +27,9 @@ use crate::rv::RvFills;
 
 mod alu_ops;
 pub mod cpu;
+pub mod ecall;
 pub mod eq;
+pub mod io;
 pub mod load;
 pub mod lt;
 pub mod memw;
@@ -119,15 +121,21 @@ fn device_fill(t: TableId) -> Option<DeviceFill> {
             dims: |p| (rv::memw::MEMW_A.num_columns(), padded_rows(p.mem_a.len())),
             enqueue: Launch::Records(|d, s, r| memw::enqueue_memw_a(d, s, r.mem_a)),
         },
+        TableId::Ecall => DeviceFill {
+            dims: |p| (rv::ecall::WIDTH, padded_rows(p.ecalls.len())),
+            enqueue: Launch::Records(|d, s, r| ecall::enqueue_ecall(d, s, r.ecalls)),
+        },
+        TableId::Io => DeviceFill {
+            dims: |p| (rv::io::WIDTH, padded_rows(p.io.len())),
+            enqueue: Launch::Records(|d, s, r| io::enqueue_io(d, s, r.io)),
+        },
         TableId::Decode
         | TableId::Register
         | TableId::Bitwise
         | TableId::Dvrm
         | TableId::Memw
         | TableId::Page
-        | TableId::Page0
-        | TableId::Ecall
-        | TableId::Io => return None,
+        | TableId::Page0 => return None,
     })
 }
 
