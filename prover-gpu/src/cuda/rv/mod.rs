@@ -6,9 +6,9 @@
 //! itself never crosses the bus. CPU and MEMW_R go further: their records are made on the
 //! device by the register walk ([`memw_r::RegWalk`]) from each step's DECODE row and result,
 //! counted under [`memw_r::STEP_RECORDS`]. Each kernel matches its room's host fill bit for bit
-//! (`tests/tests/cuda_fill.rs`, `cuda_fill_alu.rs`, `cuda_fill_mem.rs`); the byte lookups
-//! stay on the host. This module dispatches on [`TableId`]; `alu_ops` and `records` hold
-//! the upload helpers the tables share.
+//! (`tests/tests/cuda_fill.rs`, `cuda_fill_alu.rs`, `cuda_fill_mem.rs`, `cuda_fill_sys.rs`);
+//! the byte lookups stay on the host. This module dispatches on [`TableId`]; `alu_ops` and
+//! `records` hold the upload helpers the tables share.
 
 use std::sync::Arc;
 
