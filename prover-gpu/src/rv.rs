@@ -133,7 +133,7 @@ pub trait RvFills: DeviceTraces {
 
     /// The main traces of the record tables `tables` (of the
     /// [`RECORD_TABLES`](kestrel_core::rv::machine::RECORD_TABLES): CPU, MEMW_R, LT, EQ,
-    /// SHIFT, MUL, LOAD, STORE, MEMW_A) built in the backend's memory from their packed
+    /// SHIFT, MUL, LOAD, STORE, MEMW_A, ECALL, IO) built in the backend's memory from their packed
     /// records, each with its table (e.g. the [`EARLY_TABLES`] while the packing pass builds
     /// the others).
     ///
@@ -174,8 +174,8 @@ pub enum MainTracesError {
 }
 
 /// Every table's main trace and the public values: with `device_fills`, the record tables
-/// (CPU, MEMW_R, LT, EQ, SHIFT, MUL, LOAD, STORE, MEMW_A) are built in the backend's memory
-/// from packed records (one host pass packs them and builds the other tables); otherwise
+/// (CPU, MEMW_R, LT, EQ, SHIFT, MUL, LOAD, STORE, MEMW_A, ECALL, IO) are built in the
+/// backend's memory from packed records (one host pass packs them and builds the other tables); otherwise
 /// every trace is built on the host from the same records ([`traces`]).
 ///
 /// # Errors
@@ -268,6 +268,8 @@ pub fn main_traces_timed<B: RvFills>(
         stores,
         mem_a,
         mem_start,
+        ecalls,
+        io,
         traces,
         table_rows: _,
         public,
@@ -275,7 +277,7 @@ pub fn main_traces_timed<B: RvFills>(
     // The records are on the device now: their host memory (hundreds of MB at 2^22 steps)
     // is given back on another thread instead of holding up the proof.
     let records = (
-        cpu, memw_r, lt, eq, shift, mul, loads, stores, mem_a, mem_start,
+        cpu, memw_r, lt, eq, shift, mul, loads, stores, mem_a, mem_start, ecalls, io,
     );
     // If no thread can be started, the closure and the records are dropped right here.
     let _ = std::thread::Builder::new()

@@ -13,9 +13,10 @@ use std::path::{Path, PathBuf};
 use kestrel_core::field::P;
 use kestrel_core::rv::decode::{self, class};
 use kestrel_core::rv::memw::{self, MEMW_A};
-use kestrel_core::rv::{cpu, eq, load, lt, memw_r, mul, shift, store};
+use kestrel_core::rv::{cpu, ecall, eq, io, load, lt, memw_r, mul, shift, store};
 use kestrel_core::rv::{ALU_MUL, ALU_MULH, ALU_MULHSU, ALU_MULHU, ALU_MULW};
 use kestrel_core::rv::{ALU_SLL, ALU_SLLW, ALU_SLT, ALU_SRA, ALU_SRAW, ALU_SRL, ALU_SRLW};
+use kestrel_core::rv::{IO_IN, IO_OUT, IO_ZERO, SYS_BRK, SYS_EXIT, SYS_READ, SYS_WRITE};
 
 /// Defines that are not table layouts, and why they are not checked here.
 const NOT_LAYOUT: &[(&str, &str)] = &[(
@@ -241,6 +242,56 @@ fn rust_values() -> BTreeMap<&'static str, u64> {
         ("ST_TS", store::TS),
         ("ST_SPLIT", store::SPLIT),
         ("ST_WIDTH", store::WIDTH),
+        // ECALL (core/src/rv/ecall/mod.rs), its call kinds and the call numbers.
+        ("EC_SEL_EXIT", ecall::SEL_EXIT),
+        ("EC_SEL_WOUT", ecall::SEL_WOUT),
+        ("EC_SEL_WDBG", ecall::SEL_WDBG),
+        ("EC_SEL_READ", ecall::SEL_READ),
+        ("EC_SEL_BRK", ecall::SEL_BRK),
+        ("EC_CLK", ecall::CLK),
+        ("EC_A7", ecall::A7),
+        ("EC_A0", ecall::A0),
+        ("EC_RES", ecall::RES),
+        ("EC_OUTPOS", ecall::OUTPOS),
+        ("EC_OUTN", ecall::OUTN),
+        ("EC_A1", ecall::A1),
+        ("EC_A2", ecall::A2),
+        ("EC_BRK_OLD", ecall::BRK_OLD),
+        ("EC_LIMIT", ecall::LIMIT),
+        ("EC_HSTART", ecall::HSTART),
+        ("EC_LT_LO", ecall::LT_LO),
+        ("EC_LT_HI", ecall::LT_HI),
+        ("EC_OUT", ecall::OUT),
+        ("EC_SHRINK", ecall::SHRINK),
+        ("EC_REM", ecall::REM),
+        ("EC_REM_NEW", ecall::REM_NEW),
+        ("EC_SHORT", ecall::SHORT),
+        ("EC_WIDTH", ecall::WIDTH),
+        ("EC_CALL_EXIT", ecall::CALL_EXIT as usize),
+        ("EC_CALL_WOUT", ecall::CALL_WOUT as usize),
+        ("EC_CALL_WDBG", ecall::CALL_WDBG as usize),
+        ("EC_CALL_READ", ecall::CALL_READ as usize),
+        ("EC_CALL_BRK", ecall::CALL_BRK as usize),
+        ("SYS_READ", SYS_READ as usize),
+        ("SYS_WRITE", SYS_WRITE as usize),
+        ("SYS_EXIT", SYS_EXIT as usize),
+        ("SYS_BRK", SYS_BRK as usize),
+        // IO (core/src/rv/io/mod.rs) and the chain kinds.
+        ("IOW_REAL", io::REAL),
+        ("IOW_KIND", io::KIND),
+        ("IOW_TS", io::TS),
+        ("IOW_POS", io::POS),
+        ("IOW_WB", io::WB),
+        ("IOW_LO", io::LO),
+        ("IOW_M", io::M),
+        ("IOW_OLD", io::OLD),
+        ("IOW_NEW", io::NEW),
+        ("IOW_OM", io::OM),
+        ("IOW_ZERO", io::ZERO),
+        ("IOW_WIDTH", io::WIDTH),
+        ("IO_IN", IO_IN as usize),
+        ("IO_OUT", IO_OUT as usize),
+        ("IO_ZERO", IO_ZERO as usize),
         // MEMW_A (core/src/rv/memw/mod.rs, one word).
         ("MA_W", memw::W),
         ("MA_OLD", MEMW_A.old(0)),
@@ -524,7 +575,7 @@ fn fills_mirror_the_rooms() {
         kernels, launchers,
         "kernels/rv/*.cu and prover-gpu/src/cuda/rv/*.rs"
     );
-    assert_eq!(kernels.len(), 9, "the record tables' fills: {kernels:?}");
+    assert_eq!(kernels.len(), 11, "the record tables' fills: {kernels:?}");
     for t in &kernels {
         let room = repo().join("core/src/rv").join(t).join("mod.rs");
         assert!(

@@ -53,6 +53,8 @@ fn assert_same(name: &str, a: &PackedTraces, b: &PackedTraces) {
     assert_eq!(a.loads, b.loads, "{name}: loads");
     assert_eq!(a.stores, b.stores, "{name}: stores");
     assert_eq!(a.mem_a, b.mem_a, "{name}: mem_a");
+    assert_eq!(a.ecalls, b.ecalls, "{name}: ecalls");
+    assert_eq!(a.io, b.io, "{name}: io");
     assert_eq!(a.traces.len(), b.traces.len(), "{name}: tables");
     for (t, (x, y)) in a.traces.iter().zip(&b.traces).enumerate() {
         assert!(x == y, "{name}: trace of table {t}");
@@ -122,13 +124,15 @@ fn records_handed_out_early_are_the_final_ones() {
                         r.loads.to_vec(),
                         r.stores.to_vec(),
                         r.mem_a.to_vec(),
+                        r.ecalls.to_vec(),
+                        r.io.to_vec(),
                     )
                 },
             )
             .unwrap();
             assert!(p == whole, "{name}: overlapped pack differs");
             assert!(
-                early == (p.cpu, p.memw_r, p.loads, p.stores, p.mem_a),
+                early == (p.cpu, p.memw_r, p.loads, p.stores, p.mem_a, p.ecalls, p.io),
                 "{name}: early records differ from the final ones"
             );
         }

@@ -247,8 +247,8 @@ mod records {
     use crate::rv::cpu::CpuRecords;
     use crate::rv::memw_r::MemwRRecords;
     use crate::rv::AluOp;
-    use crate::rv::{cpu, decode, load, memw, memw_r, store};
-    use crate::rv::{Distinct, LoadOp, StoreOp, WordAccess, WordStart};
+    use crate::rv::{cpu, decode, ecall, io, load, memw, memw_r, store};
+    use crate::rv::{Distinct, EcallOp, IoWord, LoadOp, StoreOp, WordAccess, WordStart};
 
     /// How the packing pass builds an ALU table ([`AluTable::build`]).
     #[derive(Copy, Clone)]
@@ -442,15 +442,15 @@ mod records {
                 |p| p.mem_a.len(),
                 |p, _| memw::build_trace_a(&p.mem_a, &mut ByteCounts::default()),
             ),
+            TableId::Ecall => (Early, |p| p.ecalls.len(), |p, _| ecall::fill(&p.ecalls)),
+            TableId::Io => (Early, |p| p.io.len(), |p, _| io::fill(&p.io)),
             TableId::Decode
             | TableId::Register
             | TableId::Bitwise
             | TableId::Dvrm
             | TableId::Memw
             | TableId::Page
-            | TableId::Page0
-            | TableId::Ecall
-            | TableId::Io => return None,
+            | TableId::Page0 => return None,
         };
         Some(RecordTable { stage, rows, fill })
     }
@@ -491,7 +491,7 @@ mod records {
 
     /// The tables [`PackedTraces`] leaves as records, in proof order (those with a
     /// [`record_stage`]).
-    pub const RECORD_TABLES: [TableId; 9] = record_tables(None);
+    pub const RECORD_TABLES: [TableId; 11] = record_tables(None);
 
     /// The packed records of the [`RECORD_TABLES`] and every other table's trace.
     #[derive(Clone, Debug, PartialEq, Eq)]
@@ -514,12 +514,16 @@ mod records {
         /// access to each (by increasing word index): where the memory walk on a device
         /// starts.
         pub mem_start: Vec<WordStart>,
+        /// ECALL's records: every system call, in execution order.
+        pub ecalls: Vec<EcallOp>,
+        /// IO's records: one per word of every transfer or zeroing chain.
+        pub io: Vec<IoWord>,
         /// Every other table's trace, in [`Machine::tables`] order (index: [`TableId::index`]);
         /// `None` at the [`RECORD_TABLES`].
         pub traces: Vec<Option<RowMajorMatrix>>,
         /// The real rows (records before padding) of the tables built in the packing pass
         /// where one row stands for one record: DECODE (the code words), REGISTER (the
-        /// registers), MEMW, ECALL, IO, PAGE (its image words or zero ranges, whichever are
+        /// registers), MEMW, PAGE (its image words or zero ranges, whichever are
         /// more), PAGE0 (the touched zero words); also LT, EQ, SHIFT and MUL (their distinct
         /// operations, as [`PackedTraces::real_rows`] reads them from their records); `None`
         /// elsewhere. Index: [`TableId::index`].
@@ -572,12 +576,14 @@ mod records {
         pub stores: &'a [StoreOp],
         pub mem_a: &'a [WordAccess],
         pub mem_start: &'a [WordStart],
+        pub ecalls: &'a [EcallOp],
+        pub io: &'a [IoWord],
     }
 
     /// The [`RECORD_TABLES`] whose records are final before the packing pass's last stage
     /// ([`RecordStage::Early`]: all but LT, EQ, SHIFT and MUL, whose distinct rows that
     /// stage merges).
-    pub const EARLY_TABLES: [TableId; 5] = record_tables(Some(RecordStage::Early));
+    pub const EARLY_TABLES: [TableId; 7] = record_tables(Some(RecordStage::Early));
 
     /// The [`RECORD_TABLES`] whose records are final only after the packing pass
     /// ([`RecordStage::Late`]: LT, EQ, SHIFT and MUL).
@@ -597,6 +603,8 @@ mod records {
                 stores: &self.stores,
                 mem_a: &self.mem_a,
                 mem_start: &self.mem_start,
+                ecalls: &self.ecalls,
+                io: &self.io,
             }
         }
 
@@ -605,7 +613,7 @@ mod records {
         /// [`Machine::tables`](crate::air::Machine::tables) order: the [`RECORD_TABLES`] (CPU:
         /// the steps; MEMW_R: three accesses per step and the system calls' extra rows; LT, EQ,
         /// SHIFT and MUL: their distinct operations; LOAD, STORE, MEMW_A: one row per
-        /// operation) and [`PackedTraces::table_rows`]. `None` for BITWISE (a fixed table of
+        /// operation; ECALL: one per system call; IO: one per transferred word) and [`PackedTraces::table_rows`]. `None` for BITWISE (a fixed table of
         /// every byte pair, no padding) and DVRM (its builder counts distinct operations and
         /// keeps only the trace).
         pub fn real_rows(&self) -> Vec<Option<usize>> {

@@ -449,6 +449,8 @@ impl<'a> Segmenter<'a> {
             stores: &run.stores,
             mem_a: &run.mem_a,
             mem_start: &mem_start,
+            ecalls: &run.ecalls,
+            io: &run.io,
         };
         let mult = &mut self.mult;
         let ((tables, ()), early) = par.join(
@@ -484,6 +486,8 @@ impl<'a> Segmenter<'a> {
                 stores: run.stores,
                 mem_a: run.mem_a,
                 mem_start,
+                ecalls: run.ecalls,
+                io: run.io,
                 traces,
                 table_rows,
                 public: Vec::new(),
@@ -1310,8 +1314,14 @@ fn build_table((t, part): Job, r: &Records<'_>, bytes: &mut ByteCounts) -> Built
             Built::Nothing
         }
         TableId::Memw => trace(memw::build_trace_s(&run.mem_s, bytes), run.mem_s.len()),
-        TableId::Ecall => trace(ecall::build_trace(&run.ecalls, bytes), run.ecalls.len()),
-        TableId::Io => trace(io::build_trace(&run.io, bytes), run.io.len()),
+        TableId::Ecall => {
+            ecall::lookups(&run.ecalls, bytes);
+            Built::Nothing
+        }
+        TableId::Io => {
+            io::lookups(&run.io, bytes);
+            Built::Nothing
+        }
     }
 }
 

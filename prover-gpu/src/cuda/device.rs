@@ -67,7 +67,9 @@ const KERNELS: &[(&str, &[&str])] = &[
     ("quotient", &["ks_quotient_eval", "ks_quotient_split"]),
     // The table fills, one module per table (kernels/rv/<table>.cu).
     ("rv/cpu", &["ks_fill_cpu"]),
+    ("rv/ecall", &["ks_fill_ecall"]),
     ("rv/eq", &["ks_fill_eq"]),
+    ("rv/io", &["ks_fill_io"]),
     ("rv/load", &["ks_fill_load"]),
     ("rv/lt", &["ks_fill_lt"]),
     (

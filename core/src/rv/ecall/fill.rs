@@ -156,9 +156,54 @@ pub fn remaining_after(op: &EcallOp) -> u64 {
 }
 
 /// ECALL's trace for `ops`, one row each, recording its byte lookups (a read's `rem'`) in
-/// `bytes`. A call that no selector covers (another `a7` or fd) gets an all-zero row, which
-/// receives nothing: the CPU's send stays unbalanced. Height: the next power of two ≥ 8.
+/// `bytes`: [`fill`] and [`lookups`]. A call that no selector covers (another `a7` or fd)
+/// gets an all-zero row, which receives nothing: the CPU's send stays unbalanced. Height:
+/// the next power of two ≥ 8.
 pub fn build_trace(ops: &[EcallOp], bytes: &mut ByteCounts) -> RowMajorMatrix {
+    lookups(ops, bytes);
+    fill(ops)
+}
+
+/// ECALL's byte lookups for `ops` (what [`build_trace`] records; the padding rows make
+/// none): a read's `rem'` bytes, as two range checks.
+pub fn lookups(ops: &[EcallOp], bytes: &mut ByteCounts) {
+    for op in ops {
+        if call_of(op) == Some(Call::Read) {
+            let a = remaining_after(op).to_le_bytes();
+            bytes.range(a[0], a[1]);
+            bytes.range(a[2], a[3]);
+        }
+    }
+}
+
+/// [`call_kind`] of `exit`.
+pub const CALL_EXIT: u32 = 1;
+/// [`call_kind`] of `write(1, …)`.
+pub const CALL_WOUT: u32 = 2;
+/// [`call_kind`] of `write(2, …)`.
+pub const CALL_WDBG: u32 = 3;
+/// [`call_kind`] of `read(0, …)`.
+pub const CALL_READ: u32 = 4;
+/// [`call_kind`] of `brk`.
+pub const CALL_BRK: u32 = 5;
+
+/// The call kind of `op` as the device fill packs it (`kernels/rv/ecall.cu`): 0 for a call
+/// no selector covers (an all-zero row), else 1 + its selector's index ([`SEL_EXIT`] ..
+/// [`SEL_BRK`]): [`CALL_EXIT`], [`CALL_WOUT`], [`CALL_WDBG`], [`CALL_READ`], [`CALL_BRK`].
+pub fn call_kind(op: &EcallOp) -> u32 {
+    match call_of(op) {
+        None => 0,
+        Some(Call::Exit) => CALL_EXIT,
+        Some(Call::WriteOut) => CALL_WOUT,
+        Some(Call::WriteDebug) => CALL_WDBG,
+        Some(Call::Read) => CALL_READ,
+        Some(Call::Brk) => CALL_BRK,
+    }
+}
+
+/// ECALL's trace for `ops` without the byte lookups (what [`build_trace`] builds; the fill
+/// the device kernel makes). Padding rows are all zero.
+pub fn fill(ops: &[EcallOp]) -> RowMajorMatrix {
     let h = ops.len().next_power_of_two().max(crate::params::MIN_ROWS);
     let mut t = RowMajorMatrix::zeros(h, WIDTH);
     for (r, op) in ops.iter().enumerate() {
@@ -206,9 +251,6 @@ pub fn build_trace(ops: &[EcallOp], bytes: &mut ByteCounts) -> RowMajorMatrix {
                     row.rem_new[i] = Felt::from(ab as u32);
                 }
                 row.short = Felt::from(op.res < op.a2);
-                let a = after.to_le_bytes();
-                bytes.range(a[0], a[1]);
-                bytes.range(a[2], a[3]);
             }
             Call::Brk => {
                 put(&mut row.brk_old, op.brk[0]);

@@ -71,9 +71,30 @@ pub fn record(kind: u32, pos: u64, lo: u8, cnt: u8, a: &WordAccess) -> IoWord {
 }
 
 /// IO's trace for `rows` (one per word of every transfer or zeroing chain, any order; `kind`
-/// is [`IO_IN`], [`IO_OUT`] or [`IO_ZERO`]), recording its byte lookups in `bytes`. Height:
-/// the next power of two ≥ 8; padding rows are all zero.
+/// is [`IO_IN`], [`IO_OUT`] or [`IO_ZERO`]), recording its byte lookups in `bytes`: [`fill`]
+/// and [`lookups`]. Height: the next power of two ≥ 8; padding rows are all zero.
 pub fn build_trace(rows: &[IoWord], bytes: &mut ByteCounts) -> RowMajorMatrix {
+    lookups(rows, bytes);
+    fill(rows)
+}
+
+/// IO's byte lookups for `rows` (what [`build_trace`] records; the padding rows make none):
+/// the word index's bytes (and `8·wb₃`, so `w < 2^29`) and the new word's bytes, in pairs.
+pub fn lookups(rows: &[IoWord], bytes: &mut ByteCounts) {
+    for io in rows {
+        let (wb, new) = (io.w.to_le_bytes(), io.new.to_le_bytes());
+        bytes.range(wb[0], wb[1]);
+        bytes.range(wb[2], wb[3]);
+        bytes.range(wb[3].wrapping_mul(8), 0);
+        for i in (0..8).step_by(2) {
+            bytes.range(new[i], new[i + 1]);
+        }
+    }
+}
+
+/// IO's trace for `rows` without the byte lookups (what [`build_trace`] builds; the fill the
+/// device kernel makes). Padding rows are all zero.
+pub fn fill(rows: &[IoWord]) -> RowMajorMatrix {
     let h = rows.len().next_power_of_two().max(crate::params::MIN_ROWS);
     let mut t = RowMajorMatrix::zeros(h, WIDTH);
     let byte = |v: u8| Felt::from(v as u32);
@@ -88,8 +109,7 @@ pub fn build_trace(rows: &[IoWord], bytes: &mut ByteCounts) -> RowMajorMatrix {
         row.zero = Felt::from(zero);
         row.ts = Felt::new(io.ts);
         row.pos = Felt::new(io.pos);
-        let wb = io.w.to_le_bytes();
-        row.wb = wb.map(byte);
+        row.wb = io.w.to_le_bytes().map(byte);
         row.lo = byte(io.lo);
         let (old, new) = (io.old.to_le_bytes(), io.new.to_le_bytes());
         for j in 0..8 {
@@ -100,12 +120,6 @@ pub fn build_trace(rows: &[IoWord], bytes: &mut ByteCounts) -> RowMajorMatrix {
             row.new[j] = byte(new[j]);
         }
         row.write(t.row_mut(r));
-        bytes.range(wb[0], wb[1]);
-        bytes.range(wb[2], wb[3]);
-        bytes.range(wb[3].wrapping_mul(8), 0);
-        for i in (0..8).step_by(2) {
-            bytes.range(new[i], new[i + 1]);
-        }
     }
     t
 }

@@ -6,9 +6,9 @@
 //! itself never crosses the bus. CPU and MEMW_R go further: their records are made on the
 //! device by the register walk ([`memw_r::RegWalk`]) from each step's DECODE row and result,
 //! counted under [`memw_r::STEP_RECORDS`]. Each kernel matches its room's host fill bit for bit
-//! (`tests/tests/cuda_fill.rs`, `cuda_fill_alu.rs`, `cuda_fill_mem.rs`); the byte lookups
-//! stay on the host. This module dispatches on [`TableId`]; `alu_ops` and `records` hold
-//! the upload helpers the tables share.
+//! (`tests/tests/cuda_fill.rs`, `cuda_fill_alu.rs`, `cuda_fill_mem.rs`, `cuda_fill_sys.rs`);
+//! the byte lookups stay on the host. This module dispatches on [`TableId`]; `alu_ops` and
+//! `records` hold the upload helpers the tables share.
 
 use std::sync::Arc;
 
@@ -27,7 +27,9 @@ use crate::rv::RvFills;
 
 mod alu_ops;
 pub mod cpu;
+pub mod ecall;
 pub mod eq;
+pub mod io;
 pub mod load;
 pub mod lt;
 pub mod memw;
@@ -122,15 +124,21 @@ fn device_fill(t: TableId) -> Option<DeviceFill> {
             dims: |p| (rv::memw::MEMW_A.num_columns(), padded_rows(p.mem_a.len())),
             enqueue: Launch::MemWalked(&memw::MEMW_A),
         },
+        TableId::Ecall => DeviceFill {
+            dims: |p| (rv::ecall::WIDTH, padded_rows(p.ecalls.len())),
+            enqueue: Launch::Records(|d, s, r| ecall::enqueue_ecall(d, s, r.ecalls)),
+        },
+        TableId::Io => DeviceFill {
+            dims: |p| (rv::io::WIDTH, padded_rows(p.io.len())),
+            enqueue: Launch::Records(|d, s, r| io::enqueue_io(d, s, r.io)),
+        },
         TableId::Decode
         | TableId::Register
         | TableId::Bitwise
         | TableId::Dvrm
         | TableId::Memw
         | TableId::Page
-        | TableId::Page0
-        | TableId::Ecall
-        | TableId::Io => return None,
+        | TableId::Page0 => return None,
     })
 }
 

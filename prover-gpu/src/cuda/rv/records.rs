@@ -1,12 +1,14 @@
-//! What the fills of the tables with one row per record (LOAD, STORE, MEMW_A) share: the
-//! records are uploaded as a structure of arrays (`n` words per array, `meta = funct3 |
-//! addr << 8`), counted under "packed op records" ([`PACKED`]):
+//! What the fills of the tables with one row per record (LOAD, STORE, MEMW_A, ECALL, IO)
+//! share: the records are uploaded as a structure of arrays (`n` words per array, `meta =
+//! funct3 | addr << 8`), counted under "packed op records" ([`PACKED`]):
 //!
 //! | table | arrays | bytes per record |
 //! | --- | --- | --- |
 //! | LOAD | `ts, meta, word0, word1` | 32 |
 //! | STORE | `ts, meta, value, old0, old1` | 40 |
 //! | MEMW_A | `w, old, new, old_ts, ts` | 40 |
+//! | ECALL | `clk \| outpos << 40 \| kind << 61, res, p1, p2, p3` (by kind: `ecall.rs`) | 40 |
+//! | IO | `ts \| kind << 55 \| lo << 57 \| (cnt − 1) << 60, w \| pos << 29, old, new` | 32 |
 //!
 //! It also holds what the CPU fill and the register walk (`memw_r.rs`) both upload: the
 //! system calls' words and the DECODE field table's category.
