@@ -706,13 +706,15 @@ mod gpu {
     fn device_fills_fire_and_proofs_are_byte_identical() {
         let g = gpu();
         // Together these programs use every record table with real rows (isa/mul: MUL's
-        // every op).
+        // every op; isa/div and isa/divw: DVRM's).
         let programs = [
             "isa/branch",
             "isa/word",
             "isa/load",
             "isa/store",
             "isa/mul",
+            "isa/div",
+            "isa/divw",
             "sort",
             "bench/fib_reg_16",
         ];
@@ -722,7 +724,7 @@ mod gpu {
         let runs = programs.len() as u64;
         let s = g.stats();
         let tables = [
-            "CPU", "MEMW_R", "LT", "EQ", "SHIFT", "MUL", "LOAD", "STORE", "MEMW_A",
+            "CPU", "MEMW_R", "LT", "EQ", "SHIFT", "MUL", "DVRM", "LOAD", "STORE", "MEMW_A",
         ];
         for table in tables {
             assert_eq!(
@@ -773,7 +775,7 @@ mod gpu {
             prove_with(&g, &args("bench/fib_reg_16", &out, host_fills)).unwrap();
             let s = g.stats();
             for table in [
-                "CPU", "MEMW_R", "LT", "EQ", "SHIFT", "MUL", "LOAD", "STORE", "MEMW_A",
+                "CPU", "MEMW_R", "LT", "EQ", "SHIFT", "MUL", "DVRM", "LOAD", "STORE", "MEMW_A",
             ] {
                 assert_eq!(s.fill(table) > 0, !host_fills, "{table}");
             }

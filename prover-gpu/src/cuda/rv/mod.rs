@@ -27,6 +27,7 @@ use crate::rv::RvFills;
 
 mod alu_ops;
 pub mod cpu;
+pub mod dvrm;
 pub mod eq;
 pub mod load;
 pub mod lt;
@@ -107,6 +108,10 @@ fn device_fill(t: TableId) -> Option<DeviceFill> {
             dims: |p| (rv::mul::WIDTH, padded_rows(p.mul.len())),
             enqueue: Launch::Records(|d, s, r| mul::enqueue_mul(d, s, r.mul)),
         },
+        TableId::Dvrm => DeviceFill {
+            dims: |p| (rv::dvrm::WIDTH, padded_rows(p.dvrm.len())),
+            enqueue: Launch::Records(|d, s, r| dvrm::enqueue_dvrm(d, s, r.dvrm)),
+        },
         TableId::Load => DeviceFill {
             dims: |p| (rv::load::WIDTH, padded_rows(p.loads.len())),
             enqueue: Launch::Records(|d, s, r| load::enqueue_load(d, s, r.loads)),
@@ -122,7 +127,6 @@ fn device_fill(t: TableId) -> Option<DeviceFill> {
         TableId::Decode
         | TableId::Register
         | TableId::Bitwise
-        | TableId::Dvrm
         | TableId::Memw
         | TableId::Page
         | TableId::Page0
