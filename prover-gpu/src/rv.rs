@@ -133,7 +133,7 @@ pub trait RvFills: DeviceTraces {
 
     /// The main traces of the record tables `tables` (of the
     /// [`RECORD_TABLES`](kestrel_core::rv::machine::RECORD_TABLES): CPU, MEMW_R, LT, EQ,
-    /// SHIFT, MUL, LOAD, STORE, MEMW_A, ECALL, IO) built in the backend's memory from their packed
+    /// SHIFT, MUL, DVRM, LOAD, STORE, MEMW_A, ECALL, IO) built in the backend's memory from their packed
     /// records, each with its table (e.g. the [`EARLY_TABLES`] while the packing pass builds
     /// the others).
     ///
@@ -174,9 +174,9 @@ pub enum MainTracesError {
 }
 
 /// Every table's main trace and the public values: with `device_fills`, the record tables
-/// (CPU, MEMW_R, LT, EQ, SHIFT, MUL, LOAD, STORE, MEMW_A, ECALL, IO) are built in the
-/// backend's memory from packed records (one host pass packs them and builds the other tables); otherwise
-/// every trace is built on the host from the same records ([`traces`]).
+/// (CPU, MEMW_R, LT, EQ, SHIFT, MUL, DVRM, LOAD, STORE, MEMW_A, ECALL, IO) are built in the
+/// backend's memory from packed records (one host pass packs them and builds the other
+/// tables); otherwise every trace is built on the host from the same records ([`traces`]).
 ///
 /// # Errors
 /// [`MainTracesError`]; asking a backend without device fills for them is an error.
@@ -239,7 +239,7 @@ pub fn main_traces_timed<B: RvFills>(
         )));
     }
     // The fills of the tables whose records are final first run while the packing pass
-    // builds the others; LT's, EQ's, SHIFT's and MUL's follow it.
+    // builds the others; LT's, EQ's, SHIFT's, MUL's and DVRM's follow it.
     let (packed, early) =
         pack_traces_overlapped(&Rayon::default(), machine, image, records, input, |r| {
             backend.fill_records(image, &r, &EARLY_TABLES)
@@ -264,6 +264,7 @@ pub fn main_traces_timed<B: RvFills>(
         eq,
         shift,
         mul,
+        dvrm,
         loads,
         stores,
         mem_a,
@@ -277,7 +278,7 @@ pub fn main_traces_timed<B: RvFills>(
     // The records are on the device now: their host memory (hundreds of MB at 2^22 steps)
     // is given back on another thread instead of holding up the proof.
     let records = (
-        cpu, memw_r, lt, eq, shift, mul, loads, stores, mem_a, mem_start, ecalls, io,
+        cpu, memw_r, lt, eq, shift, mul, dvrm, loads, stores, mem_a, mem_start, ecalls, io,
     );
     // If no thread can be started, the closure and the records are dropped right here.
     let _ = std::thread::Builder::new()

@@ -688,6 +688,7 @@ mod gpu {
             eq: &[],
             shift: &[],
             mul: &[],
+            dvrm: &[],
             loads: &c.loads,
             stores: &c.stores,
             mem_a: &c.mem_a,
@@ -973,13 +974,16 @@ mod gpu {
     fn device_fills_fire_and_proofs_are_byte_identical() {
         let g = gpu();
         // Together these programs use every record table with real rows (isa/mul: MUL's
-        // every op; sort: IO's input rows; every program: ECALL's exit).
+        // every op; isa/div and isa/divw: DVRM's; sort: IO's input rows; every program:
+        // ECALL's exit).
         let programs = [
             "isa/branch",
             "isa/word",
             "isa/load",
             "isa/store",
             "isa/mul",
+            "isa/div",
+            "isa/divw",
             "sort",
             "bench/fib_reg_16",
         ];
@@ -989,7 +993,8 @@ mod gpu {
         let runs = programs.len() as u64;
         let s = g.stats();
         let tables = [
-            "CPU", "MEMW_R", "LT", "EQ", "SHIFT", "MUL", "LOAD", "STORE", "MEMW_A", "ECALL", "IO",
+            "CPU", "MEMW_R", "LT", "EQ", "SHIFT", "MUL", "DVRM", "LOAD", "STORE", "MEMW_A",
+            "ECALL", "IO",
         ];
         for table in tables {
             assert_eq!(
@@ -1044,8 +1049,8 @@ mod gpu {
             prove_with(&g, &args("bench/fib_reg_16", &out, host_fills)).unwrap();
             let s = g.stats();
             for table in [
-                "CPU", "MEMW_R", "LT", "EQ", "SHIFT", "MUL", "LOAD", "STORE", "MEMW_A", "ECALL",
-                "IO",
+                "CPU", "MEMW_R", "LT", "EQ", "SHIFT", "MUL", "DVRM", "LOAD", "STORE", "MEMW_A",
+                "ECALL", "IO",
             ] {
                 assert_eq!(s.fill(table) > 0, !host_fills, "{table}");
             }

@@ -13,7 +13,10 @@ use std::path::{Path, PathBuf};
 use kestrel_core::field::P;
 use kestrel_core::rv::decode::{self, class};
 use kestrel_core::rv::memw::{self, MEMW_A};
-use kestrel_core::rv::{cpu, ecall, eq, io, load, lt, memw_r, mul, shift, store};
+use kestrel_core::rv::{cpu, dvrm, ecall, eq, io, load, lt, memw_r, mul, shift, store};
+use kestrel_core::rv::{
+    ALU_DIV, ALU_DIVU, ALU_DIVUW, ALU_DIVW, ALU_REM, ALU_REMU, ALU_REMUW, ALU_REMW,
+};
 use kestrel_core::rv::{ALU_MUL, ALU_MULH, ALU_MULHSU, ALU_MULHU, ALU_MULW};
 use kestrel_core::rv::{ALU_SLL, ALU_SLLW, ALU_SLT, ALU_SRA, ALU_SRAW, ALU_SRL, ALU_SRLW};
 use kestrel_core::rv::{IO_IN, IO_OUT, IO_ZERO, SYS_BRK, SYS_EXIT, SYS_READ, SYS_WRITE};
@@ -218,6 +221,30 @@ fn rust_values() -> BTreeMap<&'static str, u64> {
         ("MUL_SW", mul::SW),
         ("MUL_RW", mul::RW),
         ("MUL_WIDTH", mul::WIDTH),
+        // DVRM (core/src/rv/dvrm/mod.rs).
+        ("DVRM_M", dvrm::M),
+        ("DVRM_SEL", dvrm::SEL),
+        ("DVRM_A", dvrm::A),
+        ("DVRM_B", dvrm::B),
+        ("DVRM_C", dvrm::C),
+        ("DVRM_YH", dvrm::YH),
+        ("DVRM_Q", dvrm::Q),
+        ("DVRM_R", dvrm::R),
+        ("DVRM_BITS", dvrm::BITS),
+        ("DVRM_NX", dvrm::NX),
+        ("DVRM_NY", dvrm::NY),
+        ("DVRM_NQ", dvrm::NQ),
+        ("DVRM_NR", dvrm::NR),
+        ("DVRM_Z", dvrm::Z),
+        ("DVRM_OVF", dvrm::OVF),
+        ("DVRM_CARRY", dvrm::CARRY),
+        ("DVRM_ABS_R", dvrm::ABS_R),
+        ("DVRM_KR", dvrm::KR),
+        ("DVRM_ABS_Y", dvrm::ABS_Y),
+        ("DVRM_KY", dvrm::KY),
+        ("DVRM_D", dvrm::D),
+        ("DVRM_KD", dvrm::KD),
+        ("DVRM_WIDTH", dvrm::WIDTH),
         // LOAD (core/src/rv/load/mod.rs).
         ("LD_SZ", load::SZ),
         ("LD_U", load::U),
@@ -320,6 +347,14 @@ fn rust_values() -> BTreeMap<&'static str, u64> {
         ("OP_MULHSU", ALU_MULHSU),
         ("OP_MULHU", ALU_MULHU),
         ("OP_MULW", ALU_MULW),
+        ("OP_DIV", ALU_DIV),
+        ("OP_DIVU", ALU_DIVU),
+        ("OP_REM", ALU_REM),
+        ("OP_REMU", ALU_REMU),
+        ("OP_DIVW", ALU_DIVW),
+        ("OP_DIVUW", ALU_DIVUW),
+        ("OP_REMW", ALU_REMW),
+        ("OP_REMUW", ALU_REMUW),
     ] {
         put(k, v as u64);
     }
@@ -575,7 +610,7 @@ fn fills_mirror_the_rooms() {
         kernels, launchers,
         "kernels/rv/*.cu and prover-gpu/src/cuda/rv/*.rs"
     );
-    assert_eq!(kernels.len(), 11, "the record tables' fills: {kernels:?}");
+    assert_eq!(kernels.len(), 12, "the record tables' fills: {kernels:?}");
     for t in &kernels {
         let room = repo().join("core/src/rv").join(t).join("mod.rs");
         assert!(

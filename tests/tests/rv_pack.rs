@@ -50,6 +50,7 @@ fn assert_same(name: &str, a: &PackedTraces, b: &PackedTraces) {
     assert_eq!(a.eq, b.eq, "{name}: eq rows");
     assert_eq!(a.shift, b.shift, "{name}: shift rows");
     assert_eq!(a.mul, b.mul, "{name}: mul rows");
+    assert_eq!(a.dvrm, b.dvrm, "{name}: dvrm rows");
     assert_eq!(a.loads, b.loads, "{name}: loads");
     assert_eq!(a.stores, b.stores, "{name}: stores");
     assert_eq!(a.mem_a, b.mem_a, "{name}: mem_a");
@@ -70,7 +71,8 @@ fn assert_same(name: &str, a: &PackedTraces, b: &PackedTraces) {
 #[test]
 fn real_rows_fit_the_traces() {
     use TableId::*;
-    const ZERO_PADDED: [TableId; 9] = [Mul, Load, Store, MemwA, Memw, Page, Page0, Ecall, Io];
+    const ZERO_PADDED: [TableId; 10] =
+        [Mul, Dvrm, Load, Store, MemwA, Memw, Page, Page0, Ecall, Io];
     for &(name, input) in PROVABLE_PROGRAMS {
         let (image, steps) = load(name);
         let machine = machine_for(&image);
@@ -115,8 +117,9 @@ fn records_handed_out_early_are_the_final_ones() {
                         r.lt.is_empty()
                             && r.eq.is_empty()
                             && r.shift.is_empty()
-                            && r.mul.is_empty(),
-                        "{name}: LT/EQ/SHIFT/MUL early"
+                            && r.mul.is_empty()
+                            && r.dvrm.is_empty(),
+                        "{name}: LT/EQ/SHIFT/MUL/DVRM early"
                     );
                     (
                         r.cpu.clone(),

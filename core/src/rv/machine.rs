@@ -34,9 +34,9 @@ pub use super::table::TableId;
 pub struct AluTable {
     /// The operation codes the table receives.
     pub ops: &'static [u32],
-    /// How its trace is built.
+    /// How its distinct rows and their byte lookups are built.
     #[cfg(feature = "trace")]
-    pub build: AluBuild,
+    pub build: DistinctRows,
 }
 
 /// ALU table `t` (`None` for the tables that are not [`TableId::ALU`] tables): the one
@@ -57,33 +57,39 @@ pub fn alu_table(t: TableId) -> Option<AluTable> {
     Some(match t {
         TableId::Lt => table!(
             &[ALU_SLT, ALU_SLTU],
-            AluBuild::Distinct(DistinctRows {
+            DistinctRows {
                 distinct: super::lt::distinct,
                 lookups: super::lt::lookups,
-            })
+            }
         ),
         TableId::Eq => table!(
             &[ALU_EQ],
-            AluBuild::Distinct(DistinctRows {
+            DistinctRows {
                 distinct: super::eq::distinct,
                 lookups: super::eq::lookups,
-            })
+            }
         ),
         TableId::Shift => table!(
             &shift::OPS,
-            AluBuild::Distinct(DistinctRows {
+            DistinctRows {
                 distinct: shift::distinct,
                 lookups: shift::lookups,
-            })
+            }
         ),
         TableId::Mul => table!(
             &mul::OPS,
-            AluBuild::Distinct(DistinctRows {
+            DistinctRows {
                 distinct: mul::distinct,
                 lookups: mul::lookups,
-            })
+            }
         ),
-        TableId::Dvrm => table!(&dvrm::OPS, AluBuild::Ops(dvrm::build_trace)),
+        TableId::Dvrm => table!(
+            &dvrm::OPS,
+            DistinctRows {
+                distinct: dvrm::distinct,
+                lookups: dvrm::lookups,
+            }
+        ),
         TableId::Cpu
         | TableId::Decode
         | TableId::MemwR
@@ -250,19 +256,11 @@ mod records {
     use crate::rv::{cpu, decode, ecall, io, load, memw, memw_r, store};
     use crate::rv::{Distinct, EcallOp, IoWord, LoadOp, StoreOp, WordAccess, WordStart};
 
-    /// How the packing pass builds an ALU table ([`AluTable::build`]).
-    #[derive(Copy, Clone)]
-    pub enum AluBuild {
-        /// From its operations in step order, recording byte lookups (DVRM).
-        Ops(fn(&[AluOp], &mut ByteCounts) -> RowMajorMatrix),
-        /// As distinct rows merged per chunk and per range of keys (LT, EQ, SHIFT, MUL).
-        Distinct(DistinctRows),
-    }
-
-    /// How a table keeps distinct rows: its rows from operations and the byte lookups of
-    /// its first rows (`(rows, height)`: real rows, then zero padding up to `height`). Its
-    /// rows are records (LT, EQ, SHIFT, MUL are [`RECORD_TABLES`]): their fills are
-    /// [`record_table`]'s.
+    /// How the packing pass builds an ALU table ([`AluTable::build`]): as distinct rows
+    /// merged per chunk and per range of keys (every ALU table: LT, EQ, SHIFT, MUL, DVRM),
+    /// from its operations, and the byte lookups of its first rows (`(rows, height)`: real
+    /// rows, then zero padding up to `height`). Its rows are records (the ALU tables are
+    /// [`RECORD_TABLES`]): their fills are [`record_table`]'s.
     #[derive(Copy, Clone)]
     pub struct DistinctRows {
         pub distinct: fn(&[AluOp]) -> Vec<Distinct>,
@@ -271,10 +269,7 @@ mod records {
 
     /// Table `t`'s distinct-row builder (`None` unless `t` keeps distinct rows).
     pub fn distinct_rows(t: TableId) -> Option<DistinctRows> {
-        match alu_table(t)?.build {
-            AluBuild::Distinct(d) => Some(d),
-            AluBuild::Ops(_) => None,
-        }
+        alu_table(t).map(|a| a.build)
     }
 
     /// Why an execution cannot be turned into traces.
@@ -377,7 +372,8 @@ mod records {
     pub enum RecordStage {
         /// Before its last stage (a backend may start filling them while it runs).
         Early,
-        /// After it (LT, EQ, SHIFT and MUL: the last stage merges their distinct rows).
+        /// After it (LT, EQ, SHIFT, MUL and DVRM: the last stage merges their distinct
+        /// rows).
         Late,
     }
 
@@ -427,6 +423,11 @@ mod records {
                 |p| p.mul.len(),
                 |p, _| crate::rv::mul::fill_distinct(&p.mul),
             ),
+            TableId::Dvrm => (
+                Late,
+                |p| p.dvrm.len(),
+                |p, _| crate::rv::dvrm::fill_distinct(&p.dvrm),
+            ),
             TableId::Load => (
                 Early,
                 |p| p.loads.len(),
@@ -447,7 +448,6 @@ mod records {
             TableId::Decode
             | TableId::Register
             | TableId::Bitwise
-            | TableId::Dvrm
             | TableId::Memw
             | TableId::Page
             | TableId::Page0 => return None,
@@ -491,7 +491,7 @@ mod records {
 
     /// The tables [`PackedTraces`] leaves as records, in proof order (those with a
     /// [`record_stage`]).
-    pub const RECORD_TABLES: [TableId; 11] = record_tables(None);
+    pub const RECORD_TABLES: [TableId; 12] = record_tables(None);
 
     /// The packed records of the [`RECORD_TABLES`] and every other table's trace.
     #[derive(Clone, Debug, PartialEq, Eq)]
@@ -507,6 +507,9 @@ mod records {
         /// MUL's distinct operations with multiplicities (its rows; each row's result is
         /// computed from its `(op, a, b)`).
         pub mul: Vec<Distinct>,
+        /// DVRM's distinct operations with multiplicities (its rows; each row's quotient,
+        /// remainder and result are computed from its `(op, a, b)`).
+        pub dvrm: Vec<Distinct>,
         pub loads: Vec<LoadOp>,
         pub stores: Vec<StoreOp>,
         pub mem_a: Vec<WordAccess>,
@@ -524,9 +527,9 @@ mod records {
         /// The real rows (records before padding) of the tables built in the packing pass
         /// where one row stands for one record: DECODE (the code words), REGISTER (the
         /// registers), MEMW, PAGE (its image words or zero ranges, whichever are
-        /// more), PAGE0 (the touched zero words); also LT, EQ, SHIFT and MUL (their distinct
-        /// operations, as [`PackedTraces::real_rows`] reads them from their records); `None`
-        /// elsewhere. Index: [`TableId::index`].
+        /// more), PAGE0 (the touched zero words); also LT, EQ, SHIFT, MUL and DVRM (their
+        /// distinct operations, as [`PackedTraces::real_rows`] reads them from their records);
+        /// `None` elsewhere. Index: [`TableId::index`].
         pub table_rows: Vec<Option<usize>>,
         pub public: Vec<Felt>,
     }
@@ -562,8 +565,8 @@ mod records {
     }
 
     /// The records of the [`RECORD_TABLES`], borrowed: what their fills read. Those the
-    /// packing pass hands out before its last stage ([`EARLY_TABLES`]) have LT, EQ, SHIFT
-    /// and MUL empty.
+    /// packing pass hands out before its last stage ([`EARLY_TABLES`]) have LT, EQ, SHIFT,
+    /// MUL and DVRM empty.
     #[derive(Clone, Copy, Debug)]
     pub struct RecordRefs<'a> {
         pub cpu: &'a CpuRecords,
@@ -572,6 +575,7 @@ mod records {
         pub eq: &'a [Distinct],
         pub shift: &'a [Distinct],
         pub mul: &'a [Distinct],
+        pub dvrm: &'a [Distinct],
         pub loads: &'a [LoadOp],
         pub stores: &'a [StoreOp],
         pub mem_a: &'a [WordAccess],
@@ -581,13 +585,13 @@ mod records {
     }
 
     /// The [`RECORD_TABLES`] whose records are final before the packing pass's last stage
-    /// ([`RecordStage::Early`]: all but LT, EQ, SHIFT and MUL, whose distinct rows that
-    /// stage merges).
+    /// ([`RecordStage::Early`]: all but LT, EQ, SHIFT, MUL and DVRM, whose distinct rows
+    /// that stage merges).
     pub const EARLY_TABLES: [TableId; 7] = record_tables(Some(RecordStage::Early));
 
     /// The [`RECORD_TABLES`] whose records are final only after the packing pass
-    /// ([`RecordStage::Late`]: LT, EQ, SHIFT and MUL).
-    pub const LATE_TABLES: [TableId; 4] = record_tables(Some(RecordStage::Late));
+    /// ([`RecordStage::Late`]: LT, EQ, SHIFT, MUL and DVRM).
+    pub const LATE_TABLES: [TableId; 5] = record_tables(Some(RecordStage::Late));
 
     impl PackedTraces {
         /// The records, borrowed.
@@ -599,6 +603,7 @@ mod records {
                 eq: &self.eq,
                 shift: &self.shift,
                 mul: &self.mul,
+                dvrm: &self.dvrm,
                 loads: &self.loads,
                 stores: &self.stores,
                 mem_a: &self.mem_a,
@@ -612,10 +617,10 @@ mod records {
         /// packing pass knows them without reading a trace, in
         /// [`Machine::tables`](crate::air::Machine::tables) order: the [`RECORD_TABLES`] (CPU:
         /// the steps; MEMW_R: three accesses per step and the system calls' extra rows; LT, EQ,
-        /// SHIFT and MUL: their distinct operations; LOAD, STORE, MEMW_A: one row per
-        /// operation; ECALL: one per system call; IO: one per transferred word) and [`PackedTraces::table_rows`]. `None` for BITWISE (a fixed table of
-        /// every byte pair, no padding) and DVRM (its builder counts distinct operations and
-        /// keeps only the trace).
+        /// SHIFT, MUL and DVRM: their distinct operations; LOAD, STORE, MEMW_A: one row per
+        /// operation; ECALL: one per system call; IO: one per transferred word) and
+        /// [`PackedTraces::table_rows`]. `None` for BITWISE (a fixed table of every byte pair,
+        /// no padding).
         pub fn real_rows(&self) -> Vec<Option<usize>> {
             TableId::ALL
                 .iter()

@@ -16,10 +16,11 @@
 //!    it keeps only a copy at the start of each chunk.
 //! 2. **Steps** (the chunks again, in parallel): what each step implies given the replay —
 //!    its CPU and MEMW_R columns (the chunk runs the register file again from its copy),
-//!    DECODE multiplicities, ALU operations per table (LT's, EQ's, SHIFT's and MUL's merged
-//!    into distinct rows per chunk), the byte lookups of its CPU row and register accesses.
-//! 3. **Tables** (one job per segment table, LT's, EQ's, SHIFT's and MUL's split by ranges
-//!    of keys, in parallel): each table's trace, rows or lookups from the records; their
+//!    DECODE multiplicities, ALU operations per table (merged into distinct rows per chunk:
+//!    LT's, EQ's, SHIFT's, MUL's and DVRM's), the byte lookups of its CPU row and register
+//!    accesses.
+//! 3. **Tables** (one job per segment table, the ALU tables' split by ranges of keys, in
+//!    parallel): each table's trace, rows or lookups from the records; their
 //!    byte lookups and the DECODE multiplicities are added to the run's totals.
 //!
 //! Chunks are joined in step order and byte lookups are counts, so the result does not
@@ -41,8 +42,8 @@ use super::ecall;
 use super::io;
 use super::load;
 use super::machine::{
-    alu_table, distinct_rows, public_values, AluBuild, PackedTraces, RecordRefs, RunTraces,
-    Rv64Machine, TraceError, MAX_OUTPUT, MAX_RUN_CYCLES,
+    distinct_rows, public_values, PackedTraces, RecordRefs, RunTraces, Rv64Machine, TraceError,
+    MAX_OUTPUT, MAX_RUN_CYCLES,
 };
 use super::memw;
 use super::memw_r::{self, MemwRRecords, RegAccess, RegFile, RegRow};
@@ -445,6 +446,7 @@ impl<'a> Segmenter<'a> {
             eq: &[],
             shift: &[],
             mul: &[],
+            dvrm: &[],
             loads: &run.loads,
             stores: &run.stores,
             mem_a: &run.mem_a,
@@ -468,6 +470,7 @@ impl<'a> Segmenter<'a> {
             eq,
             shift,
             mul,
+            dvrm,
             table_rows,
             lookups,
         } = tables;
@@ -482,6 +485,7 @@ impl<'a> Segmenter<'a> {
                 eq,
                 shift,
                 mul,
+                dvrm,
                 loads: run.loads,
                 stores: run.stores,
                 mem_a: run.mem_a,
@@ -582,8 +586,8 @@ fn add_mult(mult: &mut [u64], chunks: &[Chunk]) {
 }
 
 /// Stage 3's output: every segment table's trace but the record tables' (`None` there and
-/// at the run tables), LT's, EQ's, SHIFT's and MUL's distinct rows, the real rows of the tables
-/// built here where one row stands for one record ([`PackedTraces::table_rows`]), and the
+/// at the run tables), LT's, EQ's, SHIFT's, MUL's and DVRM's distinct rows, the real rows of
+/// the tables built here where one row stands for one record ([`PackedTraces::table_rows`]), and the
 /// byte lookups of the jobs (the chunks' are their own).
 struct Tables {
     traces: Vec<Option<RowMajorMatrix>>,
@@ -591,6 +595,7 @@ struct Tables {
     eq: Vec<Distinct>,
     shift: Vec<Distinct>,
     mul: Vec<Distinct>,
+    dvrm: Vec<Distinct>,
     table_rows: Vec<Option<usize>>,
     lookups: Vec<ByteCounts>,
 }
@@ -621,7 +626,7 @@ fn tables(par: &impl ParMap, run: &Replayed, extra: &[RegRow], chunks: &[Chunk])
         .unzip();
     drop(records);
     let mut traces: Vec<Option<RowMajorMatrix>> = vec![None; TableId::COUNT];
-    // Per table, its distinct rows (LT, EQ, SHIFT, MUL): the parts in order.
+    // Per table, its distinct rows (LT, EQ, SHIFT, MUL, DVRM): the parts in order.
     let mut distinct: Vec<Vec<Distinct>> = vec![Vec::new(); TableId::COUNT];
     let mut real_rows: Vec<Option<usize>> = vec![None; TableId::COUNT];
     for (&(t, _), out) in jobs.iter().zip(built) {
@@ -644,11 +649,12 @@ fn tables(par: &impl ParMap, run: &Replayed, extra: &[RegRow], chunks: &[Chunk])
         }
     }
     let mut rows_of = |t: TableId| core::mem::take(&mut distinct[t.index()]);
-    let (lt, eq, shift, mul) = (
+    let (lt, eq, shift, mul, dvrm) = (
         rows_of(TableId::Lt),
         rows_of(TableId::Eq),
         rows_of(TableId::Shift),
         rows_of(TableId::Mul),
+        rows_of(TableId::Dvrm),
     );
     lookups.push(padding);
     Tables {
@@ -657,6 +663,7 @@ fn tables(par: &impl ParMap, run: &Replayed, extra: &[RegRow], chunks: &[Chunk])
         eq,
         shift,
         mul,
+        dvrm,
         table_rows: real_rows,
         lookups,
     }
@@ -1070,10 +1077,10 @@ impl Cols<'_> {
 struct Chunk {
     /// Executions per code slot (DECODE's multiplicities).
     mult: Vec<u64>,
-    /// Per table ([`TableId::index`]), its ALU operations in step order (empty for LT, EQ,
-    /// SHIFT and MUL)…
+    /// Per table ([`TableId::index`]), its ALU operations in step order while the chunk
+    /// runs (empty once it has merged them into `rows`)…
     ops: Vec<Vec<AluOp>>,
-    /// …or, for LT, EQ, SHIFT and MUL, their distinct rows.
+    /// …and then their distinct rows (every ALU table: LT, EQ, SHIFT, MUL, DVRM).
     rows: Vec<Vec<Distinct>>,
     /// The first operation that no table accepts.
     no_table: Option<u32>,
@@ -1216,7 +1223,7 @@ fn step_chunk<S: Copy + Into<Step>>(
 // Stage 3: tables.
 
 /// A job of the last stage: a table and, for a table of distinct rows (LT, EQ, SHIFT,
-/// MUL), the part of them it merges (those with keys in the part's range of the table's
+/// MUL, DVRM), the part of them it merges (those with keys in the part's range of the table's
 /// [`part_bounds`]; 0 for the other tables).
 type Job = (TableId, usize);
 
@@ -1236,7 +1243,7 @@ fn table_jobs(parts: usize) -> Vec<Job> {
     jobs
 }
 
-/// The most parts LT's, EQ's, SHIFT's and MUL's distinct rows are merged in.
+/// The most parts LT's, EQ's, SHIFT's, MUL's and DVRM's distinct rows are merged in.
 const MAX_DISTINCT_PARTS: usize = 16;
 
 /// What a job builds.
@@ -1245,7 +1252,7 @@ enum Built {
     /// A trace, with its real rows where one row stands for one record
     /// ([`PackedTraces::table_rows`]).
     Trace(RowMajorMatrix, Option<usize>),
-    /// Distinct rows (LT, EQ, SHIFT, MUL).
+    /// Distinct rows (LT, EQ, SHIFT, MUL, DVRM).
     Rows(Vec<Distinct>),
 }
 
@@ -1256,7 +1263,7 @@ struct Records<'a> {
     extra: &'a [RegRow],
     chunks: &'a [Chunk],
     /// Per table ([`TableId::index`]), the [`part_bounds`] of its distinct rows (LT, EQ,
-    /// SHIFT, MUL).
+    /// SHIFT, MUL, DVRM).
     bounds: Vec<Vec<DistinctKey>>,
 }
 
@@ -1281,17 +1288,8 @@ fn build_table((t, part): Job, r: &Records<'_>, bytes: &mut ByteCounts) -> Built
             Built::Nothing
         }
         TableId::Lt | TableId::Eq | TableId::Shift | TableId::Mul | TableId::Dvrm => {
-            match alu_table(t).map(|a| a.build) {
-                Some(AluBuild::Ops(build)) => {
-                    let ops: Vec<AluOp> = r
-                        .chunks
-                        .iter()
-                        .flat_map(|c| &c.ops[t.index()])
-                        .copied()
-                        .collect();
-                    Built::Trace(build(&ops, bytes), None)
-                }
-                Some(AluBuild::Distinct(d)) => {
+            match distinct_rows(t) {
+                Some(d) => {
                     let i = t.index();
                     let lists = r.chunks.iter().map(|c| &c.rows[i][..]);
                     let rows = merge_part(lists, &r.bounds[i], part);

@@ -67,6 +67,7 @@ const KERNELS: &[(&str, &[&str])] = &[
     ("quotient", &["ks_quotient_eval", "ks_quotient_split"]),
     // The table fills, one module per table (kernels/rv/<table>.cu).
     ("rv/cpu", &["ks_fill_cpu"]),
+    ("rv/dvrm", &["ks_fill_dvrm"]),
     ("rv/ecall", &["ks_fill_ecall"]),
     ("rv/eq", &["ks_fill_eq"]),
     ("rv/io", &["ks_fill_io"]),

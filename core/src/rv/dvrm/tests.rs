@@ -133,3 +133,27 @@ fn dvrm_rejects_dishonest_witnesses() {
         println!("{name}: {}", report.failures[0].constraint);
     }
 }
+
+/// On honest operations the production builder (`distinct`, `fill_distinct`, `lookups`)
+/// and the as-sent builder the ALU tests use agree on the trace and every byte lookup; the
+/// lookups of slices of the rows add up to the whole's, and padding rows make none.
+#[test]
+fn dvrm_split_builder_is_the_as_sent_builder_on_honest_ops() {
+    use crate::rv::distinct_height;
+    let ops = alu::ops_for(&ALU_CASE, 300, 9);
+    let (mut split, mut sent) = (ByteCounts::default(), ByteCounts::default());
+    let t = build_trace(&ops, &mut split);
+    assert!(t == build_trace_as_sent(&ops, &mut sent));
+    assert!(split.trace() == sent.trace());
+    let rows = distinct(&ops);
+    assert!(rows.len() > 100 && t.height() == distinct_height(rows.len()));
+    assert!(fill_distinct(&rows) == t);
+    let mut parts = ByteCounts::default();
+    let cut = rows.len() / 3;
+    lookups(&rows[..cut], cut, &mut parts);
+    lookups(&rows[cut..], t.height() - cut, &mut parts);
+    assert!(parts.trace() == split.trace());
+    let mut none = ByteCounts::default();
+    lookups(&[], 64, &mut none);
+    assert!(none.trace() == ByteCounts::default().trace());
+}

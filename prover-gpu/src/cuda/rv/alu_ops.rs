@@ -1,7 +1,7 @@
-//! What the fills of the tables with one row per distinct operation (LT, EQ, SHIFT, MUL)
-//! share, as their rooms share `core/src/rv/alu_ops.rs`: the records ([`Distinct`], as the rooms'
-//! `distinct` make them) are the only upload, three words per row (`op | mult << 32`, `a`,
-//! `b`), counted under "packed op records".
+//! What the fills of the tables with one row per distinct operation (LT, EQ, SHIFT, MUL,
+//! DVRM) share, as their rooms share `core/src/rv/alu_ops.rs`: the records ([`Distinct`], as
+//! the rooms' `distinct` make them) are the only upload, three words per row
+//! (`op | mult << 32`, `a`, `b`), counted under "packed op records".
 
 use std::sync::Arc;
 

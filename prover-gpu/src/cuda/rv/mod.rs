@@ -27,6 +27,7 @@ use crate::rv::RvFills;
 
 mod alu_ops;
 pub mod cpu;
+pub mod dvrm;
 pub mod ecall;
 pub mod eq;
 pub mod io;
@@ -112,6 +113,10 @@ fn device_fill(t: TableId) -> Option<DeviceFill> {
             dims: |p| (rv::mul::WIDTH, padded_rows(p.mul.len())),
             enqueue: Launch::Records(|d, s, r| mul::enqueue_mul(d, s, r.mul)),
         },
+        TableId::Dvrm => DeviceFill {
+            dims: |p| (rv::dvrm::WIDTH, padded_rows(p.dvrm.len())),
+            enqueue: Launch::Records(|d, s, r| dvrm::enqueue_dvrm(d, s, r.dvrm)),
+        },
         TableId::Load => DeviceFill {
             dims: |p| (rv::load::WIDTH, padded_rows(p.loads.len())),
             enqueue: Launch::MemWalked(&load::LOAD),
@@ -135,7 +140,6 @@ fn device_fill(t: TableId) -> Option<DeviceFill> {
         TableId::Decode
         | TableId::Register
         | TableId::Bitwise
-        | TableId::Dvrm
         | TableId::Memw
         | TableId::Page
         | TableId::Page0 => return None,
