@@ -74,7 +74,8 @@ extern "C" __global__ void ks_fill_memw_r(uint64_t *out, uint64_t h, const uint6
 // rs2, the system call's own accesses (clock ts / 4 = the step's), rd.
 
 // What the walk receives per step: its DECODE row (16 bits when the program has at most 2^16
-// code slots, else 32) and its result where the device cannot derive it: not for JAL and
+// code slots, else 32) and its result where the device cannot derive it (32 bits when it is
+// the sign or zero extension of its low half, else 64, and a 2-bit class): not for JAL and
 // JALR (pc + 4), STORE (0) and BRANCH (the compare of rs1 and rs2, set after the walk by
 // ks_regwalk_branches). ks_regwalk_expand makes the per-step arrays first.
 
@@ -264,17 +265,20 @@ extern "C" __global__ void ks_regwalk(uint64_t *meta, uint64_t *old, uint64_t *r
 }
 
 // Per chunk: the steps' DECODE rows as u32 (`dec_row`) from the upload (`rows`: u16 if dec16,
-// else u32) and their results (`res`) from the uploaded ones (`sent`, chunk c's from
-// sent[first[c]]): JAL's and JALR's pc + 4, STORE's 0, BRANCH's 0 until ks_regwalk_branches.
+// else u32) and their results (`res`) from the sent ones (memw_r.rs's encode_results: chunk
+// c's first is result first[c], at 32-bit word first_word[c]; a 2-bit class per result in
+// `tags`: 0 the sign extension of one word, 1 its zero extension, 2 two words, low first):
+// JAL's and JALR's pc + 4, STORE's 0, BRANCH's 0 until ks_regwalk_branches.
 extern "C" __global__ void ks_regwalk_expand(uint32_t *dec_row, uint64_t *res, const void *rows,
                                              uint64_t dec16, const uint64_t *first,
-                                             const uint64_t *sent, const uint64_t *dec,
+                                             const uint64_t *first_word, const uint64_t *tags,
+                                             const uint32_t *words, const uint64_t *dec,
                                              uint64_t n) {
     const uint64_t chunks = (n + RW_CHUNK - 1) / RW_CHUNK;
     for (uint64_t c = ks_tid(); c < chunks; c += ks_nthreads()) {
         const uint64_t i0 = c * RW_CHUNK;
         const uint64_t i1 = i0 + RW_CHUNK < n ? i0 + RW_CHUNK : n;
-        uint64_t j = first[c];
+        uint64_t j = first[c], k = first_word[c];
         for (uint64_t i = i0; i < i1; i++) {
             const uint32_t r = dec16 ? ((const uint16_t *)rows)[i] : ((const uint32_t *)rows)[i];
             dec_row[i] = r;
@@ -283,7 +287,14 @@ extern "C" __global__ void ks_regwalk_expand(uint32_t *dec_row, uint64_t *res, c
             uint64_t v;
             if (f[RW_CLS_JAL] || f[RW_CLS_JALR]) v = d[0] + 4;
             else if (f[RW_CLS_STORE] || f[RW_CLS_BRANCH]) v = 0;
-            else v = sent[j++];
+            else {
+                const uint64_t t = (tags[j / 32] >> (2 * (j % 32))) & 3;
+                const uint32_t lo = words[k++];
+                if (t == 0) v = (uint64_t)(int64_t)(int32_t)lo;
+                else if (t == 1) v = lo;
+                else v = lo | (uint64_t)words[k++] << 32;
+                j++;
+            }
             res[i] = v;
         }
     }

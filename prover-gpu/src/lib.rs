@@ -28,4 +28,5 @@ pub mod roofline;
 pub mod rv;
 pub mod segmented;
 pub mod select;
+pub mod step_results;
 pub mod vm;

@@ -19,6 +19,7 @@ use kestrel_core::rv::memw_r::{MemwRRecords, RegAccess};
 use kestrel_core::rv::pack::{build_traces, pack_traces, Segmenter};
 use kestrel_core::rv::{load, memw, store, LoadOp, StoreOp, WordAccess, WordStart};
 use kestrel_prover_gpu::rv::{machine_for, program_image, steps};
+use kestrel_prover_gpu::step_results::{decode_result, encode_results};
 use kestrel_tests::vm_support::asm::{self, addi, auipc, b, i, jal, jalr, lui, r};
 use kestrel_tests::vm_support::{input_of, run_recorded, PROVABLE_PROGRAMS};
 use rand::{Rng, SeedableRng};
@@ -396,6 +397,64 @@ fn the_register_walk_gives_the_host_records() {
     for c in &cases {
         assert_walk(c, "host walk", &walk_on_host(c));
     }
+}
+
+/// Without a GPU: the results the register walk is sent decode, chunk by chunk from each
+/// chunk's first word as `ks_regwalk_expand` reads them, to the results themselves, on every
+/// walk case and on values at the edges of the 32-bit classes.
+#[test]
+fn sent_results_decode_to_the_results() {
+    const CHUNK: usize = 256;
+    let edges = [
+        0u64,
+        1,
+        0x7fff_ffff,
+        0x8000_0000,
+        0xffff_ffff,
+        0x1_0000_0000,
+        u64::MAX,
+        u64::MAX - 0x7fff_ffff,
+        0xffff_ffff_8000_0000,
+        0xffff_fffe_ffff_ffff,
+        1 << 63,
+    ];
+    let mut sets: Vec<Vec<u64>> = walk_cases().iter().map(|c| c.cpu.res.clone()).collect();
+    sets.push(edges.iter().cycle().take(1000).copied().collect());
+    let mut classes = [false; 3];
+    for sent in &sets {
+        let first: Vec<usize> = (0..sent.len().div_ceil(CHUNK)).map(|c| c * CHUNK).collect();
+        let enc = encode_results(sent, &first, first.len());
+        let mut words = 0;
+        for (c, &j0) in first.iter().enumerate() {
+            let mut k = enc.first_word[c];
+            for (j, &v) in sent.iter().enumerate().skip(j0).take(CHUNK) {
+                let at = k;
+                assert_eq!(
+                    decode_result(&enc.tags, &enc.words, j, &mut k),
+                    v,
+                    "result {j}"
+                );
+                let class = if v as i32 as i64 as u64 == v {
+                    0
+                } else if v >> 32 == 0 {
+                    1
+                } else {
+                    2
+                };
+                assert_eq!(k - at, 1 + class / 2, "words of result {j}");
+                classes[class] = true;
+            }
+            words = k;
+        }
+        assert_eq!(words, enc.words.len());
+        // Four bytes for a result that fits 32 bits.
+        let short = sent
+            .iter()
+            .filter(|&&v| v >> 32 == 0 || v >> 31 == (1 << 33) - 1)
+            .count();
+        assert_eq!(enc.words.len(), 2 * sent.len() - short);
+    }
+    assert_eq!(classes, [true; 3], "every class was decoded");
 }
 
 /// The memory walk of `kernels/rv/memw.cu`, on the host: from only what the device has

@@ -21,6 +21,7 @@ use crate::cuda::device::{grid_for, launch, CudaDevice};
 use crate::cuda::error::CudaError;
 use crate::cuda::stats::PACKED;
 use crate::prover::ProverError;
+use crate::step_results::encode_results;
 
 /// Enqueues the MEMW_R fill on `stream`.
 pub(super) fn enqueue_memw_r(
@@ -147,22 +148,25 @@ const REGWALK_SCAN_THREADS: u32 = 256;
 
 /// Category of the register walk's uploads: per step its DECODE row (2 B, or 4 B for a
 /// program of more than 2^16 code slots) and its result where the device cannot derive it
-/// (8 B; none for JAL, JALR, STORE and BRANCH), the system calls' accesses and marks, the
-/// file at the first step.
+/// (none for JAL, JALR, STORE and BRANCH; 4 B when it is the sign or zero extension of its
+/// low 32 bits, else 8 B, and 2 bits of class: [`crate::step_results`]), the system calls'
+/// accesses and marks, the file at the first step.
 pub const STEP_RECORDS: &str = "step records (register walk)";
 
 /// The CPU's and MEMW_R's records derived on the device by the register walk
 /// (`kernels/rv/memw_r.cu`) from what only the execution knows: each step's DECODE row, the
 /// results the device cannot derive, the system calls (their register accesses, the CPU's
-/// marks) and the register file before the first step. At most 10 bytes per step cross the
-/// bus instead of the 84 of the CPU's and MEMW_R's packed records. Equal to the host's
+/// marks) and the register file before the first step. At most 10.25 bytes per step (6.25
+/// when the result fits 32 bits) cross the bus instead of the 84 of the CPU's and MEMW_R's
+/// packed records. Equal to the host's
 /// records ([`CpuRecords`]'s `rs1`/`rs2`/`res`, [`MemwRRecords`]'s `meta`/`old`/`new`)
 /// whenever the executor's register values are the replayed ones (every execution of the
 /// executor).
 pub(super) struct RegWalk {
-    /// The DECODE rows (`rows` words), the chunks' first sent results (`chunks`), the sent
-    /// results (`sent`), the CPU's calls (`3·nc`), then the extra accesses' `xreg[x]`,
-    /// `xnew[x]`, `xts[x]`, then the file (values, timestamps).
+    /// The DECODE rows (`rows` words), the chunks' first sent results and their first words
+    /// (`chunks` each), the sent results' classes and words ([`crate::step_results`]), the
+    /// CPU's calls (`3·nc`), then the extra accesses' `xreg[x]`, `xnew[x]`, `xts[x]`, then the
+    /// file (values, timestamps).
     input: DeviceBuffer<u64>,
     /// `rs1[n]`, `rs2[n]`, `new[n]`, `meta[3n + x]`, `old[3n + x]`, `res[n]`, then the
     /// DECODE rows as u32 pairs.
@@ -318,7 +322,7 @@ pub(super) fn enqueue_regwalk(
     let mut first = Vec::with_capacity(chunks);
     let mut m = 0;
     for c in &counts {
-        first.push(m as u64);
+        first.push(m);
         m += c;
     }
     let mut sent = vec![0u64; m];
@@ -341,12 +345,17 @@ pub(super) fn enqueue_regwalk(
                 }
             });
     }
+    // The results sent, encoded (`encode_results`).
+    let enc = encode_results(&sent, &first, n.div_ceil(REGWALK_CHUNK));
+    drop(sent);
     // DECODE rows as u16 when they fit (four per word), else u32 (two per word).
     let dec16 = dec_rows <= 1 << 16;
     let per_word = if dec16 { 4 } else { 2 };
     let rows = n.div_ceil(per_word);
     let nc = cpu.calls.len();
-    let calls = rows + chunks + m;
+    let (nt, nw) = (enc.tags.len(), enc.words.len().div_ceil(2));
+    let (at_firstw, at_tags, at_words) = (rows + chunks, rows + 2 * chunks, rows + 2 * chunks + nt);
+    let calls = at_words + nw;
     let xs = calls + 3 * nc;
     let words = xs + 3 * x + 2 * NUM_REGS;
     let input = dev.upload_with(stream, words, STEP_RECORDS, |off, dst| {
@@ -358,10 +367,16 @@ pub(super) fn enqueue_regwalk(
                     let r = cpu.dec_row.get(per_word * g + k).map_or(0, |&r| r as u64);
                     acc | r << (bits * k)
                 })
-            } else if g < rows + chunks {
-                first[g - rows]
+            } else if g < at_firstw {
+                first[g - rows] as u64
+            } else if g < at_tags {
+                enc.first_word[g - at_firstw] as u64
+            } else if g < at_words {
+                enc.tags[g - at_tags]
             } else if g < calls {
-                sent[g - rows - chunks]
+                let k = 2 * (g - at_words);
+                let hi = enc.words.get(k + 1).map_or(0, |&v| v as u64);
+                enc.words[k] as u64 | hi << 32
             } else if g < xs {
                 call_word(&cpu.calls, g - calls)
             } else if g < xs + 3 * x {
@@ -383,7 +398,6 @@ pub(super) fn enqueue_regwalk(
             };
         }
     })?;
-    drop(sent);
     let nm = 3 * n + x;
     let out = dev.alloc::<u64>(stream, 4 * n + 2 * nm + n.div_ceil(2), "register walk")?;
     let cells = chunks * NUM_REGS;
@@ -412,7 +426,9 @@ pub(super) fn enqueue_regwalk(
             &p(0),
             &(dec16 as u64),
             &p(rows),
-            &p(rows + chunks),
+            &p(at_firstw),
+            &p(at_tags),
+            &p(at_words),
             &dec.ptr(stream),
             &nn
         ]
