@@ -47,6 +47,59 @@ extern "C" __global__ void ks_fill_memw_a(uint64_t *out, uint64_t h, const uint6
     }
 }
 
+// MEMW columns (core/src/rv/memw/mod.rs, two words: word j's bytes at old/new + 8j).
+#define MS_W 0
+#define MS_OLD0 1
+#define MS_OLD1 9
+#define MS_NEW0 17
+#define MS_NEW1 25
+#define MS_OLD_TS0 33
+#define MS_OLD_TS1 34
+#define MS_TS 35
+#define MS_IS_REAL 36
+#define MS_DIFF0 37
+#define MS_DIFF1 42
+#define MS_WR 47
+#define MS_RO0 48
+#define MS_RO1 49
+#define MS_WIDTH 50
+
+// MEMW (h rows) from n split accesses (words w and w + 1 at one timestamp): w[n] (bits 0..32
+// the first word's index, bit 32 its ro, bit 33 wr, bit 34 the second word's ro), old0[n],
+// old1[n], new0[n], new1[n], old_ts0[n], old_ts1[n], ts[n] (memw::build_trace_s).
+extern "C" __global__ void ks_fill_memw_s(uint64_t *out, uint64_t h, const uint64_t *rec, uint64_t n) {
+    for (uint64_t i = ks_tid(); i < h; i += ks_nthreads()) {
+        uint64_t *o = out + i;
+#define PUT(c, v) o[(uint64_t)(c) * h] = (v)
+        if (i >= n) {
+            for (int c = 0; c < MS_WIDTH; c++) PUT(c, 0);
+            continue;
+        }
+        const uint64_t w = rec[i], t = rec[7 * n + i];
+        const int old_c[2] = {MS_OLD0, MS_OLD1}, new_c[2] = {MS_NEW0, MS_NEW1};
+        const int ots_c[2] = {MS_OLD_TS0, MS_OLD_TS1}, diff_c[2] = {MS_DIFF0, MS_DIFF1};
+        const int ro_c[2] = {MS_RO0, MS_RO1};
+        PUT(MS_W, w & 0xffffffffull);
+        for (int j = 0; j < 2; j++) {
+            const uint64_t ov = rec[(1 + j) * n + i], nv = rec[(3 + j) * n + i];
+            const uint64_t ots = rec[(5 + j) * n + i];
+            // Wrapping, as the builder computes it; five bytes (timestamps below 2^39).
+            const uint64_t diff = t - ots - 1;
+            for (int k = 0; k < 8; k++) {
+                PUT(old_c[j] + k, byte_of(ov, k));
+                PUT(new_c[j] + k, byte_of(nv, k));
+            }
+            PUT(ots_c[j], gl_canon(ots));
+            for (int k = 0; k < 5; k++) PUT(diff_c[j] + k, byte_of(diff, k));
+            PUT(ro_c[j], (w >> (j ? 34 : 32)) & 1);
+        }
+        PUT(MS_TS, gl_canon(t));
+        PUT(MS_IS_REAL, 1);
+        PUT(MS_WR, (w >> 33) & 1);
+#undef PUT
+    }
+}
+
 // ---------------------------------------------------------------------------------------
 // The memory walk (core::rv::pack's memory replay): LOAD's, STORE's and MEMW_A's records
 // from what the register walk made (each step's DECODE row, rs1 and rs2) and what only the
@@ -76,8 +129,8 @@ extern "C" __global__ void ks_fill_memw_a(uint64_t *out, uint64_t h, const uint6
 #define MK_TILE 256
 #define MK_SORT_TILE 1024
 #define MK_SCAN_THREADS 1024
-// Per chunk: loads, stores, accesses, MEMW_A rows.
-#define MK_COUNTS 4
+// Per chunk: loads, stores, accesses, MEMW_A rows, MEMW rows (split accesses).
+#define MK_COUNTS 5
 
 // The walk's inputs.
 struct MkIn {
@@ -136,7 +189,8 @@ __device__ __forceinline__ MkOp mk_then(MkOp a, MkOp b) {
     return MkOp{a.mask | b.mask, (a.data & ~b.mask) | (b.data & b.mask)};
 }
 
-// Per chunk of steps: its loads, stores, accesses and MEMW_A rows (cnt[c * MK_COUNTS + k]).
+// Per chunk of steps: its loads, stores, accesses, MEMW_A rows and MEMW rows (cnt[c *
+// MK_COUNTS + k]).
 extern "C" __global__ void ks_memwalk_count(uint64_t *cnt, const uint32_t *dec_row,
                                             const uint64_t *rs1, const uint64_t *dec,
                                             const uint64_t *io_ts, uint64_t n, uint64_t x,
@@ -145,7 +199,7 @@ extern "C" __global__ void ks_memwalk_count(uint64_t *cnt, const uint32_t *dec_r
     const uint64_t chunks = (n + MK_CHUNK - 1) / MK_CHUNK;
     for (uint64_t c = ks_tid(); c < chunks; c += ks_nthreads()) {
         const uint64_t i0 = c * MK_CHUNK, i1 = i0 + MK_CHUNK < n ? i0 + MK_CHUNK : n;
-        uint64_t loads = 0, stores = 0, acc = 0, rows = 0;
+        uint64_t loads = 0, stores = 0, acc = 0, rows = 0, splits = 0;
         for (uint64_t i = i0; i < i1; i++) {
             const MkStep s = mk_step(in, i);
             if (s.load || s.store) {
@@ -153,6 +207,7 @@ extern "C" __global__ void ks_memwalk_count(uint64_t *cnt, const uint32_t *dec_r
                 stores += s.store;
                 acc += 1 + s.split;
                 rows += !s.split;
+                splits += s.split;
             } else if (s.ecall) {
                 const uint64_t ts = clk0 + i + 1;
                 const uint64_t k = mk_first_io(in, ts + 1) - mk_first_io(in, ts);
@@ -165,6 +220,7 @@ extern "C" __global__ void ks_memwalk_count(uint64_t *cnt, const uint32_t *dec_r
         o[1] = stores;
         o[2] = acc;
         o[3] = rows;
+        o[4] = splits;
     }
 }
 
@@ -424,10 +480,12 @@ extern "C" __global__ void ks_memwalk_values(uint64_t *old, uint64_t *nw, uint64
     }
 }
 
-// LOAD's, STORE's and MEMW_A's records in the host's order, as their fills read them
-// (arrays of nl, ns, na words: LOAD ts, meta, word0, word1; STORE ts, meta, value, old0,
-// old1; MEMW_A w | ro << 32 | wr << 33, old, new, old_ts, ts). Writes beyond are dropped.
+// LOAD's, STORE's, MEMW_A's and MEMW's records in the host's order, as their fills read them
+// (arrays of nl, ns, na, np words: LOAD ts, meta, word0, word1; STORE ts, meta, value, old0,
+// old1; MEMW_A w | ro << 32 | wr << 33, old, new, old_ts, ts; MEMW as ks_fill_memw_s reads
+// them). Writes beyond are dropped.
 extern "C" __global__ void ks_memwalk_records(uint64_t *lrec, uint64_t *srec, uint64_t *arec,
+                                              uint64_t *prec,
                                               const uint64_t *cnt, const uint64_t *old,
                                               const uint64_t *nw, const uint64_t *old_ts,
                                               const uint64_t *ts, const uint32_t *dec_row,
@@ -435,14 +493,14 @@ extern "C" __global__ void ks_memwalk_records(uint64_t *lrec, uint64_t *srec, ui
                                               const uint64_t *dec, const uint64_t *io_w,
                                               const uint64_t *io_ts, uint64_t n, uint64_t x,
                                               uint64_t clk0, uint64_t nl, uint64_t ns,
-                                              uint64_t na, uint64_t m) {
+                                              uint64_t na, uint64_t np, uint64_t m) {
     const MkIn in{dec_row, rs1, rs2, dec, io_w, nullptr, io_ts, n, x, clk0};
     const uint64_t chunks = (n + MK_CHUNK - 1) / MK_CHUNK;
     const uint64_t TS = ~(1ull << 63);
     for (uint64_t c = ks_tid(); c < chunks; c += ks_nthreads()) {
         const uint64_t i0 = c * MK_CHUNK, i1 = i0 + MK_CHUNK < n ? i0 + MK_CHUNK : n;
         const uint64_t *o = cnt + c * MK_COUNTS;
-        uint64_t l = o[0], s = o[1], k = o[2], r = o[3];
+        uint64_t l = o[0], s = o[1], k = o[2], r = o[3], q = o[4];
         auto row = [&](uint64_t acc, uint32_t w) {
             if (r < na && acc < m) {
                 const uint64_t ot = old_ts[acc];
@@ -477,6 +535,19 @@ extern "C" __global__ void ks_memwalk_records(uint64_t *lrec, uint64_t *srec, ui
                 l += st.load;
                 s += st.store;
                 if (!st.split) row(k, st.addr >> 3);
+                else if (q < np && k + 1 < m) {
+                    const uint64_t o0 = old_ts[k], o1 = old_ts[k + 1];
+                    prec[q] = (st.addr >> 3) | (o0 >> 63) << 32 | (ts[k] >> 63) << 33 |
+                              (o1 >> 63) << 34;
+                    prec[np + q] = old[k];
+                    prec[2 * np + q] = old[k + 1];
+                    prec[3 * np + q] = nw[k];
+                    prec[4 * np + q] = nw[k + 1];
+                    prec[5 * np + q] = o0 & TS;
+                    prec[6 * np + q] = o1 & TS;
+                    prec[7 * np + q] = ts[k] & TS;
+                }
+                q += st.split;
                 k += 1 + st.split;
             } else if (st.ecall) {
                 for (uint64_t e = mk_first_io(in, t); e < x && io_ts[e] == t; e++) row(k++, (uint32_t)io_w[e]);

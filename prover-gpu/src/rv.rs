@@ -269,6 +269,7 @@ pub fn main_traces_timed<B: RvFills>(
         stores,
         mem_a,
         mem_start,
+        mem_s,
         ecalls,
         io,
         traces,
@@ -278,7 +279,7 @@ pub fn main_traces_timed<B: RvFills>(
     // The records are on the device now: their host memory (hundreds of MB at 2^22 steps)
     // is given back on another thread instead of holding up the proof.
     let records = (
-        cpu, memw_r, lt, eq, shift, mul, dvrm, loads, stores, mem_a, mem_start, ecalls, io,
+        cpu, memw_r, lt, eq, shift, mul, dvrm, loads, stores, mem_a, mem_start, mem_s, ecalls, io,
     );
     // If no thread can be started, the closure and the records are dropped right here.
     let _ = std::thread::Builder::new()

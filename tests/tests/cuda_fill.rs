@@ -200,6 +200,7 @@ struct WalkCase {
     stores: Vec<StoreOp>,
     mem_a: Vec<WordAccess>,
     mem_start: Vec<WordStart>,
+    mem_s: Vec<(WordAccess, WordAccess)>,
     executed: bool,
 }
 
@@ -214,6 +215,7 @@ impl WalkCase {
             stores: p.stores,
             mem_a: p.mem_a,
             mem_start: p.mem_start,
+            mem_s: p.mem_s,
             executed,
         }
     }
@@ -459,8 +461,8 @@ fn sent_results_decode_to_the_results() {
 
 /// The memory walk of `kernels/rv/memw.cu`, on the host: from only what the device has
 /// (each step's DECODE row, rs1 and rs2, the system calls' transfers, each touched word as
-/// the segment found it), the records of LOAD, STORE and MEMW_A.
-fn memory_walk_on_host(c: &WalkCase) -> (Vec<LoadOp>, Vec<StoreOp>, Vec<WordAccess>) {
+/// the segment found it), the records of LOAD, STORE, MEMW_A and MEMW.
+fn memory_walk_on_host(c: &WalkCase) -> MemRecords {
     let cpu = &c.cpu;
     let io = memw::transfers(cpu, &c.mem_a, &c.decode).expect("transfers at the steps");
     let mut words: HashMap<u32, (u64, u64, bool)> = c
@@ -468,7 +470,8 @@ fn memory_walk_on_host(c: &WalkCase) -> (Vec<LoadOp>, Vec<StoreOp>, Vec<WordAcce
         .iter()
         .map(|s| (s.w, (s.value, s.ts, s.ro)))
         .collect();
-    let (mut loads, mut stores, mut mem_a) = (Vec::new(), Vec::new(), Vec::new());
+    let (mut loads, mut stores, mut mem_a, mut mem_s) =
+        (Vec::new(), Vec::new(), Vec::new(), Vec::new());
     let mut access = |w: u32, ts: u64, wr: bool, new: &dyn Fn(u64) -> u64| {
         let (old, old_ts, ro) = words.get(&w).copied().unwrap_or_default();
         let a = WordAccess {
@@ -513,8 +516,9 @@ fn memory_walk_on_host(c: &WalkCase) -> (Vec<LoadOp>, Vec<StoreOp>, Vec<WordAcce
             } else {
                 stores.push(store::record(ts, funct3, addr, value, a0.old, old1).0);
             }
-            if a1.is_none() {
-                mem_a.push(a0);
+            match a1 {
+                Some(a1) => mem_s.push((a0, a1)),
+                None => mem_a.push(a0),
             }
         } else if f(class::ECALL) != 0 {
             while e < io.len() && io[e].ts == ts {
@@ -525,8 +529,16 @@ fn memory_walk_on_host(c: &WalkCase) -> (Vec<LoadOp>, Vec<StoreOp>, Vec<WordAcce
         }
     }
     assert_eq!(e, io.len(), "{}: transfers outside the steps", c.name);
-    (loads, stores, mem_a)
+    (loads, stores, mem_a, mem_s)
 }
+
+/// LOAD's, STORE's, MEMW_A's and MEMW's records.
+type MemRecords = (
+    Vec<LoadOp>,
+    Vec<StoreOp>,
+    Vec<WordAccess>,
+    Vec<(WordAccess, WordAccess)>,
+);
 
 /// Longer runs cut into three segments of thousands of memory accesses each (more than one
 /// tile of the device walk's radix sort and value pass; hot words whose accesses cross tiles).
@@ -561,11 +573,7 @@ fn long_walk_cases() -> Vec<WalkCase> {
 }
 
 /// Compares a memory walk's records with the host's.
-fn assert_memory_walk(
-    c: &WalkCase,
-    what: &str,
-    walk: &(Vec<LoadOp>, Vec<StoreOp>, Vec<WordAccess>),
-) {
+fn assert_memory_walk(c: &WalkCase, what: &str, walk: &MemRecords) {
     fn same<T: PartialEq + std::fmt::Debug>(c: &WalkCase, what: &str, t: &str, a: &[T], b: &[T]) {
         if let Some(i) = (0..a.len().max(b.len())).find(|&i| a.get(i) != b.get(i)) {
             panic!(
@@ -580,6 +588,7 @@ fn assert_memory_walk(
     same(c, what, "LOAD", &walk.0, &c.loads);
     same(c, what, "STORE", &walk.1, &c.stores);
     same(c, what, "MEMW_A", &walk.2, &c.mem_a);
+    same(c, what, "MEMW", &walk.3, &c.mem_s);
 }
 
 /// Without a GPU: the memory walk the device runs, replayed on the host from only what the
@@ -752,6 +761,7 @@ mod gpu {
             stores: &c.stores,
             mem_a: &c.mem_a,
             mem_start: &c.mem_start,
+            mem_s: &c.mem_s,
             ecalls: &[],
             io: &[],
         }
@@ -1052,7 +1062,7 @@ mod gpu {
         let runs = programs.len() as u64;
         let s = g.stats();
         let tables = [
-            "CPU", "MEMW_R", "LT", "EQ", "SHIFT", "MUL", "DVRM", "LOAD", "STORE", "MEMW_A",
+            "CPU", "MEMW_R", "LT", "EQ", "SHIFT", "MUL", "DVRM", "LOAD", "STORE", "MEMW_A", "MEMW",
             "ECALL", "IO",
         ];
         for table in tables {
@@ -1109,7 +1119,7 @@ mod gpu {
             let s = g.stats();
             for table in [
                 "CPU", "MEMW_R", "LT", "EQ", "SHIFT", "MUL", "DVRM", "LOAD", "STORE", "MEMW_A",
-                "ECALL", "IO",
+                "MEMW", "ECALL", "IO",
             ] {
                 assert_eq!(s.fill(table) > 0, !host_fills, "{table}");
             }

@@ -474,6 +474,54 @@ mod gpu {
         let host = memw::build_trace_a(&r.mem_a, &mut b);
         assert_eq!(t.height(), host.height(), "{name}: MEMW_A height");
         same(name, "MEMW_A", &g.download_trace(&t).unwrap(), &host);
+
+        let pairs = split_pairs(&r.mem_a);
+        let t = g.fill_memw_s(&pairs).unwrap();
+        assert_eq!(t.width(), memw::MEMW.num_columns());
+        let host = memw::build_trace_s(&pairs, &mut b);
+        assert_eq!(t.height(), host.height(), "{name}: MEMW height");
+        same(name, "MEMW", &g.download_trace(&t).unwrap(), &host);
+    }
+
+    /// MEMW's split accesses from word accesses: each with a second word `w + 1` at its
+    /// timestamp and write flag, its other fields shuffled from the first's (so every edge
+    /// value of `accesses` lands in both words' cells).
+    fn split_pairs(accesses: &[WordAccess]) -> Vec<(WordAccess, WordAccess)> {
+        accesses
+            .iter()
+            .map(|&a| {
+                let b = WordAccess {
+                    w: a.w.wrapping_add(1),
+                    old: a.new.rotate_left(8),
+                    new: a.old ^ 0x5a5a_5a5a_5a5a_5a5a,
+                    old_ts: a.old_ts.wrapping_add(7),
+                    ro: !a.ro,
+                    ..a
+                };
+                (a, b)
+            })
+            .collect()
+    }
+
+    /// A MEMW pair that is not words `w`, `w + 1` at one timestamp and write flag is an
+    /// error, not a trace.
+    #[test]
+    #[ignore = "needs a CUDA device: run with --ignored on the GPU machine"]
+    fn memw_pairs_must_be_adjacent_words() {
+        let g = gpu();
+        let good = split_pairs(&edge_records().mem_a);
+        g.fill_memw_s(&good).unwrap();
+        for k in 0..3 {
+            let mut bad = good.clone();
+            match k {
+                0 => bad[3].1.w += 1,
+                1 => bad[3].1.ts += 1,
+                _ => bad[3].1.wr = !bad[3].0.wr,
+            }
+            let e = g.fill_memw_s(&bad).err().expect("a bad pair is refused");
+            assert!(e.to_string().contains("fill MEMW"), "{e}");
+        }
+        assert_eq!(g.stats().fill("MEMW"), 1);
     }
 
     #[test]

@@ -12,7 +12,7 @@ use std::path::{Path, PathBuf};
 
 use kestrel_core::field::P;
 use kestrel_core::rv::decode::{self, class};
-use kestrel_core::rv::memw::{self, MEMW_A};
+use kestrel_core::rv::memw::{self, MEMW, MEMW_A};
 use kestrel_core::rv::{cpu, dvrm, ecall, eq, io, load, lt, memw_r, mul, shift, store};
 use kestrel_core::rv::{
     ALU_DIV, ALU_DIVU, ALU_DIVUW, ALU_DIVW, ALU_REM, ALU_REMU, ALU_REMUW, ALU_REMW,
@@ -330,6 +330,22 @@ fn rust_values() -> BTreeMap<&'static str, u64> {
         ("MA_WR", MEMW_A.wr()),
         ("MA_RO", MEMW_A.ro(0)),
         ("MA_WIDTH", MEMW_A.num_columns()),
+        // MEMW (the same AIR over two words).
+        ("MS_W", memw::W),
+        ("MS_OLD0", MEMW.old(0)),
+        ("MS_OLD1", MEMW.old(1)),
+        ("MS_NEW0", MEMW.new_value(0)),
+        ("MS_NEW1", MEMW.new_value(1)),
+        ("MS_OLD_TS0", MEMW.old_ts(0)),
+        ("MS_OLD_TS1", MEMW.old_ts(1)),
+        ("MS_TS", MEMW.ts()),
+        ("MS_IS_REAL", MEMW.is_real()),
+        ("MS_DIFF0", MEMW.diff(0)),
+        ("MS_DIFF1", MEMW.diff(1)),
+        ("MS_WR", MEMW.wr()),
+        ("MS_RO0", MEMW.ro(0)),
+        ("MS_RO1", MEMW.ro(1)),
+        ("MS_WIDTH", MEMW.num_columns()),
     ] {
         put(k, u(v));
     }

@@ -443,12 +443,16 @@ mod records {
                 |p| p.mem_a.len(),
                 |p, _| memw::build_trace_a(&p.mem_a, &mut ByteCounts::default()),
             ),
+            TableId::Memw => (
+                Early,
+                |p| p.mem_s.len(),
+                |p, _| memw::build_trace_s(&p.mem_s, &mut ByteCounts::default()),
+            ),
             TableId::Ecall => (Early, |p| p.ecalls.len(), |p, _| ecall::fill(&p.ecalls)),
             TableId::Io => (Early, |p| p.io.len(), |p, _| io::fill(&p.io)),
             TableId::Decode
             | TableId::Register
             | TableId::Bitwise
-            | TableId::Memw
             | TableId::Page
             | TableId::Page0 => return None,
         };
@@ -491,7 +495,7 @@ mod records {
 
     /// The tables [`PackedTraces`] leaves as records, in proof order (those with a
     /// [`record_stage`]).
-    pub const RECORD_TABLES: [TableId; 12] = record_tables(None);
+    pub const RECORD_TABLES: [TableId; 13] = record_tables(None);
 
     /// The packed records of the [`RECORD_TABLES`] and every other table's trace.
     #[derive(Clone, Debug, PartialEq, Eq)]
@@ -517,6 +521,8 @@ mod records {
         /// access to each (by increasing word index): where the memory walk on a device
         /// starts.
         pub mem_start: Vec<WordStart>,
+        /// MEMW's records: the split accesses' word pairs, in execution order.
+        pub mem_s: Vec<(WordAccess, WordAccess)>,
         /// ECALL's records: every system call, in execution order.
         pub ecalls: Vec<EcallOp>,
         /// IO's records: one per word of every transfer or zeroing chain.
@@ -526,7 +532,7 @@ mod records {
         pub traces: Vec<Option<RowMajorMatrix>>,
         /// The real rows (records before padding) of the tables built in the packing pass
         /// where one row stands for one record: DECODE (the code words), REGISTER (the
-        /// registers), MEMW, PAGE (its image words or zero ranges, whichever are
+        /// registers), PAGE (its image words or zero ranges, whichever are
         /// more), PAGE0 (the touched zero words); also LT, EQ, SHIFT, MUL and DVRM (their
         /// distinct operations, as [`PackedTraces::real_rows`] reads them from their records);
         /// `None` elsewhere. Index: [`TableId::index`].
@@ -580,6 +586,7 @@ mod records {
         pub stores: &'a [StoreOp],
         pub mem_a: &'a [WordAccess],
         pub mem_start: &'a [WordStart],
+        pub mem_s: &'a [(WordAccess, WordAccess)],
         pub ecalls: &'a [EcallOp],
         pub io: &'a [IoWord],
     }
@@ -587,7 +594,7 @@ mod records {
     /// The [`RECORD_TABLES`] whose records are final before the packing pass's last stage
     /// ([`RecordStage::Early`]: all but LT, EQ, SHIFT, MUL and DVRM, whose distinct rows
     /// that stage merges).
-    pub const EARLY_TABLES: [TableId; 7] = record_tables(Some(RecordStage::Early));
+    pub const EARLY_TABLES: [TableId; 8] = record_tables(Some(RecordStage::Early));
 
     /// The [`RECORD_TABLES`] whose records are final only after the packing pass
     /// ([`RecordStage::Late`]: LT, EQ, SHIFT, MUL and DVRM).
@@ -608,6 +615,7 @@ mod records {
                 stores: &self.stores,
                 mem_a: &self.mem_a,
                 mem_start: &self.mem_start,
+                mem_s: &self.mem_s,
                 ecalls: &self.ecalls,
                 io: &self.io,
             }

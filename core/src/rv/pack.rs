@@ -451,6 +451,7 @@ impl<'a> Segmenter<'a> {
             stores: &run.stores,
             mem_a: &run.mem_a,
             mem_start: &mem_start,
+            mem_s: &run.mem_s,
             ecalls: &run.ecalls,
             io: &run.io,
         };
@@ -490,6 +491,7 @@ impl<'a> Segmenter<'a> {
                 stores: run.stores,
                 mem_a: run.mem_a,
                 mem_start,
+                mem_s: run.mem_s,
                 ecalls: run.ecalls,
                 io: run.io,
                 traces,
@@ -625,17 +627,14 @@ fn tables(par: &impl ParMap, run: &Replayed, extra: &[RegRow], chunks: &[Chunk])
         .into_iter()
         .unzip();
     drop(records);
-    let mut traces: Vec<Option<RowMajorMatrix>> = vec![None; TableId::COUNT];
+    // Every segment table is a record table: none has a trace here.
+    let traces: Vec<Option<RowMajorMatrix>> = vec![None; TableId::COUNT];
     // Per table, its distinct rows (LT, EQ, SHIFT, MUL, DVRM): the parts in order.
     let mut distinct: Vec<Vec<Distinct>> = vec![Vec::new(); TableId::COUNT];
     let mut real_rows: Vec<Option<usize>> = vec![None; TableId::COUNT];
     for (&(t, _), out) in jobs.iter().zip(built) {
         match out {
             Built::Nothing => {}
-            Built::Trace(m, rows) => {
-                traces[t.index()] = Some(m);
-                real_rows[t.index()] = rows;
-            }
             Built::Rows(rows) => distinct[t.index()].extend(rows),
         }
     }
@@ -1248,10 +1247,9 @@ const MAX_DISTINCT_PARTS: usize = 16;
 
 /// What a job builds.
 enum Built {
+    /// Only lookups (every segment table is a record table: its trace is filled from its
+    /// records elsewhere).
     Nothing,
-    /// A trace, with its real rows where one row stands for one record
-    /// ([`PackedTraces::table_rows`]).
-    Trace(RowMajorMatrix, Option<usize>),
     /// Distinct rows (LT, EQ, SHIFT, MUL, DVRM).
     Rows(Vec<Distinct>),
 }
@@ -1270,7 +1268,6 @@ struct Records<'a> {
 /// One table's trace, rows or nothing, recording its byte lookups in `bytes`.
 fn build_table((t, part): Job, r: &Records<'_>, bytes: &mut ByteCounts) -> Built {
     let run = r.run;
-    let trace = |m: RowMajorMatrix, rows: usize| Built::Trace(m, Some(rows));
     match t {
         // The chunks build the CPU's records and lookups; the run tables are built once
         // per run, by `Segmenter::finish`.
@@ -1311,7 +1308,10 @@ fn build_table((t, part): Job, r: &Records<'_>, bytes: &mut ByteCounts) -> Built
             memw::lookups_a(&run.mem_a, bytes);
             Built::Nothing
         }
-        TableId::Memw => trace(memw::build_trace_s(&run.mem_s, bytes), run.mem_s.len()),
+        TableId::Memw => {
+            memw::lookups_s(&run.mem_s, bytes);
+            Built::Nothing
+        }
         TableId::Ecall => {
             ecall::lookups(&run.ecalls, bytes);
             Built::Nothing

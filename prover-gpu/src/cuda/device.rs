@@ -77,6 +77,7 @@ const KERNELS: &[(&str, &[&str])] = &[
         "rv/memw",
         &[
             "ks_fill_memw_a",
+            "ks_fill_memw_s",
             "ks_memwalk_count",
             "ks_memwalk_offsets",
             "ks_memwalk_list",

@@ -27,6 +27,47 @@ pub(super) const MEMW_A: MemTable = MemTable {
     width: memw::MEMW_A.num_columns(),
 };
 
+pub(super) const MEMW_S: MemTable = MemTable {
+    op: "fill MEMW",
+    kernel: "ks_fill_memw_s",
+    name: "MEMW",
+    what: "MEMW trace",
+    width: memw::MEMW.num_columns(),
+};
+
+/// Enqueues MEMW's fill on `stream` from its split accesses (`ks_fill_memw_s`'s arrays).
+pub(super) fn enqueue_memw_s(
+    dev: &CudaDevice,
+    stream: &Arc<CudaStream>,
+    pairs: &[(WordAccess, WordAccess)],
+) -> Result<CudaTrace, CudaError> {
+    if let Some((a0, a1)) = pairs
+        .iter()
+        .find(|(a0, a1)| a1.w != a0.w.wrapping_add(1) || a1.ts != a0.ts || a1.wr != a0.wr)
+    {
+        return Err(limit(
+            "fill MEMW",
+            format!(
+                "a split access of words {} and {} at timestamps {} and {}",
+                a0.w, a1.w, a0.ts, a1.ts
+            ),
+        ));
+    }
+    fill_uploaded(dev, stream, &MEMW_S, pairs.len(), 8, |r, k| {
+        let (a0, a1) = &pairs[r];
+        match k {
+            0 => a0.w as u64 | (a0.ro as u64) << 32 | (a0.wr as u64) << 33 | (a1.ro as u64) << 34,
+            1 => a0.old,
+            2 => a1.old,
+            3 => a0.new,
+            4 => a1.new,
+            5 => a0.old_ts,
+            6 => a1.old_ts,
+            _ => a0.ts,
+        }
+    })
+}
+
 /// Enqueues the MEMW_A fill on `stream`.
 pub(super) fn enqueue_memw_a(
     dev: &CudaDevice,
@@ -47,6 +88,23 @@ pub(super) fn enqueue_memw_a(
 }
 
 impl CudaBackend {
+    /// MEMW's main trace in device memory from its split accesses: equal to
+    /// `memw::build_trace_s`.
+    ///
+    /// # Errors
+    /// A pair that is not words `w`, `w + 1` at one timestamp, too many records, or any
+    /// device failure.
+    pub fn fill_memw_s(
+        &self,
+        pairs: &[(WordAccess, WordAccess)],
+    ) -> Result<CudaTrace, ProverError> {
+        let dev = self.device();
+        let s = dev.stream();
+        let t = enqueue_memw_s(dev, &s, pairs)?;
+        dev.sync(&s, "fill MEMW")?;
+        Ok(t)
+    }
+
     /// MEMW_A's main trace in device memory from its word accesses.
     ///
     /// # Errors
@@ -68,11 +126,16 @@ const MEMWALK_TILE: usize = 256;
 const MEMWALK_SORT_TILE: usize = 1024;
 /// Threads of its one-block scans (`MK_SCAN_THREADS`).
 const MEMWALK_SCAN_THREADS: u32 = 1024;
-/// Counts per chunk (`MK_COUNTS`): loads, stores, accesses, MEMW_A rows.
-const MEMWALK_COUNTS: usize = 4;
+/// Counts per chunk (`MK_COUNTS`): loads, stores, accesses, MEMW_A rows, MEMW rows.
+const MEMWALK_COUNTS: usize = 5;
 
-/// LOAD's, STORE's and MEMW_A's records, as the memory walk makes them.
-pub type MemRecords = (Vec<LoadOp>, Vec<StoreOp>, Vec<WordAccess>);
+/// LOAD's, STORE's, MEMW_A's and MEMW's records, as the memory walk makes them.
+pub type MemRecords = (
+    Vec<LoadOp>,
+    Vec<StoreOp>,
+    Vec<WordAccess>,
+    Vec<(WordAccess, WordAccess)>,
+);
 
 /// Category of the memory walk's uploads: the system calls' transfers (3 words per word
 /// moved) and each touched word as the segment found it (3 words per word).
@@ -85,35 +148,37 @@ pub const MEM_RECORDS: &str = "memory records (memory walk)";
 /// cross the bus instead of 32–40 per access. Equal to the host's records whenever the
 /// executor's register values are the replayed ones (every execution of the executor).
 pub(super) struct MemWalk {
-    /// LOAD's arrays (`4·nl` words), STORE's (`5·ns`), MEMW_A's (`5·na`).
+    /// LOAD's arrays (`4·nl` words), STORE's (`5·ns`), MEMW_A's (`5·na`), MEMW's (`8·np`).
     recs: DeviceBuffer<u64>,
     nl: usize,
     ns: usize,
     na: usize,
+    np: usize,
 }
 
 impl MemWalk {
-    /// Device addresses of LOAD's, STORE's and MEMW_A's record arrays.
-    fn arrays(&self, s: &CudaStream) -> [u64; 3] {
+    /// Device addresses of LOAD's, STORE's, MEMW_A's and MEMW's record arrays.
+    fn arrays(&self, s: &CudaStream) -> [u64; 4] {
+        let a = 4 * self.nl + 5 * self.ns;
         [
             self.recs.ptr(s),
             self.recs.ptr_at(s, 4 * self.nl),
-            self.recs.ptr_at(s, 4 * self.nl + 5 * self.ns),
+            self.recs.ptr_at(s, a),
+            self.recs.ptr_at(s, a + 5 * self.na),
         ]
+    }
+
+    fn words(&self) -> usize {
+        4 * self.nl + 5 * self.ns + 5 * self.na + 8 * self.np
     }
 
     /// The records downloaded (tests).
     fn download(&self, dev: &CudaDevice, s: &Arc<CudaStream>) -> Result<MemRecords, CudaError> {
-        let (nl, ns, na) = (self.nl, self.ns, self.na);
-        let all = dev.download(
-            s,
-            &self.recs,
-            0,
-            4 * nl + 5 * ns + 5 * na,
-            "memory walk (test)",
-        )?;
+        let (nl, ns, na, np) = (self.nl, self.ns, self.na, self.np);
+        let all = dev.download(s, &self.recs, 0, self.words(), "memory walk (test)")?;
         let (l, rest) = all.split_at(4 * nl);
-        let (st, a) = rest.split_at(5 * ns);
+        let (st, rest) = rest.split_at(5 * ns);
+        let (a, q) = rest.split_at(5 * na);
         let loads = (0..nl)
             .map(|i| LoadOp {
                 ts: l[i],
@@ -144,7 +209,21 @@ impl MemWalk {
                 ts: a[4 * na + i],
             })
             .collect();
-        Ok((loads, stores, mem_a))
+        let mem_s = (0..np)
+            .map(|i| {
+                let word = |j: usize| WordAccess {
+                    w: q[i] as u32 + j as u32,
+                    ro: (q[i] >> (32 + 2 * j)) & 1 != 0,
+                    wr: (q[i] >> 33) & 1 != 0,
+                    old: q[(1 + j) * np + i],
+                    new: q[(3 + j) * np + i],
+                    old_ts: q[(5 + j) * np + i],
+                    ts: q[7 * np + i],
+                };
+                (word(0), word(1))
+            })
+            .collect();
+        Ok((loads, stores, mem_a, mem_s))
     }
 }
 
@@ -174,12 +253,15 @@ pub(super) fn enqueue_memwalk(
         r.mem_start.len(),
     );
     // Loads and stores not in MEMW_A are split: two accesses each.
-    let split = (nl + ns).checked_sub(na - x);
+    let np = r.mem_s.len();
+    let split = (nl + ns).checked_sub(na - x).filter(|&s| s == np);
     let m = split.map(|s| na + 2 * s);
     let Some(m) = m.filter(|&m| m < 1 << 32) else {
         return Err(limit(
             OP,
-            format!("{nl} loads, {ns} stores, {na} MEMW_A rows of which {x} transfers"),
+            format!(
+                "{nl} loads, {ns} stores, {na} MEMW_A rows of which {x} transfers, {np} MEMW rows"
+            ),
         ));
     };
     if r.mem_start
@@ -210,8 +292,18 @@ pub(super) fn enqueue_memwalk(
             };
         }
     })?;
-    let recs = dev.alloc::<u64>(stream, 4 * nl + 5 * ns + 5 * na, "memory walk records")?;
-    let walked = MemWalk { recs, nl, ns, na };
+    let recs = dev.alloc::<u64>(
+        stream,
+        4 * nl + 5 * ns + 5 * na + 8 * np,
+        "memory walk records",
+    )?;
+    let walked = MemWalk {
+        recs,
+        nl,
+        ns,
+        na,
+        np,
+    };
     if m == 0 {
         return Ok(walked);
     }
@@ -371,7 +463,7 @@ pub(super) fn enqueue_memwalk(
             &mm
         ]
     );
-    let [lrec, srec, arec] = walked.arrays(stream);
+    let [lrec, srec, arec, prec] = walked.arrays(stream);
     launch!(
         dev,
         stream,
@@ -381,6 +473,7 @@ pub(super) fn enqueue_memwalk(
             &lrec,
             &srec,
             &arec,
+            &prec,
             &cnt.ptr(stream),
             &old,
             &new,
@@ -398,6 +491,7 @@ pub(super) fn enqueue_memwalk(
             &(nl as u64),
             &(ns as u64),
             &(na as u64),
+            &(np as u64),
             &mm
         ]
     );
@@ -414,10 +508,11 @@ pub(super) fn enqueue_walked(
     walk: &MemWalk,
     t: &MemTable,
 ) -> Result<CudaTrace, CudaError> {
-    let [l, s, a] = walk.arrays(stream);
+    let [l, s, a, p] = walk.arrays(stream);
     let (n, rec) = match t.name {
         "LOAD" => (walk.nl, l),
         "STORE" => (walk.ns, s),
+        "MEMW" => (walk.np, p),
         _ => (walk.na, a),
     };
     fill_from(dev, stream, t, n, rec)

@@ -137,12 +137,13 @@ fn device_fill(t: TableId) -> Option<DeviceFill> {
             dims: |p| (rv::io::WIDTH, padded_rows(p.io.len())),
             enqueue: Launch::Records(|d, s, r| io::enqueue_io(d, s, r.io)),
         },
-        TableId::Decode
-        | TableId::Register
-        | TableId::Bitwise
-        | TableId::Memw
-        | TableId::Page
-        | TableId::Page0 => return None,
+        TableId::Memw => DeviceFill {
+            dims: |p| (rv::memw::MEMW.num_columns(), padded_rows(p.mem_s.len())),
+            enqueue: Launch::MemWalked(&memw::MEMW_S),
+        },
+        TableId::Decode | TableId::Register | TableId::Bitwise | TableId::Page | TableId::Page0 => {
+            return None
+        }
     })
 }
 
