@@ -66,6 +66,34 @@ impl ParMap for Rayon {
     }
 }
 
+/// A buffer of `counts.len()` consecutive parts, part `c` of `counts[c]` items filled by
+/// `fill(c, part)` on rayon's pool, and each part's first index.
+pub fn fill_parts<T, F>(counts: &[usize], fill: F) -> (Vec<T>, Vec<usize>)
+where
+    T: Default + Clone + Send,
+    F: Fn(usize, &mut [T]) + Sync + Send,
+{
+    let mut first = Vec::with_capacity(counts.len());
+    let mut total = 0;
+    for c in counts {
+        first.push(total);
+        total += c;
+    }
+    let mut buf = vec![T::default(); total];
+    let mut parts = Vec::with_capacity(counts.len());
+    let mut rest = &mut buf[..];
+    for &c in counts {
+        let (part, tail) = rest.split_at_mut(c);
+        parts.push(part);
+        rest = tail;
+    }
+    parts
+        .into_par_iter()
+        .enumerate()
+        .for_each(|(c, part)| fill(c, part));
+    (buf, first)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -79,5 +107,17 @@ mod tests {
             v.push(Felt::new(7));
             assert_eq!(v[n], Felt::new(7));
         }
+    }
+
+    #[test]
+    fn parts_are_filled_in_place() {
+        let counts = [3, 0, 2, 4];
+        let (buf, first) = super::fill_parts(&counts, |c, part: &mut [usize]| {
+            for (k, x) in part.iter_mut().enumerate() {
+                *x = 10 * c + k;
+            }
+        });
+        assert_eq!(first, [0, 3, 3, 5]);
+        assert_eq!(buf, [0, 1, 2, 20, 21, 30, 31, 32, 33]);
     }
 }

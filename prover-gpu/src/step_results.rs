@@ -38,21 +38,7 @@ pub fn encode_results(sent: &[u64], first: &[usize], chunks: usize) -> EncodedRe
         .into_par_iter()
         .map(|c| sent[range(c)].iter().map(size).sum())
         .collect();
-    let mut first_word = Vec::with_capacity(chunks);
-    let mut total = 0;
-    for c in &counts {
-        first_word.push(total);
-        total += c;
-    }
-    let mut words = vec![0u32; total];
-    let mut parts = Vec::with_capacity(chunks);
-    let mut rest = &mut words[..];
-    for &c in &counts {
-        let (part, tail) = rest.split_at_mut(c);
-        parts.push(part);
-        rest = tail;
-    }
-    parts.into_par_iter().enumerate().for_each(|(c, out)| {
+    let (words, first_word) = crate::par::fill_parts(&counts, |c, out: &mut [u32]| {
         let mut k = 0;
         for &v in &sent[range(c)] {
             out[k] = v as u32;

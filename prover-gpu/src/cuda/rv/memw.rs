@@ -148,7 +148,8 @@ pub const MEM_RECORDS: &str = "memory records (memory walk)";
 /// cross the bus instead of 32–40 per access. Equal to the host's records whenever the
 /// executor's register values are the replayed ones (every execution of the executor).
 pub(super) struct MemWalk {
-    /// LOAD's arrays (`4·nl` words), STORE's (`5·ns`), MEMW_A's (`5·na`), MEMW's (`8·np`).
+    /// LOAD's arrays (`4·nl` words), STORE's (`5·ns`), MEMW_A's (`5·na`), MEMW's (`8·np`),
+    /// in [`Walked`] order.
     recs: DeviceBuffer<u64>,
     nl: usize,
     ns: usize,
@@ -156,20 +157,64 @@ pub(super) struct MemWalk {
     np: usize,
 }
 
+/// The tables filled from the memory walk's records, in the order of its record buffer.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub(super) enum Walked {
+    Load,
+    Store,
+    MemwA,
+    Memw,
+}
+
+impl Walked {
+    const ALL: [Walked; 4] = [Walked::Load, Walked::Store, Walked::MemwA, Walked::Memw];
+
+    /// Words per record of its arrays (`MK_*` in `kernels/rv/memw.cu`).
+    const fn words_per_record(self) -> usize {
+        match self {
+            Walked::Load => 4,
+            Walked::Store | Walked::MemwA => 5,
+            Walked::Memw => 8,
+        }
+    }
+
+    /// Its fill.
+    pub(super) fn table(self) -> &'static MemTable {
+        match self {
+            Walked::Load => &super::load::LOAD,
+            Walked::Store => &super::store::STORE,
+            Walked::MemwA => &MEMW_A,
+            Walked::Memw => &MEMW_S,
+        }
+    }
+}
+
 impl MemWalk {
-    /// Device addresses of LOAD's, STORE's, MEMW_A's and MEMW's record arrays.
-    fn arrays(&self, s: &CudaStream) -> [u64; 4] {
-        let a = 4 * self.nl + 5 * self.ns;
-        [
-            self.recs.ptr(s),
-            self.recs.ptr_at(s, 4 * self.nl),
-            self.recs.ptr_at(s, a),
-            self.recs.ptr_at(s, a + 5 * self.na),
-        ]
+    /// Records of each [`Walked`] table.
+    fn counts(&self) -> [usize; 4] {
+        [self.nl, self.ns, self.na, self.np]
+    }
+
+    /// Word offsets of each [`Walked`] table's arrays in the record buffer, and its length.
+    fn layout(counts: [usize; 4]) -> ([usize; 4], usize) {
+        let mut at = [0; 4];
+        let mut end = 0;
+        for (w, (o, n)) in Walked::ALL.iter().zip(at.iter_mut().zip(counts)) {
+            *o = end;
+            end += w.words_per_record() * n;
+        }
+        (at, end)
+    }
+
+    /// Table `w`'s records: their count and the device address of its arrays.
+    fn records(&self, s: &CudaStream, w: Walked) -> (usize, u64) {
+        let (at, _) = MemWalk::layout(self.counts());
+        let i = w as usize;
+        (self.counts()[i], self.recs.ptr_at(s, at[i]))
     }
 
     fn words(&self) -> usize {
-        4 * self.nl + 5 * self.ns + 5 * self.na + 8 * self.np
+        MemWalk::layout(self.counts()).1
     }
 
     /// The records downloaded (tests).
@@ -292,11 +337,8 @@ pub(super) fn enqueue_memwalk(
             };
         }
     })?;
-    let recs = dev.alloc::<u64>(
-        stream,
-        4 * nl + 5 * ns + 5 * na + 8 * np,
-        "memory walk records",
-    )?;
+    let (_, words) = MemWalk::layout([nl, ns, na, np]);
+    let recs = dev.alloc::<u64>(stream, words, "memory walk records")?;
     let walked = MemWalk {
         recs,
         nl,
@@ -463,7 +505,7 @@ pub(super) fn enqueue_memwalk(
             &mm
         ]
     );
-    let [lrec, srec, arec, prec] = walked.arrays(stream);
+    let [lrec, srec, arec, prec] = Walked::ALL.map(|w| walked.records(stream, w).1);
     launch!(
         dev,
         stream,
@@ -500,22 +542,15 @@ pub(super) fn enqueue_memwalk(
     Ok(walked)
 }
 
-/// A memory fill on the records the memory walk made (enqueued after it on `stream`):
-/// `t` is LOAD's, STORE's or MEMW_A's.
+/// Table `w`'s fill on the records the memory walk made (enqueued after it on `stream`).
 pub(super) fn enqueue_walked(
     dev: &CudaDevice,
     stream: &Arc<CudaStream>,
     walk: &MemWalk,
-    t: &MemTable,
+    w: Walked,
 ) -> Result<CudaTrace, CudaError> {
-    let [l, s, a, p] = walk.arrays(stream);
-    let (n, rec) = match t.name {
-        "LOAD" => (walk.nl, l),
-        "STORE" => (walk.ns, s),
-        "MEMW" => (walk.np, p),
-        _ => (walk.na, a),
-    };
-    fill_from(dev, stream, t, n, rec)
+    let (n, rec) = walk.records(stream, w);
+    fill_from(dev, stream, w.table(), n, rec)
 }
 
 impl CudaBackend {

@@ -319,32 +319,16 @@ pub(super) fn enqueue_regwalk(
         .map(|rows| rows.iter().filter(|&&r| sends[r as usize]).count())
         .collect();
     let chunks = counts.len();
-    let mut first = Vec::with_capacity(chunks);
-    let mut m = 0;
-    for c in &counts {
-        first.push(m);
-        m += c;
-    }
-    let mut sent = vec![0u64; m];
-    {
-        let mut parts = Vec::with_capacity(chunks);
-        let mut rest = &mut sent[..];
-        for &c in &counts {
-            let (part, tail) = rest.split_at_mut(c);
-            parts.push(part);
-            rest = tail;
+    let (sent, first) = crate::par::fill_parts(&counts, |c, out: &mut [u64]| {
+        let at = c * REGWALK_CHUNK..((c + 1) * REGWALK_CHUNK).min(n);
+        let kept = cpu.dec_row[at.clone()]
+            .iter()
+            .zip(&cpu.res[at])
+            .filter(|(&r, _)| sends[r as usize]);
+        for (o, (_, &v)) in out.iter_mut().zip(kept) {
+            *o = v;
         }
-        parts
-            .into_par_iter()
-            .zip(cpu.dec_row.par_chunks(REGWALK_CHUNK))
-            .zip(cpu.res.par_chunks(REGWALK_CHUNK))
-            .for_each(|((out, rows), res)| {
-                let kept = rows.iter().zip(res).filter(|(&r, _)| sends[r as usize]);
-                for (o, (_, &v)) in out.iter_mut().zip(kept) {
-                    *o = v;
-                }
-            });
-    }
+    });
     // The results sent, encoded (`encode_results`).
     let enc = encode_results(&sent, &first, n.div_ceil(REGWALK_CHUNK));
     drop(sent);

@@ -68,7 +68,7 @@ enum Launch {
     /// After the register walk ([`memw_r::RegWalk`]), on its stream.
     Walked(WalkedEnqueue),
     /// After the memory walk ([`memw::MemWalk`]), on the register walk's stream.
-    MemWalked(&'static records::MemTable),
+    MemWalked(memw::Walked),
 }
 
 type WalkedEnqueue = fn(
@@ -119,15 +119,15 @@ fn device_fill(t: TableId) -> Option<DeviceFill> {
         },
         TableId::Load => DeviceFill {
             dims: |p| (rv::load::WIDTH, padded_rows(p.loads.len())),
-            enqueue: Launch::MemWalked(&load::LOAD),
+            enqueue: Launch::MemWalked(memw::Walked::Load),
         },
         TableId::Store => DeviceFill {
             dims: |p| (rv::store::WIDTH, padded_rows(p.stores.len())),
-            enqueue: Launch::MemWalked(&store::STORE),
+            enqueue: Launch::MemWalked(memw::Walked::Store),
         },
         TableId::MemwA => DeviceFill {
             dims: |p| (rv::memw::MEMW_A.num_columns(), padded_rows(p.mem_a.len())),
-            enqueue: Launch::MemWalked(&memw::MEMW_A),
+            enqueue: Launch::MemWalked(memw::Walked::MemwA),
         },
         TableId::Ecall => DeviceFill {
             dims: |p| (rv::ecall::WIDTH, padded_rows(p.ecalls.len())),
@@ -139,7 +139,7 @@ fn device_fill(t: TableId) -> Option<DeviceFill> {
         },
         TableId::Memw => DeviceFill {
             dims: |p| (rv::memw::MEMW.num_columns(), padded_rows(p.mem_s.len())),
-            enqueue: Launch::MemWalked(&memw::MEMW_S),
+            enqueue: Launch::MemWalked(memw::Walked::Memw),
         },
         TableId::Decode | TableId::Register | TableId::Bitwise | TableId::Page | TableId::Page0 => {
             return None
