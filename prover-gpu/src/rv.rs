@@ -5,8 +5,10 @@ use kestrel_core::field::Felt;
 use kestrel_core::matrix::RowMajorMatrix;
 use kestrel_core::rv::cpu::Step;
 use kestrel_core::rv::decode::ProgramImage;
+use kestrel_core::rv::distinct_height;
 use kestrel_core::rv::machine::{
     PackedTraces, RecordRefs, Rv64Machine, TableId, TraceError, EARLY_TABLES, LATE_TABLES,
+    RECORD_TABLES,
 };
 use kestrel_core::rv::pack::{build_traces, pack_traces_overlapped, pack_traces_with};
 
@@ -145,6 +147,14 @@ pub trait RvFills: DeviceTraces {
         records: &RecordRefs<'_>,
         tables: &[TableId],
     ) -> Result<Vec<(TableId, Self::DeviceTrace)>, ProverError>;
+
+    /// Whether record table `t`'s fill reads only the records that are final before the
+    /// packing pass's last stage (the [`EARLY_TABLES`]'), so that it can run while the pass
+    /// builds the rest. By default the [`EARLY_TABLES`]; a backend that makes LT's, EQ's,
+    /// SHIFT's, MUL's and DVRM's distinct rows itself fills those early too.
+    fn fills_early(&self, t: TableId) -> bool {
+        EARLY_TABLES.contains(&t)
+    }
 }
 
 impl RvFills for CpuBackend {
@@ -238,15 +248,26 @@ pub fn main_traces_timed<B: RvFills>(
             "device fills asked of a backend without them",
         )));
     }
-    // The fills of the tables whose records are final first run while the packing pass
-    // builds the others; LT's, EQ's, SHIFT's, MUL's and DVRM's follow it.
+    // The fills that read only the records final first run while the packing pass builds
+    // the others (with a backend that makes the ALU tables' distinct rows itself, every
+    // fill); the rest follow it.
+    let (early_tables, late_tables): (Vec<TableId>, Vec<TableId>) =
+        RECORD_TABLES.iter().partition(|&&t| backend.fills_early(t));
     let (packed, early) =
         pack_traces_overlapped(&Rayon::default(), machine, image, records, input, |r| {
-            backend.fill_records(image, &r, &EARLY_TABLES)
+            backend.fill_records(image, &r, &early_tables)
         })
         .map_err(MainTracesError::Trace)?;
     let pack = start.elapsed();
-    let late = backend.fill_records(image, &packed.records(), &LATE_TABLES);
+    let late = if late_tables.is_empty() {
+        Ok(Vec::new())
+    } else {
+        backend.fill_records(image, &packed.records(), &late_tables)
+    };
+    let real_rows = packed.real_rows();
+    if let Ok(e) = &early {
+        distinct_rows_agree(backend, &real_rows, e).map_err(MainTracesError::Fill)?;
+    }
     let mut filled: Vec<Option<B::DeviceTrace>> = (0..packed.traces.len()).map(|_| None).collect();
     for (t, trace) in early
         .and_then(|e| Ok(e.into_iter().chain(late?)))
@@ -256,7 +277,6 @@ pub fn main_traces_timed<B: RvFills>(
             *slot = Some(trace);
         }
     }
-    let real_rows = packed.real_rows();
     let PackedTraces {
         cpu,
         memw_r,
@@ -305,6 +325,29 @@ pub fn main_traces_timed<B: RvFills>(
         real_rows,
     };
     Ok((out, public, times))
+}
+
+/// Checks that the ALU tables' traces a backend filled before the packing pass merged
+/// their distinct rows (from rows it made itself, [`RvFills::fills_early`]) have the
+/// heights of the pass's rows (`real_rows`, [`PackedTraces::real_rows`]); the parity suites
+/// compare the rows themselves.
+///
+/// # Errors
+/// [`ProverError::Internal`] naming the disagreement.
+pub fn distinct_rows_agree<B: RvFills>(
+    backend: &B,
+    real_rows: &[Option<usize>],
+    filled: &[(TableId, B::DeviceTrace)],
+) -> Result<(), ProverError> {
+    for (t, trace) in filled.iter().filter(|(t, _)| LATE_TABLES.contains(t)) {
+        let rows = real_rows.get(t.index()).copied().flatten().unwrap_or(0);
+        if backend.trace_dims(trace).1 != distinct_height(rows) {
+            return Err(ProverError::Internal(
+                "the backend's distinct rows of an ALU table are not the packing pass's",
+            ));
+        }
+    }
+    Ok(())
 }
 
 /// [`debug_check`] over main traces of which some live in the backend's memory: those are

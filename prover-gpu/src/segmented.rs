@@ -47,7 +47,7 @@ use crate::error::ProverError;
 use crate::par::Rayon;
 use crate::prover::{part_main_cap, prove_part, setup, ProveTimings, ProvingKey};
 use crate::roofline::{PartShape, ProofShape, TableDims};
-use crate::rv::{machine_for, program_image, RvFills};
+use crate::rv::{distinct_rows_agree, machine_for, program_image, RvFills};
 use crate::vm::record::VecRecorder;
 use crate::vm::{Program, Vm, VmError};
 
@@ -229,12 +229,14 @@ fn segment_traces<B: RvFills>(
 ) -> Result<Vec<MainTrace<B>>, SegmentedError> {
     let mut filled: Vec<Option<B::DeviceTrace>> = (0..TableId::COUNT).map(|_| None).collect();
     if device_fills {
+        let fill_err = |source| SegmentedError::Prove {
+            phase: "fill",
+            source,
+        };
         let fills = backend
             .fill_records(image, &packed.records(), &RECORD_TABLES)
-            .map_err(|source| SegmentedError::Prove {
-                phase: "fill",
-                source,
-            })?;
+            .map_err(fill_err)?;
+        distinct_rows_agree(backend, &packed.real_rows(), &fills).map_err(fill_err)?;
         for (t, d) in fills {
             filled[t.index()] = Some(d);
         }

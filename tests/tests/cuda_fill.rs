@@ -13,10 +13,12 @@ use kestrel_core::rv::cpu::Step;
 use kestrel_core::rv::cpu::{self, CpuRecords};
 use kestrel_core::rv::decode::ProgramImage;
 use kestrel_core::rv::decode::{class, fields_of as decode_fields, DECODE_WORDS};
+use kestrel_core::rv::machine::alu_table;
 use kestrel_core::rv::machine::PackedTraces;
 use kestrel_core::rv::machine::{TableId, RECORD_TABLES};
 use kestrel_core::rv::memw_r::{MemwRRecords, RegAccess};
 use kestrel_core::rv::pack::{build_traces, pack_traces, Segmenter};
+use kestrel_core::rv::{distinct_ops, ecall, AluOp, Distinct, EcallOp};
 use kestrel_core::rv::{load, memw, store, LoadOp, StoreOp, WordAccess, WordStart};
 use kestrel_prover_gpu::rv::{machine_for, program_image, steps};
 use kestrel_prover_gpu::step_results::{decode_result, encode_results};
@@ -201,6 +203,9 @@ struct WalkCase {
     mem_a: Vec<WordAccess>,
     mem_start: Vec<WordStart>,
     mem_s: Vec<(WordAccess, WordAccess)>,
+    ecalls: Vec<EcallOp>,
+    /// LT's, EQ's, SHIFT's, MUL's and DVRM's distinct rows.
+    alu: Vec<(TableId, Vec<Distinct>)>,
     executed: bool,
 }
 
@@ -216,6 +221,14 @@ impl WalkCase {
             mem_a: p.mem_a,
             mem_start: p.mem_start,
             mem_s: p.mem_s,
+            ecalls: p.ecalls,
+            alu: vec![
+                (TableId::Lt, p.lt),
+                (TableId::Eq, p.eq),
+                (TableId::Shift, p.shift),
+                (TableId::Mul, p.mul),
+                (TableId::Dvrm, p.dvrm),
+            ],
             executed,
         }
     }
@@ -457,6 +470,88 @@ fn sent_results_decode_to_the_results() {
         assert_eq!(enc.words.len(), 2 * sent.len() - short);
     }
     assert_eq!(classes, [true; 3], "every class was decoded");
+}
+
+/// The ALU tables' distinct rows as `kernels/rv/alu_ops.cu` makes them, on the host, from
+/// only what the device has: each step's DECODE row, rs1 and rs2 (the register walk's),
+/// and the system calls.
+fn alu_rows_on_host(c: &WalkCase) -> Vec<(TableId, Vec<Distinct>)> {
+    let cpu = &c.cpu;
+    let f = |i: usize, k: usize| c.decode[cpu.dec_row[i] as usize * DECODE_WORDS + 1 + k];
+    let mut ops: Vec<AluOp> = (0..cpu.dec_row.len())
+        .filter(|&i| f(i, class::ALU) != 0 || f(i, class::BRANCH) != 0)
+        .map(|i| {
+            let imm = (0..8).fold(0, |acc, k| {
+                acc | (f(i, cpu::IMM - cpu::DEC + k) & 0xff) << (8 * k)
+            });
+            AluOp {
+                op: f(i, cpu::ALU_OP - cpu::DEC) as u32,
+                a: cpu.rs1[i],
+                b: if f(i, cpu::USE_IMM - cpu::DEC) != 0 {
+                    imm
+                } else {
+                    cpu.rs2[i]
+                },
+                c: 0,
+            }
+        })
+        .collect();
+    ops.extend(c.ecalls.iter().flat_map(ecall::alu_lookups));
+    let all = distinct_ops(&ops);
+    TableId::ALU
+        .iter()
+        .map(|&t| {
+            let accepts = alu_table(t).expect("an ALU table").ops;
+            let rows = all
+                .iter()
+                .filter(|d| accepts.contains(&d.op))
+                .copied()
+                .collect();
+            (t, rows)
+        })
+        .collect()
+}
+
+/// Compares ALU rows with the packing pass's.
+fn assert_alu_rows(c: &WalkCase, what: &str, rows: &[(TableId, Vec<Distinct>)]) {
+    assert_eq!(rows.len(), c.alu.len(), "{}: {what}: tables", c.name);
+    for ((t, got), (u, host)) in rows.iter().zip(&c.alu) {
+        assert_eq!(t, u, "{}: {what}: table order", c.name);
+        if let Some(i) = (0..got.len().max(host.len())).find(|&i| got.get(i) != host.get(i)) {
+            panic!(
+                "{}: {what}: {} row {i} of {} is {:?}, the host's {:?}",
+                c.name,
+                t.name(),
+                host.len(),
+                got.get(i),
+                host.get(i)
+            );
+        }
+    }
+}
+
+/// Without a GPU: the ALU tables' distinct rows the device makes, made on the host from
+/// only what the device has, are the packing pass's (every table and order, on programs,
+/// segments and long runs).
+#[test]
+fn the_alu_rows_from_the_steps_are_the_host_rows() {
+    let mut cases: Vec<WalkCase> = walk_cases().into_iter().filter(|c| c.executed).collect();
+    cases.extend(long_walk_cases());
+    for t in TableId::ALU {
+        assert!(
+            cases
+                .iter()
+                .any(|c| c.alu.iter().any(|(u, r)| *u == t && r.len() > 100)),
+            "a case with many {} rows",
+            t.name()
+        );
+    }
+    assert!(cases.iter().any(
+        |c| !c.ecalls.is_empty() && c.ecalls.iter().any(|e| !ecall::alu_lookups(e).is_empty())
+    ));
+    for c in &cases {
+        assert_alu_rows(c, "host rows", &alu_rows_on_host(c));
+    }
 }
 
 /// The memory walk of `kernels/rv/memw.cu`, on the host: from only what the device has
@@ -762,9 +857,39 @@ mod gpu {
             mem_a: &c.mem_a,
             mem_start: &c.mem_start,
             mem_s: &c.mem_s,
-            ecalls: &[],
+            ecalls: &c.ecalls,
             io: &[],
         }
+    }
+
+    /// The ALU tables' distinct rows made on the device are the packing pass's, on every
+    /// executed walk case and the long runs (many sort tiles, repeats across chunks).
+    #[test]
+    #[ignore = "needs a CUDA device: run with --ignored on the GPU machine"]
+    fn alu_rows_match_the_host_rows() {
+        let g = gpu();
+        let mut cases: Vec<WalkCase> = walk_cases().into_iter().filter(|c| c.executed).collect();
+        cases.extend(long_walk_cases());
+        let mut derived = 0;
+        for c in &cases {
+            let rows = g.derive_alu_rows(&refs(c), &c.decode).unwrap();
+            assert_alu_rows(c, "device rows", &rows);
+            derived += c.alu.iter().any(|(_, r)| !r.is_empty()) as u64;
+        }
+        assert!(derived > 40, "{derived} cases with ALU operations");
+        assert_eq!(g.stats().kernels["ks_alu_bounds"], derived);
+        // An injected launch failure is an error, and nothing after it launches.
+        g.device().inject_fill_launch_failure_of("ks_alu_count");
+        let c = &cases[0];
+        let e = g
+            .derive_alu_rows(&refs(c), &c.decode)
+            .expect_err("an injected failure");
+        assert!(
+            e.to_string()
+                .contains("ks_alu_count: injected launch failure"),
+            "{e}"
+        );
+        assert_eq!(g.stats().kernels["ks_alu_bounds"], derived);
     }
 
     /// The memory walk on the device gives the host's LOAD, STORE and MEMW_A records on

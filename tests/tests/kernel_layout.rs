@@ -57,6 +57,10 @@ fn rust_values() -> BTreeMap<&'static str, u64> {
         rust_source_const("prover-gpu/src/cuda/deep.rs", "DEEP_BATCH"),
     );
     put(
+        "AK_CHUNK",
+        rust_source_const("prover-gpu/src/cuda/rv/alu_ops.rs", "ALU_CHUNK"),
+    );
+    put(
         "RW_SCAN_THREADS",
         rust_source_const("prover-gpu/src/cuda/rv/memw_r.rs", "REGWALK_SCAN_THREADS"),
     );
@@ -145,6 +149,14 @@ fn rust_values() -> BTreeMap<&'static str, u64> {
         ("MK_DEC_WORDS", decode::TUPLE),
         ("MK_MEMOP_LOAD", kestrel_core::rv::MEMOP_LOAD as usize),
         ("MK_MEMOP_STORE", kestrel_core::rv::MEMOP_STORE as usize),
+        // The ALU tables' distinct rows (kernels/rv/alu_ops.cu): the DECODE fields they read.
+        ("AK_CLS_ALU", class::ALU),
+        ("AK_CLS_BRANCH", class::BRANCH),
+        ("AK_F_USE_IMM", cpu::USE_IMM - cpu::DEC),
+        ("AK_F_ALU_OP", cpu::ALU_OP - cpu::DEC),
+        ("AK_F_IMM", cpu::IMM - cpu::DEC),
+        ("AK_DEC_WORDS", decode::TUPLE),
+        ("AK_TABLES", kestrel_core::rv::table::TableId::ALU.len()),
         ("RW_NUM_REGS", kestrel_core::rv::NUM_REGS),
         ("DEC_WORDS", decode::TUPLE),
         // MEMW_R (core/src/rv/memw_r/mod.rs).
@@ -607,6 +619,45 @@ fn the_evaluator_reads_c_constants() {
     assert!(eval("(A", &k).is_err());
 }
 
+/// Every kernel of `kernels/rv/<name>.cu` is loaded from the module `rv/<name>` by
+/// `prover-gpu/src/cuda/device.rs` and launched by name from `prover-gpu/src/cuda/rv/<name>.rs`.
+fn assert_kernels_loaded_and_launched(name: &str) {
+    let src = std::fs::read_to_string(repo().join(format!("kernels/rv/{name}.cu"))).unwrap();
+    let device = std::fs::read_to_string(repo().join("prover-gpu/src/cuda/device.rs")).unwrap();
+    let launcher =
+        std::fs::read_to_string(repo().join(format!("prover-gpu/src/cuda/rv/{name}.rs"))).unwrap();
+    let kernels: Vec<&str> = src
+        .split("__global__ void ")
+        .skip(1)
+        .map(|r| r.split('(').next().unwrap())
+        .collect();
+    assert!(!kernels.is_empty(), "kernels/rv/{name}.cu has no kernel");
+    for k in kernels {
+        // The module's entry: `("rv/<name>", &[…])`, the kernel among its names.
+        let module = format!("\"rv/{name}\",");
+        let names = device
+            .find(&module)
+            .map(|at| &device[at..])
+            .and_then(|rest| rest.split("])").next())
+            .unwrap_or_else(|| panic!("device.rs does not load the module rv/{name}"));
+        assert!(
+            names.contains(&format!("\"{k}\"")),
+            "device.rs does not load {k} from rv/{name}: {names}"
+        );
+        assert!(
+            launcher.contains(&format!("\"{k}\"")),
+            "prover-gpu/src/cuda/rv/{name}.rs never names {k}"
+        );
+    }
+}
+
+/// The kernels the ALU tables share (their distinct rows, `kernels/rv/alu_ops.cu`) are
+/// loaded and launched by their shared launcher.
+#[test]
+fn shared_alu_kernels_are_launched() {
+    assert_kernels_loaded_and_launched("alu_ops");
+}
+
 /// The table fills mirror the rooms one to one: every `kernels/rv/<table>.cu` has its
 /// room `core/src/rv/<table>/` and its launcher `prover-gpu/src/cuda/rv/<table>.rs`, and
 /// every launcher its kernel (the launchers' shared modules excepted).
@@ -634,32 +685,6 @@ fn fills_mirror_the_rooms() {
             "kernels/rv/{t}.cu has no room {}",
             room.display()
         );
-        let src = std::fs::read_to_string(repo().join(format!("kernels/rv/{t}.cu"))).unwrap();
-        let device = std::fs::read_to_string(repo().join("prover-gpu/src/cuda/device.rs")).unwrap();
-        for k in src
-            .split("__global__ void ")
-            .skip(1)
-            .map(|r| r.split('(').next().unwrap())
-        {
-            // The module's entry: `("rv/<t>", &[…])`, the kernel among its names.
-            let module = format!("\"rv/{t}\",");
-            let names = device
-                .find(&module)
-                .map(|at| &device[at..])
-                .and_then(|rest| rest.split("])").next())
-                .unwrap_or_else(|| panic!("device.rs does not load the module rv/{t}"));
-            assert!(
-                names.contains(&format!("\"{k}\"")),
-                "device.rs does not load {k} from rv/{t}: {names}"
-            );
-            // And the room's launcher launches it by that name.
-            let launcher =
-                std::fs::read_to_string(repo().join(format!("prover-gpu/src/cuda/rv/{t}.rs")))
-                    .unwrap();
-            assert!(
-                launcher.contains(&format!("\"{k}\"")),
-                "prover-gpu/src/cuda/rv/{t}.rs never names {k}"
-            );
-        }
+        assert_kernels_loaded_and_launched(t);
     }
 }

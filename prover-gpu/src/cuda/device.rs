@@ -65,7 +65,20 @@ const KERNELS: &[(&str, &[&str])] = &[
         ],
     ),
     ("quotient", &["ks_quotient_eval", "ks_quotient_split"]),
-    // The table fills, one module per table (kernels/rv/<table>.cu).
+    // The table fills, one module per table (kernels/rv/<table>.cu), and the ALU tables'
+    // distinct rows (kernels/rv/alu_ops.cu).
+    (
+        "rv/alu_ops",
+        &[
+            "ks_alu_count",
+            "ks_alu_list",
+            "ks_alu_keys",
+            "ks_alu_heads_count",
+            "ks_alu_heads",
+            "ks_alu_rows",
+            "ks_alu_bounds",
+        ],
+    ),
     ("rv/cpu", &["ks_fill_cpu"]),
     ("rv/dvrm", &["ks_fill_dvrm"]),
     ("rv/ecall", &["ks_fill_ecall"]),

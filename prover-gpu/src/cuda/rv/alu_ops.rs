@@ -1,12 +1,20 @@
 //! What the fills of the tables with one row per distinct operation (LT, EQ, SHIFT, MUL,
-//! DVRM) share, as their rooms share `core/src/rv/alu_ops.rs`: the records ([`Distinct`], as
-//! the rooms' `distinct` make them) are the only upload, three words per row
-//! (`op | mult << 32`, `a`, `b`), counted under "packed op records".
+//! DVRM) share, as their rooms share `core/src/rv/alu_ops.rs`. Their records are
+//! [`Distinct`] rows, three words each (`op | mult << 32`, `a`, `b`), made on the device from
+//! the register walk's operands ([`enqueue_alu_rows`], `kernels/rv/alu_ops.cu`): only the
+//! system calls' few ALU lookups are uploaded, counted under "packed op records". The fills
+//! also take rows uploaded from the host ([`enqueue`]: the tests' edge rows).
 
 use std::sync::Arc;
 
 use cudarc::driver::CudaStream;
-use kestrel_core::rv::{distinct_height, Distinct};
+use kestrel_core::rv::decode::{class, DECODE_WORDS};
+use kestrel_core::rv::machine::{RecordRefs, TableId};
+use kestrel_core::rv::{distinct_height, ecall, Distinct};
+use rayon::prelude::*;
+
+use super::memw::{enqueue_scan, RadixSort};
+use super::memw_r::RegWalk;
 
 use crate::cuda::backend::CudaBackend;
 use crate::cuda::buffer::DeviceBuffer;
@@ -30,21 +38,13 @@ pub(super) struct Table {
     pub(super) accepts: fn(u32) -> bool,
 }
 
-/// A fill ready to launch: the uploaded records and the trace buffer.
-pub(super) struct Prepared {
-    pub(super) packed: DeviceBuffer<u64>,
-    pub(super) out: DeviceBuffer<u64>,
-    pub(super) h: u64,
-    pub(super) n: u64,
-}
-
-/// Checks `rows`, uploads them and allocates `t`'s trace (height [`distinct_height`]).
-pub(super) fn prepare(
+/// Checks `rows` against `t` and uploads them (three words each).
+fn upload_rows(
     dev: &CudaDevice,
     stream: &Arc<CudaStream>,
     t: &Table,
     rows: &[Distinct],
-) -> Result<Prepared, CudaError> {
+) -> Result<DeviceBuffer<u64>, CudaError> {
     let n = rows.len();
     if let Some(r) = rows.iter().find(|r| !(t.accepts)(r.op)) {
         return Err(CudaError::Limit {
@@ -52,14 +52,13 @@ pub(super) fn prepare(
             detail: format!("op {} is not one of the table's", r.op),
         });
     }
-    let h = distinct_height(n);
-    let (Some(cells), Some(words)) = (h.checked_mul(t.width), n.checked_mul(RECORD_WORDS)) else {
-        return Err(CudaError::Limit {
+    let words = n
+        .checked_mul(RECORD_WORDS)
+        .ok_or_else(|| CudaError::Limit {
             op: t.op,
             detail: format!("{n} records"),
-        });
-    };
-    let packed = dev.upload_with(stream, words, PACKED, |off, dst| {
+        })?;
+    dev.upload_with(stream, words, PACKED, |off, dst| {
         for (j, w) in dst.iter_mut().enumerate() {
             let g = off + j;
             let r = &rows[g / RECORD_WORDS];
@@ -69,45 +68,340 @@ pub(super) fn prepare(
                 _ => r.b,
             };
         }
-    })?;
-    let out = dev.alloc::<u64>(stream, cells, t.what)?;
-    Ok(Prepared {
-        packed,
-        out,
-        h: h as u64,
-        n: n as u64,
     })
 }
 
-/// Releases the records (stream-ordered, after the kernel reads them) and counts the fill.
-pub(super) fn finish(dev: &CudaDevice, t: &Table, p: Prepared) -> CudaTrace {
-    drop(p.packed);
+/// Enqueues `t`'s fill from `n` rows at device address `rec` (height [`distinct_height`])
+/// and counts it.
+fn launch_fill(
+    dev: &CudaDevice,
+    stream: &Arc<CudaStream>,
+    t: &Table,
+    n: usize,
+    rec: u64,
+) -> Result<CudaTrace, CudaError> {
+    let h = distinct_height(n);
+    let cells = h.checked_mul(t.width).ok_or_else(|| CudaError::Limit {
+        op: t.op,
+        detail: format!("{n} records"),
+    })?;
+    let out = dev.alloc::<u64>(stream, cells, t.what)?;
+    let (hh, nn) = (h as u64, n as u64);
+    dev.injected_fill_launch_failure(t.kernel)?;
+    launch!(
+        dev,
+        stream,
+        t.kernel,
+        grid_for(hh, 256),
+        [&out.ptr(stream), &hh, &rec, &nn]
+    );
     dev.counters.fill(t.name);
-    CudaTrace {
-        cols: p.out,
+    Ok(CudaTrace {
+        cols: out,
         width: t.width,
-        log_height: p.h.trailing_zeros(),
-    }
+        log_height: h.trailing_zeros(),
+    })
 }
 
-/// Enqueues `t`'s fill from its distinct rows on `stream` (the upload synchronises; the
-/// kernel does not).
+/// Enqueues `t`'s fill from its distinct rows uploaded from the host on `stream` (the
+/// upload synchronises; the kernel does not).
 pub(super) fn enqueue(
     dev: &CudaDevice,
     stream: &Arc<CudaStream>,
     t: &Table,
     rows: &[Distinct],
 ) -> Result<CudaTrace, CudaError> {
-    let p = prepare(dev, stream, t, rows)?;
-    dev.injected_fill_launch_failure(t.kernel)?;
+    let packed = upload_rows(dev, stream, t, rows)?;
+    let trace = launch_fill(dev, stream, t, rows.len(), packed.ptr(stream))?;
+    // Stream-ordered free, after the kernel reads the rows.
+    drop(packed);
+    Ok(trace)
+}
+
+/// Steps (and sorted operations) per chunk of the ALU rows' kernels (`AK_CHUNK`).
+const ALU_CHUNK: usize = 256;
+
+/// The tables of distinct rows, in the order of their op codes (`AK_TABLES` of them).
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub(super) enum AluTable {
+    Lt,
+    Eq,
+    Shift,
+    Mul,
+    Dvrm,
+}
+
+impl AluTable {
+    pub(super) const ALL: [AluTable; 5] = [
+        AluTable::Lt,
+        AluTable::Eq,
+        AluTable::Shift,
+        AluTable::Mul,
+        AluTable::Dvrm,
+    ];
+
+    /// Its fill.
+    pub(super) fn table(self) -> &'static Table {
+        match self {
+            AluTable::Lt => &super::lt::LT,
+            AluTable::Eq => &super::eq::EQ,
+            AluTable::Shift => &super::shift::SHIFT,
+            AluTable::Mul => &super::mul::MUL,
+            AluTable::Dvrm => &super::dvrm::DVRM,
+        }
+    }
+
+    /// Its table.
+    pub fn id(self) -> TableId {
+        match self {
+            AluTable::Lt => TableId::Lt,
+            AluTable::Eq => TableId::Eq,
+            AluTable::Shift => TableId::Shift,
+            AluTable::Mul => TableId::Mul,
+            AluTable::Dvrm => TableId::Dvrm,
+        }
+    }
+}
+
+/// The op codes the ALU tables accept: each table's least code, in table order, and the
+/// last table's greatest; `None` unless they are consecutive ranges in that order (what the
+/// device's merge of all the tables' rows into one sorted list relies on).
+fn op_ranges() -> Option<([u32; 5], u32)> {
+    let mut lo = [0; 5];
+    let mut next = None;
+    for (k, t) in AluTable::ALL.iter().enumerate() {
+        let ops: Vec<u32> = (0..64).filter(|&op| (t.table().accepts)(op)).collect();
+        let (&first, &last) = (ops.first()?, ops.last()?);
+        if last - first + 1 != ops.len() as u32 || next.is_some_and(|n| n != first) {
+            return None;
+        }
+        lo[k] = first;
+        next = Some(last + 1);
+    }
+    Some((lo, next? - 1))
+}
+
+/// The ALU tables' distinct rows made on the device: all tables' rows in table order,
+/// three words each.
+pub(super) struct AluRows {
+    rec: DeviceBuffer<u64>,
+    /// Each table's first row, then the rows' count.
+    first: [usize; 6],
+}
+
+impl AluRows {
+    /// Table `t`'s rows.
+    pub(super) fn rows(&self, t: AluTable) -> usize {
+        let k = t as usize;
+        self.first[k + 1] - self.first[k]
+    }
+
+    /// Table `t`'s trace height.
+    pub(super) fn height(&self, t: AluTable) -> usize {
+        distinct_height(self.rows(t))
+    }
+}
+
+/// Makes the ALU tables' distinct rows on `stream` after the register walk `walk`, equal to
+/// the packing pass's (`core::rv::pack`: each ALU or branch step's operation and the
+/// system calls' ALU lookups, merged by `distinct_ops`), and synchronises once to learn the
+/// tables' row counts.
+pub(super) fn enqueue_alu_rows(
+    dev: &CudaDevice,
+    stream: &Arc<CudaStream>,
+    r: &RecordRefs<'_>,
+    decode: &[u64],
+    walk: &RegWalk,
+) -> Result<AluRows, CudaError> {
+    const OP: &str = "ALU rows";
+    let limit = |detail: String| CudaError::Limit { op: OP, detail };
+    let (lo, hi) =
+        op_ranges().ok_or_else(|| limit("ALU tables' op codes not consecutive".into()))?;
+    let cpu = r.cpu;
+    let n = cpu.len();
+    // The steps that ask for an operation: those of a DECODE row of class ALU or BRANCH.
+    let asks: Vec<bool> = decode
+        .chunks_exact(DECODE_WORDS)
+        .map(|f| f[1 + class::ALU] != 0 || f[1 + class::BRANCH] != 0)
+        .collect();
+    let steps = cpu
+        .dec_row
+        .par_iter()
+        .filter(|&&row| asks.get(row as usize).copied().unwrap_or(false))
+        .count();
+    let xops: Vec<u64> = r
+        .ecalls
+        .iter()
+        .flat_map(ecall::alu_lookups)
+        .flat_map(|o| [o.op as u64, o.a, o.b])
+        .collect();
+    let x = xops.len() / 3;
+    let m = steps + x;
+    if m >= 1 << 32 {
+        return Err(limit(format!("{m} ALU operations")));
+    }
+    if m == 0 {
+        return Ok(AluRows {
+            rec: dev.alloc(stream, 0, "ALU rows")?,
+            first: [0; 6],
+        });
+    }
+    let xbuf = dev.upload(stream, &xops, PACKED)?;
+    let chunks = n.div_ceil(ALU_CHUNK);
+    let m_chunks = m.div_ceil(ALU_CHUNK);
+    let cnt = dev.alloc::<u64>(stream, chunks.max(m_chunks), "ALU rows counts")?;
+    // The operations (op, a, b), then the distinct rows' first positions and the rows.
+    let op = dev.alloc::<u32>(stream, m, "ALU operations")?;
+    let ab = dev.alloc::<u64>(stream, 2 * m, "ALU operations")?;
+    let sort = RadixSort::new(dev, stream, m, "ALU rows sort")?;
+    let pos = dev.alloc::<u32>(stream, m, "ALU rows")?;
+    let rec = dev.alloc::<u64>(stream, 3 * m, "ALU rows")?;
+    // The steps' operations, the distinct rows, each table's first row and their count.
+    let info = dev.alloc::<u64>(stream, 8, "ALU rows counts")?;
+    let [dec_row, rs1, rs2] = walk.mem_arrays(stream);
+    let dec = walk.dec.ptr(stream);
+    let (a, b) = (ab.ptr(stream), ab.ptr_at(stream, m));
+    let (nn, xx, mm, nch, mch) = (n as u64, x as u64, m as u64, chunks as u64, m_chunks as u64);
+    let lo8 = lo
+        .iter()
+        .enumerate()
+        .fold(0u64, |acc, (k, &l)| acc | (l as u64) << (8 * k));
+    let (info0, info1, info2) = (
+        info.ptr(stream),
+        info.ptr_at(stream, 1),
+        info.ptr_at(stream, 2),
+    );
+    dev.injected_fill_launch_failure("ks_alu_count")?;
     launch!(
         dev,
         stream,
-        t.kernel,
-        grid_for(p.h, 256),
-        [&p.out.ptr(stream), &p.h, &p.packed.ptr(stream), &p.n]
+        "ks_alu_count",
+        grid_for(nch, 128),
+        [&cnt.ptr(stream), &dec_row, &dec, &nn]
     );
-    Ok(finish(dev, t, p))
+    enqueue_scan(dev, stream, cnt.ptr(stream), nch, info0)?;
+    launch!(
+        dev,
+        stream,
+        "ks_alu_list",
+        grid_for(mm.max(nch), 128),
+        [
+            &op.ptr(stream),
+            &a,
+            &b,
+            &sort.vals[0].ptr(stream),
+            &cnt.ptr(stream),
+            &info0,
+            &dec_row,
+            &rs1,
+            &rs2,
+            &dec,
+            &nn,
+            &xbuf.ptr(stream),
+            &xx,
+            &mm
+        ]
+    );
+    // Least significant word first: b's low and high, a's low and high (four bytes each),
+    // then op (below 2^8).
+    let mut at = 0;
+    for (w, bytes) in [(0u64, 0..4), (1, 0..4), (2, 0..4), (3, 0..4), (4, 0..1)] {
+        launch!(
+            dev,
+            stream,
+            "ks_alu_keys",
+            grid_for(mm, 256),
+            [
+                &sort.keys[at].ptr(stream),
+                &sort.vals[at].ptr(stream),
+                &op.ptr(stream),
+                &a,
+                &b,
+                &mm,
+                &w
+            ]
+        );
+        at = sort.sort(dev, stream, at, bytes)?;
+    }
+    let perm = sort.vals[at].ptr(stream);
+    launch!(
+        dev,
+        stream,
+        "ks_alu_heads_count",
+        grid_for(mch, 128),
+        [&cnt.ptr(stream), &perm, &op.ptr(stream), &a, &b, &mm]
+    );
+    enqueue_scan(dev, stream, cnt.ptr(stream), mch, info1)?;
+    launch!(
+        dev,
+        stream,
+        "ks_alu_heads",
+        grid_for(mch, 128),
+        [
+            &pos.ptr(stream),
+            &cnt.ptr(stream),
+            &perm,
+            &op.ptr(stream),
+            &a,
+            &b,
+            &mm
+        ]
+    );
+    launch!(
+        dev,
+        stream,
+        "ks_alu_rows",
+        grid_for(mm, 256),
+        [
+            &rec.ptr(stream),
+            &pos.ptr(stream),
+            &perm,
+            &op.ptr(stream),
+            &a,
+            &b,
+            &info1,
+            &mm
+        ]
+    );
+    launch!(
+        dev,
+        stream,
+        "ks_alu_bounds",
+        grid_for(1, 32),
+        [&info2, &rec.ptr(stream), &info1, &mm, &lo8, &(hi as u64)]
+    );
+    let got = dev.download(stream, &info, 0, 8, "ALU rows counts")?;
+    drop((xbuf, cnt, op, ab, sort, pos));
+    let (listed, u) = (got[0] as usize, got[1] as usize);
+    let mut first = [0usize; 6];
+    for (f, &g) in first.iter_mut().zip(&got[2..]) {
+        *f = g as usize;
+    }
+    if listed != steps
+        || u > m
+        || first[0] != 0
+        || first[5] != u
+        || first.windows(2).any(|w| w[0] > w[1])
+    {
+        return Err(limit(format!(
+            "the device listed {listed} of {steps} steps' operations, {u} distinct rows of \
+             {m}, tables from {first:?} (an op no ALU table accepts?)"
+        )));
+    }
+    Ok(AluRows { rec, first })
+}
+
+/// Table `t`'s fill from the rows [`enqueue_alu_rows`] made, on `stream`.
+pub(super) fn enqueue_derived(
+    dev: &CudaDevice,
+    stream: &Arc<CudaStream>,
+    rows: &AluRows,
+    t: AluTable,
+) -> Result<CudaTrace, CudaError> {
+    let at = rows
+        .rec
+        .ptr_at(stream, RECORD_WORDS * rows.first[t as usize]);
+    launch_fill(dev, stream, t.table(), rows.rows(t), at)
 }
 
 impl CudaBackend {
@@ -122,5 +416,48 @@ impl CudaBackend {
         let trace = enqueue(dev, &s, t, rows)?;
         dev.sync(&s, t.op)?;
         Ok(trace)
+    }
+}
+
+impl CudaBackend {
+    /// The ALU tables' distinct rows made on the device from one segment's records `r`
+    /// (`decode`: [`decode::fields_of`](kestrel_core::rv::decode::fields_of) of the
+    /// program), downloaded in table order (LT, EQ, SHIFT, MUL, DVRM): what a proof's fills
+    /// of those tables read; for tests and diagnostics.
+    ///
+    /// # Errors
+    /// Malformed records, or any device failure.
+    pub fn derive_alu_rows(
+        &self,
+        r: &RecordRefs<'_>,
+        decode: &[u64],
+    ) -> Result<Vec<(TableId, Vec<Distinct>)>, ProverError> {
+        let dev = self.device();
+        let s = dev.stream();
+        let walk = super::memw_r::enqueue_regwalk(dev, &s, r.cpu, r.memw_r, decode)?;
+        let rows = enqueue_alu_rows(dev, &s, r, decode, &walk)?;
+        let words = dev.download(
+            &s,
+            &rows.rec,
+            0,
+            RECORD_WORDS * rows.first[5],
+            "ALU rows (test)",
+        )?;
+        Ok(AluTable::ALL
+            .iter()
+            .map(|&t| {
+                let k = t as usize;
+                let rows = words[RECORD_WORDS * rows.first[k]..RECORD_WORDS * rows.first[k + 1]]
+                    .chunks_exact(RECORD_WORDS)
+                    .map(|w| Distinct {
+                        op: w[0] as u32,
+                        a: w[1],
+                        b: w[2],
+                        mult: (w[0] >> 32) as u32,
+                    })
+                    .collect();
+                (t.id(), rows)
+            })
+            .collect())
     }
 }

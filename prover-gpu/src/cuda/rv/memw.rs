@@ -355,17 +355,8 @@ pub(super) fn enqueue_memwalk(
         chunks * MEMWALK_COUNTS + MEMWALK_COUNTS,
         "memory walk counts",
     )?;
-    let keys = [
-        dev.alloc::<u32>(stream, m, "memory walk keys")?,
-        dev.alloc::<u32>(stream, m, "memory walk keys")?,
-    ];
-    let vals = [
-        dev.alloc::<u32>(stream, m, "memory walk keys")?,
-        dev.alloc::<u32>(stream, m, "memory walk keys")?,
-    ];
+    let sort = RadixSort::new(dev, stream, m, "memory walk sort")?;
     let acc = dev.alloc::<u64>(stream, 6 * m, "memory walk accesses")?;
-    let sort_tiles = m.div_ceil(MEMWALK_SORT_TILE);
-    let hist = dev.alloc::<u64>(stream, 256 * sort_tiles + 1, "memory walk sort")?;
     let tiles = m.div_ceil(MEMWALK_TILE);
     let ops = dev.alloc::<u64>(stream, 2 * tiles, "memory walk carries")?;
 
@@ -377,7 +368,7 @@ pub(super) fn enqueue_memwalk(
     let [dec_row, rs1, rs2] = walk.mem_arrays(stream);
     let dec = walk.dec.ptr(stream);
     let (nn, xx, dd, mm, clk0) = (n as u64, x as u64, d as u64, m as u64, cpu.clk0);
-    let (nch, nt, nst) = (chunks as u64, tiles as u64, sort_tiles as u64);
+    let (nch, nt) = (chunks as u64, tiles as u64);
     let one_block = LaunchConfig {
         grid_dim: (1, 1, 1),
         block_dim: (MEMWALK_SCAN_THREADS, 1, 1),
@@ -417,8 +408,8 @@ pub(super) fn enqueue_memwalk(
         "ks_memwalk_list",
         grid_for(nch, 128),
         [
-            &keys[0].ptr(stream),
-            &vals[0].ptr(stream),
+            &sort.keys[0].ptr(stream),
+            &sort.vals[0].ptr(stream),
             &ts,
             &mask,
             &data,
@@ -437,49 +428,8 @@ pub(super) fn enqueue_memwalk(
         ]
     );
     // Word indices are below 2^29: four passes of 8 bits, back to the first buffers.
-    for pass in 0..4u64 {
-        let (from, to) = ((pass % 2) as usize, ((pass + 1) % 2) as usize);
-        let shift = 8 * pass;
-        let tiles_cfg = |threads: u32| LaunchConfig {
-            grid_dim: (sort_tiles.min(1 << 20) as u32, 1, 1),
-            block_dim: (threads, 1, 1),
-            shared_mem_bytes: 0,
-        };
-        launch!(
-            dev,
-            stream,
-            "ks_memwalk_sort_hist",
-            tiles_cfg(256),
-            [&hist.ptr(stream), &keys[from].ptr(stream), &mm, &shift]
-        );
-        launch!(
-            dev,
-            stream,
-            "ks_memwalk_sort_scan",
-            one_block,
-            [
-                &hist.ptr(stream),
-                &(256 * nst),
-                &hist.ptr_at(stream, 256 * sort_tiles)
-            ]
-        );
-        launch!(
-            dev,
-            stream,
-            "ks_memwalk_sort_scatter",
-            tiles_cfg(32),
-            [
-                &keys[to].ptr(stream),
-                &vals[to].ptr(stream),
-                &keys[from].ptr(stream),
-                &vals[from].ptr(stream),
-                &hist.ptr(stream),
-                &mm,
-                &shift
-            ]
-        );
-    }
-    let (skey, sval) = (keys[0].ptr(stream), vals[0].ptr(stream));
+    let at = sort.sort(dev, stream, 0, 0..4)?;
+    let (skey, sval) = (sort.keys[at].ptr(stream), sort.vals[at].ptr(stream));
     let (op_mask, op_data) = (ops.ptr(stream), ops.ptr_at(stream, tiles));
     launch!(
         dev,
@@ -538,8 +488,115 @@ pub(super) fn enqueue_memwalk(
         ]
     );
     // Stream-ordered frees: released after the walk reads them.
-    drop((input, cnt, keys, vals, acc, hist, ops));
+    drop((input, cnt, sort, acc, ops));
     Ok(walked)
+}
+
+/// Enqueues the exclusive prefix sums of the `len` words at device address `v`, in place,
+/// and their total into the word at `total` (one block, `ks_memwalk_sort_scan`).
+pub(super) fn enqueue_scan(
+    dev: &CudaDevice,
+    stream: &Arc<CudaStream>,
+    v: u64,
+    len: u64,
+    total: u64,
+) -> Result<(), CudaError> {
+    let one_block = LaunchConfig {
+        grid_dim: (1, 1, 1),
+        block_dim: (MEMWALK_SCAN_THREADS, 1, 1),
+        shared_mem_bytes: 0,
+    };
+    launch!(
+        dev,
+        stream,
+        "ks_memwalk_sort_scan",
+        one_block,
+        [&v, &len, &total]
+    );
+    Ok(())
+}
+
+/// A stable LSD radix sort of `m` pairs of 32-bit keys and values on the device (8 bits a
+/// pass: per tile of `MEMWALK_SORT_TILE` keys a digit histogram, one scan over all tiles'
+/// histograms, a warp-ranked scatter), shared by the memory walk and the ALU rows
+/// (`alu_ops.rs`). Its buffers are double: a sort reads `keys[at]`, `vals[at]`.
+pub(super) struct RadixSort {
+    pub(super) keys: [DeviceBuffer<u32>; 2],
+    pub(super) vals: [DeviceBuffer<u32>; 2],
+    /// 256 counts per tile, then their total.
+    hist: DeviceBuffer<u64>,
+    m: usize,
+}
+
+impl RadixSort {
+    /// Buffers for `m` pairs (`m > 0`).
+    pub(super) fn new(
+        dev: &CudaDevice,
+        stream: &Arc<CudaStream>,
+        m: usize,
+        what: &'static str,
+    ) -> Result<RadixSort, CudaError> {
+        let tiles = m.div_ceil(MEMWALK_SORT_TILE);
+        Ok(RadixSort {
+            keys: [dev.alloc(stream, m, what)?, dev.alloc(stream, m, what)?],
+            vals: [dev.alloc(stream, m, what)?, dev.alloc(stream, m, what)?],
+            hist: dev.alloc(stream, 256 * tiles + 1, what)?,
+            m,
+        })
+    }
+
+    /// Enqueues a stable sort of the pairs in buffers `at` by their keys' bytes `bytes`
+    /// (least significant first); returns the buffers that hold the result.
+    pub(super) fn sort(
+        &self,
+        dev: &CudaDevice,
+        stream: &Arc<CudaStream>,
+        mut at: usize,
+        bytes: std::ops::Range<u64>,
+    ) -> Result<usize, CudaError> {
+        let tiles = self.m.div_ceil(MEMWALK_SORT_TILE);
+        let tiles_cfg = |threads: u32| LaunchConfig {
+            grid_dim: (tiles.min(1 << 20) as u32, 1, 1),
+            block_dim: (threads, 1, 1),
+            shared_mem_bytes: 0,
+        };
+        let (mm, hist) = (self.m as u64, self.hist.ptr(stream));
+        for byte in bytes {
+            let (from, to) = (at, 1 - at);
+            let shift = 8 * byte;
+            launch!(
+                dev,
+                stream,
+                "ks_memwalk_sort_hist",
+                tiles_cfg(256),
+                [&hist, &self.keys[from].ptr(stream), &mm, &shift]
+            );
+            enqueue_scan(
+                dev,
+                stream,
+                hist,
+                256 * tiles as u64,
+                self.hist.ptr_at(stream, 256 * tiles),
+            )?;
+            launch!(
+                dev,
+                stream,
+                "ks_memwalk_sort_scatter",
+                tiles_cfg(32),
+                [
+                    &self.keys[to].ptr(stream),
+                    &self.vals[to].ptr(stream),
+                    &self.keys[from].ptr(stream),
+                    &self.vals[from].ptr(stream),
+                    &hist,
+                    &mm,
+                    &shift
+                ]
+            );
+            at = to;
+        }
+        Ok(at)
+    }
 }
 
 /// Table `w`'s fill on the records the memory walk made (enqueued after it on `stream`).

@@ -1,14 +1,17 @@
 //! Device-resident trace fills of the record tables, one launcher per table mirroring
 //! `core/src/rv/<table>/` and its kernel `kernels/rv/<table>.cu`: each builds the table's
-//! main trace in device memory from its packed records, one thread per row (padding rows
-//! too), column-major as every committed source is. The packed records are the only
-//! upload, counted under "packed op records" ([`PACKED`](super::stats::PACKED)); the trace
-//! itself never crosses the bus. CPU and MEMW_R go further: their records are made on the
-//! device by the register walk ([`memw_r::RegWalk`]) from each step's DECODE row and result,
-//! counted under [`memw_r::STEP_RECORDS`]. Each kernel matches its room's host fill bit for bit
-//! (`tests/tests/cuda_fill.rs`, `cuda_fill_alu.rs`, `cuda_fill_mem.rs`, `cuda_fill_sys.rs`);
-//! the byte lookups stay on the host. This module dispatches on [`TableId`]; `alu_ops` and
-//! `records` hold the upload helpers the tables share.
+//! main trace in device memory from its records, one thread per row (padding rows too),
+//! column-major as every committed source is. The trace itself never crosses the bus, and
+//! most records are made on the device: CPU's and MEMW_R's by the register walk
+//! ([`memw_r::RegWalk`]) from each step's DECODE row and result (counted under
+//! [`memw_r::STEP_RECORDS`]), LOAD's, STORE's, MEMW_A's and MEMW's by the memory walk
+//! ([`memw::MemWalk`]), and LT's, EQ's, SHIFT's, MUL's and DVRM's distinct rows from the
+//! register walk's operands (`alu_ops`). ECALL's and IO's records are uploaded, counted
+//! under "packed op records" ([`PACKED`](super::stats::PACKED)). Each kernel matches its
+//! room's host fill bit for bit (`tests/tests/cuda_fill.rs`, `cuda_fill_alu.rs`,
+//! `cuda_fill_mem.rs`, `cuda_fill_dvrm.rs`, `cuda_fill_sys.rs`); the byte lookups stay on
+//! the host. This module dispatches on [`TableId`]; `alu_ops` and `records` hold what the
+//! tables share.
 
 use std::sync::Arc;
 
@@ -54,21 +57,24 @@ fn check_height(op: &'static str, height: usize, rows: usize) -> Result<u32, Cud
     Ok(height.trailing_zeros())
 }
 
-/// A record table's device fill: its trace's `(width, height)` from the records, and the
-/// launcher that enqueues its kernel on a stream.
+/// A record table's device fill: its trace's `(width, height)` from the records (the ALU
+/// tables': from the rows the device made), and the launcher that enqueues its kernel on a
+/// stream.
 struct DeviceFill {
     dims: fn(&RecordRefs<'_>) -> (usize, usize),
     enqueue: Launch,
 }
 
-/// How a fill gets its records: uploaded for it, from the register walk, or from the
-/// memory walk.
+/// How a fill gets its records: uploaded for it, from the register walk, from the memory
+/// walk, or made from the register walk's operands.
 enum Launch {
     Records(Enqueue),
     /// After the register walk ([`memw_r::RegWalk`]), on its stream.
     Walked(WalkedEnqueue),
     /// After the memory walk ([`memw::MemWalk`]), on the register walk's stream.
     MemWalked(memw::Walked),
+    /// After the ALU rows ([`alu_ops::AluRows`]), on the register walk's stream.
+    AluRows(alu_ops::AluTable),
 }
 
 type WalkedEnqueue = fn(
@@ -99,23 +105,23 @@ fn device_fill(t: TableId) -> Option<DeviceFill> {
         },
         TableId::Lt => DeviceFill {
             dims: |p| (rv::lt::WIDTH, padded_rows(p.lt.len())),
-            enqueue: Launch::Records(|d, s, r| lt::enqueue_lt(d, s, r.lt)),
+            enqueue: Launch::AluRows(alu_ops::AluTable::Lt),
         },
         TableId::Eq => DeviceFill {
             dims: |p| (rv::eq::WIDTH, padded_rows(p.eq.len())),
-            enqueue: Launch::Records(|d, s, r| eq::enqueue_eq(d, s, r.eq)),
+            enqueue: Launch::AluRows(alu_ops::AluTable::Eq),
         },
         TableId::Shift => DeviceFill {
             dims: |p| (rv::shift::WIDTH, padded_rows(p.shift.len())),
-            enqueue: Launch::Records(|d, s, r| shift::enqueue_shift(d, s, r.shift)),
+            enqueue: Launch::AluRows(alu_ops::AluTable::Shift),
         },
         TableId::Mul => DeviceFill {
             dims: |p| (rv::mul::WIDTH, padded_rows(p.mul.len())),
-            enqueue: Launch::Records(|d, s, r| mul::enqueue_mul(d, s, r.mul)),
+            enqueue: Launch::AluRows(alu_ops::AluTable::Mul),
         },
         TableId::Dvrm => DeviceFill {
             dims: |p| (rv::dvrm::WIDTH, padded_rows(p.dvrm.len())),
-            enqueue: Launch::Records(|d, s, r| dvrm::enqueue_dvrm(d, s, r.dvrm)),
+            enqueue: Launch::AluRows(alu_ops::AluTable::Dvrm),
         },
         TableId::Load => DeviceFill {
             dims: |p| (rv::load::WIDTH, padded_rows(p.loads.len())),
@@ -152,6 +158,11 @@ impl RvFills for CudaBackend {
         true
     }
 
+    /// Every fill: the ALU tables' distinct rows are made here, from the register walk.
+    fn fills_early(&self, t: TableId) -> bool {
+        device_fill(t).is_some()
+    }
+
     /// Checks the plan of the requested tables alone (a lower bound: the others' traces
     /// are not built yet), then enqueues every fill on its own stream and synchronises
     /// each stream once: the kernels overlap and no fill waits for another's round trip.
@@ -162,16 +173,24 @@ impl RvFills for CudaBackend {
         tables: &[TableId],
     ) -> Result<Vec<(TableId, CudaTrace)>, ProverError> {
         let dev = self.device();
-        let plan: Vec<TablePlan> = tables
+        let fills: Vec<DeviceFill> = tables
             .iter()
-            .map(|&t| {
-                device_fill(t)
-                    .map(|f| (f.dims)(r))
-                    .map(|(main, h)| plan_of(main, h))
-            })
+            .map(|&t| device_fill(t))
             .collect::<Option<_>>()
             .ok_or(ProverError::Internal("no fill kernel for a record table"))?;
-        self.check_plan(&plan, 1, 0)?;
+        let plan = |alu: Option<&alu_ops::AluRows>| -> Vec<TablePlan> {
+            fills
+                .iter()
+                .map(|f| match (&f.enqueue, alu) {
+                    (Launch::AluRows(t), Some(a)) => (t.table().width, a.height(*t)),
+                    _ => (f.dims)(r),
+                })
+                .map(|(main, h)| plan_of(main, h))
+                .collect()
+        };
+        // The ALU tables' heights are known once their rows are made: until then, each
+        // counts at its least.
+        self.check_plan(&plan(None), 1, 0)?;
         let streams: Vec<_> = tables.iter().map(|_| dev.stream()).collect();
         // CPU and MEMW_R read the register walk: it runs once, and they run after it on
         // its stream.
@@ -179,10 +198,19 @@ impl RvFills for CudaBackend {
         let decode = decode::fields_of(image);
         let mut walk: Option<memw_r::RegWalk> = None;
         let mut mem: Option<memw::MemWalk> = None;
+        let alu = if fills
+            .iter()
+            .any(|f| matches!(f.enqueue, Launch::AluRows(_)))
+        {
+            let w = reg_walk(dev, &walk_stream, r, &decode, &mut walk)?;
+            let rows = alu_ops::enqueue_alu_rows(dev, &walk_stream, r, &decode, w)?;
+            self.check_plan(&plan(Some(&rows)), 1, 0)?;
+            Some(rows)
+        } else {
+            None
+        };
         let mut out = Vec::with_capacity(tables.len());
-        for (&t, s) in tables.iter().zip(&streams) {
-            let fill =
-                device_fill(t).ok_or(ProverError::Internal("no fill kernel for a record table"))?;
+        for ((&t, fill), s) in tables.iter().zip(fills).zip(&streams) {
             let trace = match fill.enqueue {
                 Launch::Records(enqueue) => enqueue(dev, s, r)?,
                 Launch::Walked(enqueue) => {
@@ -199,13 +227,17 @@ impl RvFills for CudaBackend {
                     };
                     memw::enqueue_walked(dev, &walk_stream, m, table)?
                 }
+                Launch::AluRows(table) => {
+                    let rows = alu.as_ref().ok_or(ProverError::Internal("no ALU rows"))?;
+                    alu_ops::enqueue_derived(dev, &walk_stream, rows, table)?
+                }
             };
             out.push((t, trace));
         }
         for s in streams.iter().chain([&walk_stream]) {
             dev.sync(s, "trace fills")?;
         }
-        drop((walk, mem));
+        drop((walk, mem, alu));
         Ok(out)
     }
 }

@@ -3,19 +3,14 @@
 //! product computed on the device from `(op, a, b)`; the byte lookups stay on the host,
 //! `mul::lookups`).
 
-use std::sync::Arc;
-
-use cudarc::driver::CudaStream;
 use kestrel_core::rv::{mul, Distinct};
 
-use super::alu_ops::{self, Table};
+use super::alu_ops::Table;
 use crate::cuda::backend::CudaBackend;
 use crate::cuda::committed::CudaTrace;
-use crate::cuda::device::CudaDevice;
-use crate::cuda::error::CudaError;
 use crate::error::ProverError;
 
-const MUL: Table = Table {
+pub(super) const MUL: Table = Table {
     op: "fill MUL",
     kernel: "ks_fill_mul",
     name: "MUL",
@@ -23,16 +18,6 @@ const MUL: Table = Table {
     width: mul::WIDTH,
     accepts: |op| mul::OPS.contains(&op),
 };
-
-/// Enqueues MUL's fill from its distinct ops on `stream` (the upload synchronises; the
-/// kernel does not).
-pub(super) fn enqueue_mul(
-    dev: &CudaDevice,
-    stream: &Arc<CudaStream>,
-    rows: &[Distinct],
-) -> Result<CudaTrace, CudaError> {
-    alu_ops::enqueue(dev, stream, &MUL, rows)
-}
 
 impl CudaBackend {
     /// MUL's main trace in device memory from its distinct ops (`mul::distinct`): equal to
