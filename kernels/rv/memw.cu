@@ -330,6 +330,62 @@ extern "C" __global__ void ks_memwalk_sort_scan(uint64_t *hist, uint64_t len, ui
     mk_block_scan(hist, 1, len, total);
 }
 
+// Scans of long arrays (the sort's histograms) in three launches: each block sums its part
+// of `per` words (ks_memwalk_scan_reduce), one block scans the parts' sums
+// (ks_memwalk_sort_scan), and each block scans its part from its sum's prefix
+// (ks_memwalk_scan_apply). Blocks of a multiple of 32 threads, at most 1024.
+extern "C" __global__ void ks_memwalk_scan_reduce(uint64_t *part, const uint64_t *v, uint64_t len,
+                                                  uint64_t per) {
+    __shared__ uint64_t red[32];
+    const uint64_t a = blockIdx.x * per, b = a + per < len ? a + per : len;
+    uint64_t s = 0;
+    for (uint64_t i = a + threadIdx.x; i < b; i += blockDim.x) s += v[i];
+    for (int o = 16; o > 0; o >>= 1) s += __shfl_down_sync(0xffffffffu, s, o);
+    if ((threadIdx.x & 31) == 0) red[threadIdx.x >> 5] = s;
+    __syncthreads();
+    if (threadIdx.x < 32) {
+        s = threadIdx.x < blockDim.x / 32 ? red[threadIdx.x] : 0;
+        for (int o = 16; o > 0; o >>= 1) s += __shfl_down_sync(0xffffffffu, s, o);
+        if (threadIdx.x == 0) part[blockIdx.x] = s;
+    }
+}
+
+extern "C" __global__ void ks_memwalk_scan_apply(uint64_t *v, const uint64_t *part, uint64_t len,
+                                                 uint64_t per) {
+    __shared__ uint64_t sums[32];
+    __shared__ uint64_t carry;
+    const uint64_t a = blockIdx.x * per, b = a + per < len ? a + per : len;
+    const uint32_t lane = threadIdx.x & 31, w = threadIdx.x >> 5, nw = blockDim.x >> 5;
+    if (threadIdx.x == 0) carry = part[blockIdx.x];
+    __syncthreads();
+    for (uint64_t t0 = a; t0 < b; t0 += blockDim.x) {
+        const uint64_t i = t0 + threadIdx.x;
+        const uint64_t x = i < b ? v[i] : 0;
+        // Inclusive sums within the warp, then of the warps' totals.
+        uint64_t s = x;
+        for (int o = 1; o < 32; o <<= 1) {
+            const uint64_t y = __shfl_up_sync(0xffffffffu, s, o);
+            if (lane >= (uint32_t)o) s += y;
+        }
+        if (lane == 31) sums[w] = s;
+        __syncthreads();
+        if (w == 0) {
+            uint64_t t = lane < nw ? sums[lane] : 0;
+            for (int o = 1; o < 32; o <<= 1) {
+                const uint64_t y = __shfl_up_sync(0xffffffffu, t, o);
+                if (lane >= (uint32_t)o) t += y;
+            }
+            if (lane < nw) sums[lane] = t;
+        }
+        __syncthreads();
+        const uint64_t c = carry;
+        if (i < b) v[i] = c + (w > 0 ? sums[w - 1] : 0) + s - x;
+        __syncthreads();
+        if (threadIdx.x == 0) carry = c + sums[nw - 1];
+        __syncthreads();
+    }
+}
+
 // Scatters each tile's keys to their places, in order (one warp per tile: equal digits of a
 // round of 32 keys ranked by lane).
 extern "C" __global__ void ks_memwalk_sort_scatter(uint32_t *key_out, uint32_t *val_out,

@@ -862,6 +862,30 @@ mod gpu {
         }
     }
 
+    /// The sorts' scan gives the host's prefix sums, in one block and by parts over every
+    /// SM (lengths around the switch between them and parts of uneven length).
+    #[test]
+    #[ignore = "needs a CUDA device: run with --ignored on the GPU machine"]
+    fn the_device_scan_is_the_host_prefix_sum() {
+        let g = gpu();
+        let mut rng = ChaCha8Rng::seed_from_u64(7);
+        for len in [0usize, 1, 31, 1000, 65_536, 65_537, 1 << 20, (1 << 20) + 17, 3_000_001] {
+            for wide in [false, true] {
+                let v: Vec<u64> = (0..len)
+                    .map(|_| if wide { rng.gen() } else { rng.gen_range(0..300) })
+                    .collect();
+                let (got, total) = g.scan_words(&v).unwrap();
+                let mut acc = 0u64;
+                for (i, (&x, &y)) in v.iter().zip(&got).enumerate() {
+                    assert_eq!(y, acc, "length {len}, wide {wide}: prefix {i}");
+                    acc = acc.wrapping_add(x);
+                }
+                assert_eq!((got.len(), total), (len, acc), "length {len}, wide {wide}");
+            }
+        }
+        assert!(g.stats().kernels["ks_memwalk_scan_apply"] >= 8);
+    }
+
     /// The ALU tables' distinct rows made on the device are the packing pass's, on every
     /// executed walk case and the long runs (many sort tiles, repeats across chunks).
     #[test]

@@ -96,6 +96,8 @@ const KERNELS: &[(&str, &[&str])] = &[
             "ks_memwalk_list",
             "ks_memwalk_sort_hist",
             "ks_memwalk_sort_scan",
+            "ks_memwalk_scan_reduce",
+            "ks_memwalk_scan_apply",
             "ks_memwalk_sort_scatter",
             "ks_memwalk_tiles",
             "ks_memwalk_carry",

@@ -279,7 +279,7 @@ pub(super) fn enqueue_alu_rows(
         grid_for(nch, 128),
         [&cnt.ptr(stream), &dec_row, &dec, &nn]
     );
-    enqueue_scan(dev, stream, cnt.ptr(stream), nch, info0)?;
+    enqueue_scan(dev, stream, cnt.ptr(stream), nch, info0, None)?;
     launch!(
         dev,
         stream,
@@ -331,7 +331,7 @@ pub(super) fn enqueue_alu_rows(
         grid_for(mch, 128),
         [&cnt.ptr(stream), &perm, &op.ptr(stream), &a, &b, &mm]
     );
-    enqueue_scan(dev, stream, cnt.ptr(stream), mch, info1)?;
+    enqueue_scan(dev, stream, cnt.ptr(stream), mch, info1, None)?;
     launch!(
         dev,
         stream,

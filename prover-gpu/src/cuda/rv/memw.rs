@@ -492,26 +492,62 @@ pub(super) fn enqueue_memwalk(
     Ok(walked)
 }
 
+/// Parts a long scan is cut into (the most one block then scans).
+const SCAN_PARTS: u64 = MEMWALK_SCAN_THREADS as u64;
+
+/// Scans of at most this many words run in one block.
+const SHORT_SCAN: u64 = 1 << 16;
+
 /// Enqueues the exclusive prefix sums of the `len` words at device address `v`, in place,
-/// and their total into the word at `total` (one block, `ks_memwalk_sort_scan`).
+/// and their total into the word at `total`: in one block (`ks_memwalk_sort_scan`), or,
+/// given `parts` (device scratch of [`SCAN_PARTS`] words) and more than [`SHORT_SCAN`]
+/// words, by parts over every SM (`ks_memwalk_scan_reduce`, the one-block scan of the
+/// parts' sums, `ks_memwalk_scan_apply`).
 pub(super) fn enqueue_scan(
     dev: &CudaDevice,
     stream: &Arc<CudaStream>,
     v: u64,
     len: u64,
     total: u64,
+    parts: Option<u64>,
 ) -> Result<(), CudaError> {
-    let one_block = LaunchConfig {
-        grid_dim: (1, 1, 1),
-        block_dim: (MEMWALK_SCAN_THREADS, 1, 1),
+    let blocks = |n: u64, threads: u32| LaunchConfig {
+        grid_dim: (n as u32, 1, 1),
+        block_dim: (threads, 1, 1),
         shared_mem_bytes: 0,
     };
+    let Some(part) = parts.filter(|_| len > SHORT_SCAN) else {
+        launch!(
+            dev,
+            stream,
+            "ks_memwalk_sort_scan",
+            blocks(1, MEMWALK_SCAN_THREADS),
+            [&v, &len, &total]
+        );
+        return Ok(());
+    };
+    let per = len.div_ceil(SCAN_PARTS);
+    let n = len.div_ceil(per);
+    launch!(
+        dev,
+        stream,
+        "ks_memwalk_scan_reduce",
+        blocks(n, 256),
+        [&part, &v, &len, &per]
+    );
     launch!(
         dev,
         stream,
         "ks_memwalk_sort_scan",
-        one_block,
-        [&v, &len, &total]
+        blocks(1, MEMWALK_SCAN_THREADS),
+        [&part, &n, &total]
+    );
+    launch!(
+        dev,
+        stream,
+        "ks_memwalk_scan_apply",
+        blocks(n, 256),
+        [&v, &part, &len, &per]
     );
     Ok(())
 }
@@ -523,7 +559,7 @@ pub(super) fn enqueue_scan(
 pub(super) struct RadixSort {
     pub(super) keys: [DeviceBuffer<u32>; 2],
     pub(super) vals: [DeviceBuffer<u32>; 2],
-    /// 256 counts per tile, then their total.
+    /// 256 counts per tile, then their total, then the scan's parts ([`SCAN_PARTS`]).
     hist: DeviceBuffer<u64>,
     m: usize,
 }
@@ -540,7 +576,7 @@ impl RadixSort {
         Ok(RadixSort {
             keys: [dev.alloc(stream, m, what)?, dev.alloc(stream, m, what)?],
             vals: [dev.alloc(stream, m, what)?, dev.alloc(stream, m, what)?],
-            hist: dev.alloc(stream, 256 * tiles + 1, what)?,
+            hist: dev.alloc(stream, 256 * tiles + 1 + SCAN_PARTS as usize, what)?,
             m,
         })
     }
@@ -577,6 +613,7 @@ impl RadixSort {
                 hist,
                 256 * tiles as u64,
                 self.hist.ptr_at(stream, 256 * tiles),
+                Some(self.hist.ptr_at(stream, 256 * tiles + 1)),
             )?;
             launch!(
                 dev,
@@ -611,6 +648,34 @@ pub(super) fn enqueue_walked(
 }
 
 impl CudaBackend {
+    /// The exclusive prefix sums of `v` (wrapping) and their total, by the scan the memory
+    /// walk's and the ALU rows' sorts use (by parts over every SM past [`SHORT_SCAN`]
+    /// words); for tests and diagnostics.
+    ///
+    /// # Errors
+    /// Any device failure.
+    pub fn scan_words(&self, v: &[u64]) -> Result<(Vec<u64>, u64), ProverError> {
+        let dev = self.device();
+        let s = dev.stream();
+        let len = v.len();
+        let buf = dev.upload_with(&s, len + 1 + SCAN_PARTS as usize, "scan (test)", |off, dst| {
+            for (j, w) in dst.iter_mut().enumerate() {
+                *w = v.get(off + j).copied().unwrap_or(0);
+            }
+        })?;
+        enqueue_scan(
+            dev,
+            &s,
+            buf.ptr(&s),
+            len as u64,
+            buf.ptr_at(&s, len),
+            Some(buf.ptr_at(&s, len + 1)),
+        )?;
+        let mut out = dev.download(&s, &buf, 0, len + 1, "scan (test)")?;
+        let total = out.pop().unwrap_or(0);
+        Ok((out, total))
+    }
+
     /// The memory walk's records for one segment's records `r` (`decode`:
     /// [`decode::fields_of`](kestrel_core::rv::decode::fields_of) of the program),
     /// downloaded: what a proof's LOAD, STORE and MEMW_A fills read; for tests and

@@ -202,9 +202,13 @@ impl RvFills for CudaBackend {
             .iter()
             .any(|f| matches!(f.enqueue, Launch::AluRows(_)))
         {
+            let before = dev.counters.held();
             let w = reg_walk(dev, &walk_stream, r, &decode, &mut walk)?;
             let rows = alu_ops::enqueue_alu_rows(dev, &walk_stream, r, &decode, w)?;
-            self.check_plan(&plan(Some(&rows)), 1, 0)?;
+            // The walk's and the rows' buffers are given back before the proof's stages:
+            // held now, they are not held against its plan.
+            let transient = dev.counters.held().saturating_sub(before);
+            self.check_plan(&plan(Some(&rows)), 1, transient)?;
             Some(rows)
         } else {
             None
