@@ -323,6 +323,20 @@ fn prove_inner(
     for (name, ms) in &r.phases {
         eprintln!("  {name:<12} {ms:>10.3} ms");
     }
+    if let Some(s) = &r.segmented {
+        eprintln!(
+            "  {} segments of 2^{} cycles; the executor ran at {:.2} MHz, enough for {:.1} backends",
+            s.segments, s.segment_log, s.executor_mhz, s.backends_fed
+        );
+        if s.backends.len() > 1 {
+            for (i, b) in s.backends.iter().enumerate() {
+                eprintln!(
+                    "    backend {i}: committed {}, proved {} segments, busy {:.3} s",
+                    b.committed, b.proved, b.busy_seconds
+                );
+            }
+        }
+    }
     eprintln!("  fill (real rows / trace height) of the largest tables:");
     eprint!("{}", fill_summary(&r.tables, 4));
     if let Some(Ok((c, roof))) = &r.roofline {

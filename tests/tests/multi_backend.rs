@@ -16,7 +16,7 @@ use kestrel_core::rv::decode::ProgramImage;
 use kestrel_core::rv::machine::RecordRefs;
 use kestrel_core::rv::table::TableId;
 use kestrel_prover_gpu::api::{
-    verify_file, BackendChoice, Devices, ErrorKind, Guest, ProveOptions, Proved,
+    verify_file, BackendChoice, Devices, ErrorKind, Guest, Progress, ProveOptions, Proved,
 };
 use kestrel_prover_gpu::backend::{
     AuxCommitted, Backend, DeepInputs, DeviceTraces, FriOpening, QuotientCommitted, QuotientInputs,
@@ -60,10 +60,18 @@ fn within<R: Send + 'static>(secs: u64, f: impl FnOnce() -> R + Send + 'static) 
 /// Proves fibonacci on `backends`, checks the report's per-backend counts and returns the
 /// proof.
 fn prove_on<B: RvFills>(backends: &[B], segment_log: u32) -> Proved {
+    let mut done: [Vec<usize>; 2] = [Vec::new(), Vec::new()];
     let proved = guest()
-        .prove_with_backends(backends, INPUT, &options(segment_log), &mut |_| {})
+        .prove_with_backends(backends, INPUT, &options(segment_log), &mut |p| {
+            if let Progress::Segment(p) = p {
+                done[usize::from(p.phase) - 1].push(p.done);
+            }
+        })
         .unwrap();
     let seg = proved.report.segmented.as_ref().expect("a segmented proof");
+    // Each phase counts every part once, in order, whichever backend finished it.
+    let parts: Vec<usize> = (1..=seg.segments + 1).collect();
+    assert_eq!(done, [parts.clone(), parts]);
     assert_eq!(seg.backends.len(), backends.len());
     let committed: usize = seg.backends.iter().map(|b| b.committed).sum();
     let proven: usize = seg.backends.iter().map(|b| b.proved).sum();
