@@ -38,8 +38,8 @@
 //! least work once, while the time of each stage in [`SegmentedRun::phases`] is summed over
 //! both phases: `commit main` is phase 1's and phase 2's commitments, `trace` the packing
 //! (on the producer thread) and the fills in both phases, and the run part's tables (built
-//! once, in phase 1); with several backends, summed over them (the
-//! total work, not the wall time).
+//! once, in phase 1); with several backends, summed over them (the total work, not the
+//! wall time).
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{mpsc, Mutex};
@@ -104,10 +104,11 @@ pub struct SegmentedRun {
     pub public: Vec<Felt>,
     pub vk: VerifyingKey,
     pub segments: usize,
-    /// Milliseconds per phase name, summed over parts and both phases: `execute+pack`
-    /// (the producer's, overlapped with the rest), `trace` (building the main traces from
-    /// the records: the producer's packing, the fills, the run part's tables), `fill`, then
-    /// the prover's phases ([`crate::roofline::STAGES`] after `trace`).
+    /// Milliseconds per phase name, summed over parts, both phases and every backend (the
+    /// total work, not the wall time): `execute+pack` (the producer's, overlapped with the
+    /// rest), `trace` (building the main traces from the records: the producer's packing,
+    /// the fills, the run part's tables), `fill`, then the prover's phases
+    /// ([`crate::roofline::STAGES`] after `trace`).
     pub phases: Vec<(String, f64)>,
     /// Wall time of phase 1 and of phase 2.
     pub phase_seconds: [f64; 2],
