@@ -61,7 +61,7 @@ use crate::vm::record::VecRecorder;
 use crate::vm::{ElfError, NoRecorder, Program, Vm};
 
 pub use crate::rv::RvFills;
-pub use crate::select::BackendChoice;
+pub use crate::select::{BackendChoice, Devices};
 pub use crate::vm::{ElfError as LoadError, Exit, VmError, DEFAULT_MAX_CYCLES};
 pub use kestrel_core::keys::VerifyingKey;
 pub use kestrel_verifier::statement::{decode_statement, encode_statement, Statement};
@@ -222,6 +222,11 @@ pub struct ProveOptions {
     /// segments ([`crate::segmented`]); `None`: the backend's default
     /// ([`default_segment_log`]).
     pub segment_log: Option<u32>,
+    /// Which devices prove (`--devices`, CUDA only): with several, a segmented run's
+    /// segments are proven on all of them at once, each backend with its own device-memory
+    /// budget ([`crate::select::cuda_backends`]); the proof is the same bytes. Given with
+    /// [`BackendChoice::Auto`], CUDA is required.
+    pub devices: Devices,
 }
 
 impl Default for ProveOptions {
@@ -234,6 +239,7 @@ impl Default for ProveOptions {
             host_fills: false,
             roofline: false,
             segment_log: None,
+            devices: Devices::Default,
         }
     }
 }
@@ -247,8 +253,8 @@ impl ProveOptions {
         params(self.blowup)
     }
 
-    /// Checks every option: the preset, the cycle limit, and a budget only for a backend
-    /// that can be CUDA.
+    /// Checks every option: the preset, the cycle limit, and a budget or devices only for a
+    /// backend that can be CUDA.
     ///
     /// # Errors
     /// [`Error::Usage`], naming the option.
@@ -265,6 +271,16 @@ impl ProveOptions {
             return Err(Error::Usage(
                 "--vram-budget applies to the cuda backend only".into(),
             ));
+        }
+        if self.devices != Devices::Default {
+            if self.backend == BackendChoice::Cpu || !cfg!(feature = "cuda") {
+                return Err(Error::Usage(
+                    "--devices applies to the cuda backend only".into(),
+                ));
+            }
+            self.devices
+                .check()
+                .map_err(|e| Error::Usage(format!("--devices: {e}")))?;
         }
         Ok(())
     }
@@ -422,7 +438,8 @@ pub struct Report {
     pub record_bytes: u64,
     /// The proof's encoded size by part (opened values, Merkle paths, FRI, OOD, other).
     pub proof_parts: kestrel_core::proof::SizeParts,
-    /// The backend's own figures (bytes moved, peak memory; `null` for the CPU).
+    /// The backend's own figures (bytes moved, peak memory; `null` for the CPU); with
+    /// several backends, an array of each one's, in order.
     pub backend_report: serde_json::Value,
     /// This process's peak resident memory after the proof ([`peak_rss_bytes`]).
     pub peak_rss_bytes: Option<u64>,
@@ -447,6 +464,15 @@ pub struct SegmentedReport {
     /// Every part's shape as the roofline model reads it (not in `--stats`).
     #[serde(skip)]
     pub shape: crate::roofline::ProofShape,
+    /// Per backend, in the order given: the segments it committed and proved, and its busy
+    /// seconds ([`crate::segmented::BackendWork`]).
+    pub backends: Vec<crate::segmented::BackendWork>,
+    /// The executor's rate: cycles per second of the producer's execute+pack time (both
+    /// phases), in MHz.
+    pub executor_mhz: f64,
+    /// How many backends one executor keeps busy: the workers' mean time per segment over
+    /// the producer's, both phases.
+    pub backends_fed: f64,
 }
 
 impl Report {
@@ -662,6 +688,9 @@ impl Guest {
         progress: &mut dyn FnMut(&Progress),
     ) -> Result<Proved, Error> {
         let (params, first, mut clock) = self.first_run(input, options, progress)?;
+        if options.devices != Devices::Default {
+            return self.prove_on_devices(input, options, params, first, &mut clock);
+        }
         // Choosing (and starting) the backend is not part of the proving time.
         let choosing = Instant::now();
         let selected = crate::select::select(options.backend).map_err(Error::NoBackend)?;
@@ -680,7 +709,44 @@ impl Guest {
             name: selected.name(),
             cycles: first.cycles,
         });
-        crate::with_backend!(selected, b => self.prove_on(b, input, options, params, first, &mut clock))
+        crate::with_backend!(selected, b => self.prove_on(std::slice::from_ref(b), input, options, params, first, &mut clock))
+    }
+
+    /// [`Guest::prove_with_progress`] on the CUDA backends of [`ProveOptions::devices`].
+    #[cfg(feature = "cuda")]
+    fn prove_on_devices(
+        &self,
+        input: &[u8],
+        options: &ProveOptions,
+        params: StarkParams,
+        first: Exit,
+        clock: &mut Clock<'_>,
+    ) -> Result<Proved, Error> {
+        // Choosing (and starting) the backends is not part of the proving time.
+        let choosing = Instant::now();
+        let backends = crate::select::cuda_backends(&options.devices, options.vram_budget)
+            .map_err(Error::NoBackend)?;
+        clock.shift(choosing.elapsed());
+        (clock.progress)(&Progress::Backend {
+            name: "cuda",
+            cycles: first.cycles,
+        });
+        self.prove_on(&backends, input, options, params, first, clock)
+    }
+
+    /// Without CUDA there are no devices to choose ([`ProveOptions::check`] says so first).
+    #[cfg(not(feature = "cuda"))]
+    fn prove_on_devices(
+        &self,
+        _input: &[u8],
+        _options: &ProveOptions,
+        _params: StarkParams,
+        _first: Exit,
+        _clock: &mut Clock<'_>,
+    ) -> Result<Proved, Error> {
+        Err(Error::Usage(
+            "--devices applies to the cuda backend only".into(),
+        ))
     }
 
     /// [`Guest::prove_with_progress`] on a backend the caller made (for example a CUDA
@@ -696,9 +762,35 @@ impl Guest {
         options: &ProveOptions,
         progress: &mut dyn FnMut(&Progress),
     ) -> Result<Proved, Error> {
+        self.prove_with_backends(std::slice::from_ref(backend), input, options, progress)
+    }
+
+    /// [`Guest::prove_with_progress`] on backends the caller made (for example a CUDA
+    /// backend per device): a run longer than one segment is proven on all of them at once
+    /// ([`crate::segmented`]), one that fits one segment on `backends[0]`; the proof is the
+    /// same bytes as on one backend. The default segment size is the smallest of the
+    /// backends' ([`default_segment_log`] of each one's [`Backend::memory_budget`]).
+    /// [`ProveOptions::backend`], [`ProveOptions::vram_budget`] and
+    /// [`ProveOptions::devices`] are not used.
+    ///
+    /// [`Backend::memory_budget`]: crate::backend::Backend::memory_budget
+    ///
+    /// # Errors
+    /// As [`Guest::prove`]; [`Error::Usage`] for no backend.
+    pub fn prove_with_backends<B: RvFills>(
+        &self,
+        backends: &[B],
+        input: &[u8],
+        options: &ProveOptions,
+        progress: &mut dyn FnMut(&Progress),
+    ) -> Result<Proved, Error> {
+        let backend = backends
+            .first()
+            .ok_or_else(|| Error::Usage("no backend to prove on".into()))?;
         let options = ProveOptions {
             backend: BackendChoice::Auto,
             vram_budget: None,
+            devices: Devices::Default,
             ..options.clone()
         };
         let (params, first, mut clock) = self.first_run(input, &options, progress)?;
@@ -706,7 +798,7 @@ impl Guest {
             name: backend.name(),
             cycles: first.cycles,
         });
-        self.prove_on(backend, input, &options, params, first, &mut clock)
+        self.prove_on(backends, input, &options, params, first, &mut clock)
     }
 
     /// The options checked, then a run without records: a run that cannot be proven stops
@@ -740,21 +832,31 @@ impl Guest {
         Ok((params, first, clock))
     }
 
+    /// Proves on `backends` (at least one): in segments on all of them, or in one proof on
+    /// the first.
     fn prove_on<B: RvFills>(
         &self,
-        backend: &B,
+        backends: &[B],
         input: &[u8],
         options: &ProveOptions,
         params: StarkParams,
         first: Exit,
         clock: &mut Clock<'_>,
     ) -> Result<Proved, Error> {
+        let backend = backends
+            .first()
+            .ok_or_else(|| Error::Usage("no backend to prove on".into()))?;
+        // Each backend's segment must fit its own budget.
         let segment_log = options.segment_log.unwrap_or_else(|| {
-            default_segment_log(backend.name(), options.blowup, backend.memory_budget())
+            backends
+                .iter()
+                .map(|b| default_segment_log(b.name(), options.blowup, b.memory_budget()))
+                .min()
+                .unwrap_or(16)
         });
         if first.cycles > 1 << segment_log {
             return self.prove_segmented(
-                backend,
+                backends,
                 input,
                 options,
                 params,
@@ -900,7 +1002,7 @@ impl Guest {
     #[allow(clippy::too_many_arguments)]
     fn prove_segmented<B: RvFills>(
         &self,
-        backend: &B,
+        backends: &[B],
         input: &[u8],
         options: &ProveOptions,
         params: StarkParams,
@@ -908,10 +1010,13 @@ impl Guest {
         segment_log: u32,
         clock: &mut Clock<'_>,
     ) -> Result<Proved, Error> {
+        let backend = backends
+            .first()
+            .ok_or_else(|| Error::Usage("no backend to prove on".into()))?;
         let device_fills = backend.has_device_fills() && !options.host_fills;
         let execute_ms = clock.phase_ms().first().map_or(0.0, |p| p.1);
         let run = crate::segmented::prove_segmented(
-            backend,
+            backends,
             &self.program,
             input,
             params,
@@ -977,7 +1082,10 @@ impl Guest {
             pow_nonce: run.proof.parts.first().map_or(0, |p| p.pow_nonce),
             record_bytes,
             proof_parts: run.proof.size_parts(),
-            backend_report: backend.report(),
+            backend_report: match backends {
+                [one] => one.report(),
+                all => serde_json::Value::Array(all.iter().map(|b| b.report()).collect()),
+            },
             peak_rss_bytes: peak_rss_bytes(),
             roofline: None,
             segmented: Some(SegmentedReport {
@@ -985,6 +1093,9 @@ impl Guest {
                 segment_log,
                 phase_seconds: run.phase_seconds,
                 shape: run.shape,
+                backends: run.backends,
+                executor_mhz: run.executor_mhz,
+                backends_fed: run.backends_fed,
             }),
         };
         if options.roofline {

@@ -67,6 +67,12 @@ pub struct ProveArgs {
     /// working set is refused before anything is committed.
     #[arg(long, value_parser = crate::select::parse_bytes)]
     pub vram_budget: Option<u64>,
+    /// CUDA devices that prove a segmented run together: `all`, or ordinals such as `0,1`
+    /// (one may repeat: `0,0` shares device 0 between two backends). Each backend's
+    /// device-memory budget is `--vram-budget` (default: the device's free memory) divided
+    /// by the times its device is listed. Default: device 0 alone.
+    #[arg(long, value_parser = crate::select::parse_devices)]
+    pub devices: Option<crate::select::Devices>,
     /// Print one JSON object on stdout (schema in the README's "JSON output").
     #[arg(long)]
     pub json: bool,
@@ -179,6 +185,7 @@ impl ProveArgs {
             host_fills: self.host_fills,
             roofline: self.stats.is_some(),
             segment_log: self.segment_cycles,
+            devices: self.devices.clone().unwrap_or_default(),
         }
     }
 }
@@ -315,6 +322,20 @@ fn prove_inner(
     );
     for (name, ms) in &r.phases {
         eprintln!("  {name:<12} {ms:>10.3} ms");
+    }
+    if let Some(s) = &r.segmented {
+        eprintln!(
+            "  {} segments of 2^{} cycles; the executor ran at {:.2} MHz, enough for {:.1} backends",
+            s.segments, s.segment_log, s.executor_mhz, s.backends_fed
+        );
+        if s.backends.len() > 1 {
+            for (i, b) in s.backends.iter().enumerate() {
+                eprintln!(
+                    "    backend {i}: committed {}, proved {} segments, busy {:.3} s",
+                    b.committed, b.proved, b.busy_seconds
+                );
+            }
+        }
     }
     eprintln!("  fill (real rows / trace height) of the largest tables:");
     eprint!("{}", fill_summary(&r.tables, 4));

@@ -21,13 +21,28 @@
 //! while the backend commits or proves this one; at most two segments' records are held at
 //! once.
 //!
+//! **Several backends** (all the GPUs of one host, or several backends sharing one): each
+//! part's proof depends only on its traces, the shared challenges and its own transcript
+//! ([`RunRounds::part`]), so segments are committed and proven on different backends at
+//! once and the proof is the same bytes. One worker thread per backend, each with its own
+//! proving key (all giving the same verifying key), takes the next segment the producer
+//! hands over, whichever worker is free; results are put back in segment order. The
+//! producer (one executor) stays a segment ahead through a channel of one place per
+//! backend, so at most one segment per backend is queued, one per backend worked on and
+//! one executed: memory grows with the number of backends, not with the run. The run part
+//! (small) is committed and proven on the first backend. The first failure stops every
+//! thread and is returned. [`SegmentedRun::backends`] says what each backend did, and
+//! [`SegmentedRun::backends_fed`] how many backends one executor can keep busy.
+//!
 //! The run's roofline ([`SegmentedRun::shape`], [`crate::roofline`]) counts each part's
 //! least work once, while the time of each stage in [`SegmentedRun::phases`] is summed over
 //! both phases: `commit main` is phase 1's and phase 2's commitments, `trace` the packing
 //! (on the producer thread) and the fills in both phases, and the run part's tables (built
-//! once, in phase 1).
+//! once, in phase 1); with several backends, summed over them (the total work, not the
+//! wall time).
 
-use std::sync::mpsc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{mpsc, Mutex};
 use std::time::{Duration, Instant};
 
 use kestrel_core::air::{Machine, Part, SegmentLayout, TableShape};
@@ -89,10 +104,11 @@ pub struct SegmentedRun {
     pub public: Vec<Felt>,
     pub vk: VerifyingKey,
     pub segments: usize,
-    /// Milliseconds per phase name, summed over parts and both phases: `execute+pack`
-    /// (the producer's, overlapped with the rest), `trace` (building the main traces from
-    /// the records: the producer's packing, the fills, the run part's tables), `fill`, then
-    /// the prover's phases ([`crate::roofline::STAGES`] after `trace`).
+    /// Milliseconds per phase name, summed over parts, both phases and every backend (the
+    /// total work, not the wall time): `execute+pack` (the producer's, overlapped with the
+    /// rest), `trace` (building the main traces from the records: the producer's packing,
+    /// the fills, the run part's tables), `fill`, then the prover's phases
+    /// ([`crate::roofline::STAGES`] after `trace`).
     pub phases: Vec<(String, f64)>,
     /// Wall time of phase 1 and of phase 2.
     pub phase_seconds: [f64; 2],
@@ -101,6 +117,27 @@ pub struct SegmentedRun {
     /// Every part's shape as the roofline model reads it (the segments', then the run
     /// part's), its least work counted once.
     pub shape: ProofShape,
+    /// What each backend did, in the order given.
+    pub backends: Vec<BackendWork>,
+    /// The executor's rate: the run's cycles in both phases per second of the producer's
+    /// execute+pack time, in MHz.
+    pub executor_mhz: f64,
+    /// How many backends one executor keeps busy: the workers' mean time per segment
+    /// (both phases) over the producer's mean time per segment (both phases). Below the
+    /// number of backends, the executor is what holds the proof back.
+    pub backends_fed: f64,
+}
+
+/// What one backend did in a segmented proof ([`SegmentedRun::backends`]).
+#[derive(Clone, Debug, Default, PartialEq, serde::Serialize)]
+pub struct BackendWork {
+    /// Segments whose main traces it committed (phase 1).
+    pub committed: usize,
+    /// Segments it proved (phase 2).
+    pub proved: usize,
+    /// Seconds it worked: its segments' fills, commitments and proofs in both phases, and
+    /// on the first backend the run part's commitment and proof.
+    pub busy_seconds: f64,
 }
 
 /// The verifying key of the whole machine (what `kestrel vk` derives) from the parts' keys:
@@ -140,15 +177,59 @@ struct Packed {
 }
 
 /// What the producer returns: the run tables (when asked for) and the time they took
-/// (`None`: it stopped early; the consumer says why).
+/// (`None`: it stopped early; a worker says why).
 type Produced = Option<(Option<RunTraces>, Duration)>;
 
-/// Executes the run segment by segment on a producer thread, packing each, and calls
-/// `consume` with each segment's packed traces in order, the producer a segment ahead;
-/// returns the [`Segmenter`]'s run tables after the last segment (with `finish`; phase 2
-/// needs none) and the time they took.
+/// What a worker made of one segment in one phase.
+struct SegmentDone<T> {
+    /// The segment's index in the run.
+    index: usize,
+    /// The backend (its index) that worked on it.
+    worker: usize,
+    out: T,
+    /// Milliseconds per phase name the work took (see [`SegmentedRun::phases`]).
+    phases: Vec<(String, f64)>,
+    cycles: u64,
+    /// The producer's time executing and packing it.
+    took: Duration,
+    /// The worker's time on it, from taking it to the end of its work.
+    busy: Duration,
+}
+
+/// One phase's segments (by index), and the run tables when asked for and their time.
+struct PhaseDone<T> {
+    segments: Vec<SegmentDone<T>>,
+    run: Option<RunTraces>,
+    built: Duration,
+}
+
+/// The work of a phase on one segment: given the backend's index, the segment's index, the
+/// packed segment and the phases' times to add to; run on the backend's worker thread.
+type SegmentWork<'a, T> =
+    dyn Fn(usize, usize, Packed, &mut Vec<(String, f64)>) -> Result<T, SegmentedError> + Sync + 'a;
+
+/// Locks the producer's channel, poisoned or not (a panicking worker holds nothing the
+/// others cannot use: the receiver or nothing).
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
+/// Executes the run segment by segment on a producer thread, packing each, and hands the
+/// packed segments in order to `workers` worker threads (one per backend) through a channel
+/// of `workers` places: any idle worker takes the next segment and runs `work` on it. At
+/// most `workers` segments are queued, `workers` worked on and one executed at once, so
+/// memory is bounded by the number of backends, not by the run. `done` is called on this
+/// thread as each segment is done, in the order they finish. Returns every segment's work
+/// by index, and the [`Segmenter`]'s run tables after the last segment (with `finish`;
+/// phase 2 needs none) and the time they took.
+///
+/// The first failure stops the phase: the failing worker drops the channel's receiver, so
+/// the producer's next hand-over fails and it stops; the other workers finish the segment
+/// in hand and stop. This function waits for every thread and returns the failure (a
+/// worker's before the producer's).
 #[allow(clippy::too_many_arguments)]
-fn for_each_segment(
+fn for_each_segment<T: Send>(
+    workers: usize,
     program: &Program,
     machine: &Rv64Machine,
     image: &kestrel_core::rv::decode::ProgramImage,
@@ -156,11 +237,14 @@ fn for_each_segment(
     total_cycles: u64,
     segment: u64,
     finish: bool,
-    consume: &mut dyn FnMut(usize, Packed) -> Result<(), SegmentedError>,
-) -> Result<(Option<RunTraces>, Duration), SegmentedError> {
+    work: &SegmentWork<'_, T>,
+    done: &mut dyn FnMut(&SegmentDone<T>),
+) -> Result<PhaseDone<T>, SegmentedError> {
     let n_seg = total_cycles.div_ceil(segment) as usize;
+    let (tx, rx) = mpsc::sync_channel::<(usize, Result<Packed, SegmentedError>)>(workers);
+    let rx = Mutex::new(Some(rx));
+    let stop = AtomicBool::new(false);
     std::thread::scope(|scope| {
-        let (tx, rx) = mpsc::sync_channel::<Result<Packed, SegmentedError>>(1);
         let producer = scope.spawn(move || -> Result<Produced, SegmentedError> {
             let par = Rayon::default();
             let mut seg = Segmenter::new(machine, image, input).map_err(SegmentedError::Trace)?;
@@ -190,8 +274,8 @@ fn for_each_segment(
                     pack: packing.elapsed(),
                 });
                 let failed = item.is_err();
-                if tx.send(item).is_err() || failed {
-                    // The consumer stopped (it says why), or this segment failed (sent).
+                if tx.send((k, item)).is_err() || failed {
+                    // The workers stopped (one says why), or this segment failed (sent).
                     return Ok(None);
                 }
             }
@@ -203,19 +287,94 @@ fn for_each_segment(
             let run = seg.finish(&par).map_err(SegmentedError::Trace)?;
             Ok(Some((Some(run), start.elapsed())))
         });
-        let mut consumed = Ok(());
-        for (k, item) in rx.iter().enumerate() {
-            consumed = item.and_then(|p| consume(k, p));
-            if consumed.is_err() {
-                break;
+        let (done_tx, done_rx) = mpsc::channel::<Result<SegmentDone<T>, SegmentedError>>();
+        let handles: Vec<_> = (0..workers)
+            .map(|w| {
+                let done_tx = done_tx.clone();
+                let (rx, stop) = (&rx, &stop);
+                scope.spawn(move || {
+                    while !stop.load(Ordering::Relaxed) {
+                        let next = lock(rx).as_ref().and_then(|r| r.recv().ok());
+                        let Some((index, item)) = next else { break };
+                        if stop.load(Ordering::Relaxed) {
+                            break;
+                        }
+                        let start = Instant::now();
+                        let mut phases = Vec::new();
+                        let result = item.and_then(|p| {
+                            let (cycles, took) = (p.cycles, p.took);
+                            let out = work(w, index, p, &mut phases)?;
+                            Ok(SegmentDone {
+                                index,
+                                worker: w,
+                                out,
+                                phases,
+                                cycles,
+                                took,
+                                busy: start.elapsed(),
+                            })
+                        });
+                        let failed = result.is_err();
+                        if failed {
+                            stop.store(true, Ordering::Relaxed);
+                            // Without a receiver the producer's next hand-over fails.
+                            drop(lock(rx).take());
+                        }
+                        if done_tx.send(result).is_err() || failed {
+                            break;
+                        }
+                    }
+                })
+            })
+            .collect();
+        drop(done_tx);
+        let mut slots: Vec<Option<SegmentDone<T>>> = (0..n_seg).map(|_| None).collect();
+        let mut failed = None;
+        // Until every worker has ended (each holds a sender).
+        for result in done_rx.iter() {
+            match result {
+                Ok(d) => {
+                    done(&d);
+                    if let Some(slot) = slots.get_mut(d.index) {
+                        *slot = Some(d);
+                    }
+                }
+                Err(e) => {
+                    failed.get_or_insert(e);
+                }
             }
         }
-        drop(rx);
-        let produced = producer
-            .join()
+        // No worker is left to take a segment (even one that panicked): the producer must
+        // not wait on a hand-over.
+        drop(lock(&rx).take());
+        // Every worker joined (one not joined that panicked would panic the scope).
+        let mut panicked = false;
+        for h in handles {
+            panicked |= h.join().is_err();
+        }
+        let produced = producer.join();
+        if let Some(e) = failed {
+            return Err(e);
+        }
+        if panicked {
+            return Err(SegmentedError::Internal("a prover thread panicked".into()));
+        }
+        let produced = produced
             .map_err(|_| SegmentedError::Internal("the executor thread panicked".into()))?;
-        consumed?;
-        produced?.ok_or_else(|| SegmentedError::Internal("the run ended early".into()))
+        let (run, built) =
+            produced?.ok_or_else(|| SegmentedError::Internal("the run ended early".into()))?;
+        let segments = slots
+            .into_iter()
+            .enumerate()
+            .map(|(k, s)| {
+                s.ok_or_else(|| SegmentedError::Internal(format!("segment {k} was not done")))
+            })
+            .collect::<Result<Vec<_>, _>>()?;
+        Ok(PhaseDone {
+            segments,
+            run,
+            built,
+        })
     })
 }
 
@@ -294,14 +453,24 @@ fn add_ms(into: &mut Vec<(String, f64)>, name: &str, ms: f64) {
     }
 }
 
+/// A segment's phase 1: its main commitment, and for the first segment its tables.
+struct Committed {
+    head: (Vec<u8>, Vec<Digest>),
+    tables: Vec<(TableId, usize, usize, Option<usize>)>,
+    record_bytes: u64,
+}
+
 /// Proves a run of `total_cycles` cycles (its length, from an unrecorded run) in segments
-/// of `2^segment_log` cycles.
+/// of `2^segment_log` cycles on `backends` (at least one), one worker thread per backend:
+/// each segment is committed and proven on whichever backend is free, the run part on
+/// `backends[0]`. The proof is the same bytes on any number of backends.
 ///
 /// # Errors
-/// [`SegmentedError`]: the run, its packing or a backend failed.
+/// [`SegmentedError`]: the run, its packing or a backend failed (the first failure; every
+/// thread has stopped), or the backends' keys differ ([`SegmentedError::Internal`]).
 #[allow(clippy::too_many_arguments)]
 pub fn prove_segmented<B: RvFills>(
-    backend: &B,
+    backends: &[B],
     program: &Program,
     input: &[u8],
     params: StarkParams,
@@ -311,6 +480,9 @@ pub fn prove_segmented<B: RvFills>(
     progress: &mut dyn FnMut(&SegmentProgress),
 ) -> Result<SegmentedRun, SegmentedError> {
     let began = Instant::now();
+    let backend = backends
+        .first()
+        .ok_or_else(|| SegmentedError::Internal("no backend to prove on".into()))?;
     let image = program_image(program);
     let machine = machine_for(&image);
     let layout = machine
@@ -325,14 +497,25 @@ pub fn prove_segmented<B: RvFills>(
         tables: &layout.run,
     };
     let prove_err = |phase| move |source| SegmentedError::Prove { phase, source };
-    let pk_seg: ProvingKey<B> = setup(backend, &seg_part, params).map_err(prove_err("setup"))?;
+    // Every backend's key of the segment part, the run part's on backend 0 alone.
+    let pk_segs: Vec<ProvingKey<B>> = backends
+        .iter()
+        .map(|b| setup(b, &seg_part, params).map_err(prove_err("setup")))
+        .collect::<Result<_, _>>()?;
+    if let Some(i) = pk_segs.iter().position(|pk| pk.vk != pk_segs[0].vk) {
+        return Err(SegmentedError::Internal(format!(
+            "backend {i}'s verifying key differs from backend 0's"
+        )));
+    }
     let pk_run: ProvingKey<B> = setup(backend, &run_part, params).map_err(prove_err("setup"))?;
-    let vk = machine_vk(&machine, &layout, &pk_seg, &pk_run, &params);
+    let vk = machine_vk(&machine, &layout, &pk_segs[0], &pk_run, &params);
     let segment = 1u64 << segment_log;
     let n_seg = total_cycles.div_ceil(segment) as usize;
     let total = n_seg + 1;
     let mut phases: Vec<(String, f64)> = Vec::new();
-    let mut tables = Vec::new();
+    let mut work: Vec<BackendWork> = vec![BackendWork::default(); backends.len()];
+    let (mut executor, mut executed) = (Duration::ZERO, 0u64);
+    let mut segments_busy = Duration::ZERO;
     let mut report = |phase: u8, done: usize, cycles_done: u64| {
         let elapsed = began.elapsed();
         // Phase 1 is about a third of the work (execute, pack, commit main), phase 2 the rest.
@@ -352,10 +535,34 @@ pub fn prove_segmented<B: RvFills>(
     };
 
     // Phase 1: every part's main commitment.
-    let mut heads: Vec<(Vec<u8>, Vec<Digest>)> = Vec::with_capacity(total);
-    let mut record_bytes: Vec<u64> = Vec::with_capacity(n_seg);
-    let mut cycles_done = 0;
-    let (run, built) = for_each_segment(
+    let commit = |w: usize,
+                  k: usize,
+                  p: Packed,
+                  phases: &mut Vec<(String, f64)>|
+     -> Result<Committed, SegmentedError> {
+        let (backend, pk) = (&backends[w], &pk_segs[w]);
+        let (real, record_bytes) = (p.packed.real_rows(), p.record_bytes);
+        let traces = timed_traces(backend, &image, p, device_fills, phases)?;
+        let mut tables = Vec::new();
+        if k == 0 {
+            for (&t, tr) in layout.segment.iter().zip(&traces) {
+                let (cols, rows) = tr.dims(backend);
+                tables.push((TableId::ALL[t], rows, cols, real.get(t).copied().flatten()));
+            }
+        }
+        let start = Instant::now();
+        let head =
+            part_main_cap(backend, pk, &seg_part, traces, &[]).map_err(prove_err("commit main"))?;
+        add_ms(phases, "commit main", start.elapsed().as_secs_f64() * 1e3);
+        Ok(Committed {
+            head,
+            tables,
+            record_bytes,
+        })
+    };
+    let (mut done, mut cycles_done) = (0, 0);
+    let phase1 = for_each_segment(
+        backends.len(),
         program,
         &machine,
         &image,
@@ -363,42 +570,38 @@ pub fn prove_segmented<B: RvFills>(
         total_cycles,
         segment,
         true,
-        &mut |k, p| {
-            let (real, cycles) = (p.packed.real_rows(), p.cycles);
-            record_bytes.push(p.record_bytes);
-            let traces = timed_traces(backend, &image, p, device_fills, &mut phases)?;
-            if k == 0 {
-                for ((&t, tr), r) in layout.segment.iter().zip(&traces).zip(
-                    layout
-                        .segment
-                        .iter()
-                        .map(|&t| real.get(t).copied().flatten()),
-                ) {
-                    let (cols, rows) = tr.dims(backend);
-                    tables.push((TableId::ALL[t], rows, cols, r));
-                }
-            }
-            let start = Instant::now();
-            heads.push(
-                part_main_cap(backend, &pk_seg, &seg_part, traces, &[])
-                    .map_err(prove_err("commit main"))?,
-            );
-            add_ms(
-                &mut phases,
-                "commit main",
-                start.elapsed().as_secs_f64() * 1e3,
-            );
-            cycles_done += cycles;
-            report(1, k + 1, cycles_done);
-            Ok(())
+        &commit,
+        &mut |d| {
+            done += 1;
+            cycles_done += d.cycles;
+            report(1, done, cycles_done);
         },
     )?;
-    add_ms(&mut phases, "trace", built.as_secs_f64() * 1e3);
+    let mut heads: Vec<(Vec<u8>, Vec<Digest>)> = Vec::with_capacity(total);
+    let mut record_bytes: Vec<u64> = Vec::with_capacity(n_seg);
+    let mut tables = Vec::new();
+    for d in phase1.segments {
+        for (name, ms) in &d.phases {
+            add_ms(&mut phases, name, *ms);
+        }
+        work[d.worker].committed += 1;
+        work[d.worker].busy_seconds += d.busy.as_secs_f64();
+        (executor, executed) = (executor + d.took, executed + d.cycles);
+        segments_busy += d.busy;
+        if d.index == 0 {
+            tables = d.out.tables;
+        }
+        heads.push(d.out.head);
+        record_bytes.push(d.out.record_bytes);
+    }
+    add_ms(&mut phases, "trace", phase1.built.as_secs_f64() * 1e3);
     let RunTraces {
         traces: mut run_traces,
         public,
         table_rows,
-    } = run.ok_or_else(|| SegmentedError::Internal("phase 1 built no run tables".into()))?;
+    } = phase1
+        .run
+        .ok_or_else(|| SegmentedError::Internal("phase 1 built no run tables".into()))?;
     let run_host: Vec<RowMajorMatrix> = layout
         .run
         .iter()
@@ -423,11 +626,9 @@ pub fn prove_segmented<B: RvFills>(
         part_main_cap(backend, &pk_run, &run_part, traces, &public)
             .map_err(prove_err("commit main"))?,
     );
-    add_ms(
-        &mut phases,
-        "commit main",
-        start.elapsed().as_secs_f64() * 1e3,
-    );
+    let took = start.elapsed().as_secs_f64();
+    add_ms(&mut phases, "commit main", took * 1e3);
+    work[0].busy_seconds += took;
     report(1, total, cycles_done);
     let phase1 = began.elapsed();
 
@@ -445,10 +646,10 @@ pub fn prove_segmented<B: RvFills>(
     let ch = rounds.challenges();
 
     // Phase 2: every part proven.
-    let mut parts: Vec<ProofBody> = Vec::with_capacity(total);
-    let mut cycles_done = 0;
     let same = |body: &ProofBody, k: usize| -> Result<(), SegmentedError> {
-        let (h, cap) = &heads[k];
+        let (h, cap) = heads
+            .get(k)
+            .ok_or_else(|| SegmentedError::Internal(format!("part {k} has no commitment")))?;
         if body.log_heights != *h || body.main_cap != *cap {
             return Err(SegmentedError::Internal(format!(
                 "part {k} committed other traces the second time"
@@ -456,8 +657,32 @@ pub fn prove_segmented<B: RvFills>(
         }
         Ok(())
     };
+    let prove = |w: usize,
+                 k: usize,
+                 p: Packed,
+                 phases: &mut Vec<(String, f64)>|
+     -> Result<ProofBody, SegmentedError> {
+        let (backend, pk) = (&backends[w], &pk_segs[w]);
+        let traces = timed_traces(backend, &image, p, device_fills, phases)?;
+        let (body, t) = prove_part(
+            backend,
+            pk,
+            &seg_part,
+            traces,
+            &public,
+            ch,
+            rounds.part(k),
+            &mut |_| {},
+        )
+        .map_err(prove_err("prove"))?;
+        add_phases(phases, &t);
+        same(&body, k)?;
+        Ok(body)
+    };
+    let (mut done, mut cycles_done) = (0, 0);
     // Phase 1's run tables are the run part's: phase 2 does not build them again.
-    for_each_segment(
+    let phase2 = for_each_segment(
+        backends.len(),
         program,
         &machine,
         &image,
@@ -465,28 +690,25 @@ pub fn prove_segmented<B: RvFills>(
         total_cycles,
         segment,
         false,
-        &mut |k, p| {
-            let cycles = p.cycles;
-            let traces = timed_traces(backend, &image, p, device_fills, &mut phases)?;
-            let (body, t) = prove_part(
-                backend,
-                &pk_seg,
-                &seg_part,
-                traces,
-                &public,
-                ch,
-                rounds.part(k),
-                &mut |_| {},
-            )
-            .map_err(prove_err("prove"))?;
-            add_phases(&mut phases, &t);
-            same(&body, k)?;
-            parts.push(body);
-            cycles_done += cycles;
-            report(2, k + 1, cycles_done);
-            Ok(())
+        &prove,
+        &mut |d| {
+            done += 1;
+            cycles_done += d.cycles;
+            report(2, done, cycles_done);
         },
     )?;
+    let mut parts: Vec<ProofBody> = Vec::with_capacity(total);
+    for d in phase2.segments {
+        for (name, ms) in &d.phases {
+            add_ms(&mut phases, name, *ms);
+        }
+        work[d.worker].proved += 1;
+        work[d.worker].busy_seconds += d.busy.as_secs_f64();
+        (executor, executed) = (executor + d.took, executed + d.cycles);
+        segments_busy += d.busy;
+        parts.push(d.out);
+    }
+    let start = Instant::now();
     let (body, t) = prove_part(
         backend,
         &pk_run,
@@ -498,6 +720,7 @@ pub fn prove_segmented<B: RvFills>(
         &mut |_| {},
     )
     .map_err(prove_err("prove"))?;
+    work[0].busy_seconds += start.elapsed().as_secs_f64();
     add_phases(&mut phases, &t);
     same(&body, n_seg)?;
     parts.push(body);
@@ -510,7 +733,7 @@ pub fn prove_segmented<B: RvFills>(
             .enumerate()
             .map(|(k, body)| {
                 let (pk, records) = if k < n_seg {
-                    (&pk_seg, record_bytes.get(k).copied().unwrap_or(0))
+                    (&pk_segs[0], record_bytes.get(k).copied().unwrap_or(0))
                 } else {
                     (&pk_run, 0)
                 };
@@ -524,6 +747,7 @@ pub fn prove_segmented<B: RvFills>(
             })
             .collect(),
     };
+    let executor_s = executor.as_secs_f64();
     Ok(SegmentedRun {
         proof: SegmentedProof {
             params,
@@ -537,5 +761,16 @@ pub fn prove_segmented<B: RvFills>(
         phase_seconds: [phase1.as_secs_f64(), phase2.as_secs_f64()],
         tables,
         shape,
+        backends: work,
+        executor_mhz: if executor_s > 0.0 {
+            executed as f64 / executor_s / 1e6
+        } else {
+            0.0
+        },
+        backends_fed: if executor_s > 0.0 {
+            segments_busy.as_secs_f64() / executor_s
+        } else {
+            0.0
+        },
     })
 }

@@ -36,6 +36,97 @@ impl Selected {
     }
 }
 
+/// The most backends `--devices` makes (a list may repeat a device).
+pub const MAX_DEVICES: usize = 64;
+
+/// Which devices prove (`--devices`): with more than one backend, the segments of a run are
+/// committed and proven on all of them at once ([`crate::segmented`]).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub enum Devices {
+    /// One backend: device 0 (CUDA), or the CPU.
+    #[default]
+    Default,
+    /// Every device the driver lists, one backend each.
+    All,
+    /// One backend per listed device ordinal; an ordinal may repeat (several backends
+    /// sharing one device, each with its share of the device's memory).
+    List(Vec<usize>),
+}
+
+impl Devices {
+    /// Checks a list: not empty, at most [`MAX_DEVICES`] entries.
+    ///
+    /// # Errors
+    /// A message saying what is wrong.
+    pub fn check(&self) -> Result<(), String> {
+        match self {
+            Devices::List(l) if l.is_empty() => Err("the device list is empty".into()),
+            Devices::List(l) if l.len() > MAX_DEVICES => {
+                Err(format!("{} devices listed, at most {MAX_DEVICES}", l.len()))
+            }
+            _ => Ok(()),
+        }
+    }
+}
+
+/// Parses `--devices`: `all`, or device ordinals separated by commas (`0,1`, `0,0`).
+///
+/// # Errors
+/// A message for anything else.
+pub fn parse_devices(s: &str) -> Result<Devices, String> {
+    if s.trim().eq_ignore_ascii_case("all") {
+        return Ok(Devices::All);
+    }
+    let list = s
+        .split(',')
+        .map(|d| d.trim().parse::<usize>())
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(|_| format!("{s:?}: expected all or device numbers such as 0,1"))?;
+    let devices = Devices::List(list);
+    devices.check().map_err(|e| format!("{s:?}: {e}"))?;
+    Ok(devices)
+}
+
+/// The CUDA backends of `devices` ([`Devices::Default`]: device 0), in the order listed,
+/// each with its own device-memory budget: `vram_budget` (else the device's free memory at
+/// start) divided by the number of times its device is listed.
+///
+/// # Errors
+/// A message when a device cannot be opened, or the driver lists none.
+#[cfg(feature = "cuda")]
+pub fn cuda_backends(
+    devices: &Devices,
+    vram_budget: Option<u64>,
+) -> Result<Vec<CudaBackend>, String> {
+    devices.check().map_err(|e| format!("--devices: {e}"))?;
+    let ordinals: Vec<usize> = match devices {
+        Devices::Default => vec![0],
+        Devices::All => {
+            let n = crate::cuda::device::CudaDevice::count()
+                .map_err(|e| format!("--devices all: {e}"))?;
+            if n == 0 {
+                return Err("--devices all: no CUDA device present".into());
+            }
+            (0..n).collect()
+        }
+        Devices::List(l) => l.clone(),
+    };
+    let backends = ordinals
+        .iter()
+        .map(|&o| CudaBackend::on_device(o).map_err(|e| format!("--devices: device {o}: {e}")))
+        .collect::<Result<Vec<_>, _>>()?;
+    for (i, b) in backends.iter().enumerate() {
+        let o = ordinals[i];
+        let shares = ordinals.iter().filter(|&&x| x == o).count().max(1) as u64;
+        // The device's free memory as its first backend found it (a later one on the same
+        // device finds the earlier one's kernels loaded).
+        let first = ordinals.iter().position(|&x| x == o).unwrap_or(i);
+        let whole = vram_budget.unwrap_or_else(|| backends[first].device().free_at_start());
+        b.set_vram_budget(Some(whole / shares));
+    }
+    Ok(backends)
+}
+
 /// Parses a byte count: digits with an optional `K`, `M`, `G` or `T` suffix (powers of
 /// 1024; `B`, `iB` and lower case accepted), e.g. `24G`, `512MiB`, `1048576`.
 ///
@@ -107,7 +198,18 @@ macro_rules! with_backend {
 
 #[cfg(test)]
 mod tests {
-    use super::parse_bytes;
+    use super::{parse_bytes, parse_devices, Devices};
+
+    #[test]
+    fn device_lists() {
+        assert_eq!(parse_devices("all"), Ok(Devices::All));
+        assert_eq!(parse_devices("0"), Ok(Devices::List(vec![0])));
+        assert_eq!(parse_devices("0,1, 0"), Ok(Devices::List(vec![0, 1, 0])));
+        for bad in ["", "0,", ",1", "a", "-1", "0;1", "1.5"] {
+            assert!(parse_devices(bad).is_err(), "{bad:?}");
+        }
+        assert!(parse_devices(&vec!["0"; 65].join(",")).is_err());
+    }
 
     #[test]
     fn byte_sizes() {

@@ -161,6 +161,7 @@ mod gpu {
             backend: BackendChoice::Cuda,
             host_fills: false,
             vram_budget: None,
+            devices: None,
             segment_cycles: None,
         };
         assert!(prove_with(&g, &args).is_err());

@@ -1247,6 +1247,7 @@ mod gpu {
             backend: BackendChoice::Cuda,
             host_fills,
             vram_budget: None,
+            devices: None,
             segment_cycles: None,
         }
     }

@@ -89,7 +89,7 @@ fn segmented_proofs_are_byte_identical_on_the_gpu() {
             let t = std::time::Instant::now();
             let run = if device {
                 prove_segmented(
-                    &gpu,
+                    std::slice::from_ref(&gpu),
                     g.program(),
                     input,
                     params,
@@ -100,7 +100,7 @@ fn segmented_proofs_are_byte_identical_on_the_gpu() {
                 )
             } else {
                 prove_segmented(
-                    &CpuBackend,
+                    &[CpuBackend],
                     g.program(),
                     input,
                     params,

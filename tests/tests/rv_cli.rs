@@ -55,6 +55,7 @@ fn vk_prove_verify_round_trip() {
         backend: BackendChoice::Cpu,
         host_fills: false,
         vram_budget: None,
+        devices: None,
         segment_cycles: None,
     };
     assert_eq!(prove_command(&args), 0);
@@ -153,6 +154,7 @@ fn guest_output_is_bound_by_the_proof() {
         backend: BackendChoice::Cpu,
         host_fills: false,
         vram_budget: None,
+        devices: None,
         segment_cycles: None,
     };
     assert_eq!(prove_command(&args), 0);
@@ -265,6 +267,7 @@ fn vram_budget_needs_the_cuda_backend() {
         backend: BackendChoice::Cpu,
         host_fills: false,
         vram_budget: Some(1 << 30),
+        devices: None,
         segment_cycles: None,
     };
     assert_eq!(prove_command(&args), 2);
@@ -294,6 +297,7 @@ fn prove_stats_report_the_roofline_and_fill() {
         backend: BackendChoice::Cpu,
         host_fills: false,
         vram_budget: None,
+        devices: None,
         segment_cycles: None,
     };
     assert_eq!(prove_command(&args), 0);

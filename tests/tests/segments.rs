@@ -29,7 +29,7 @@ fn segmented(name: &str, input: &[u8], log: u32) -> SegmentedRun {
     let cycles = g.execute(input, 1 << 26).cycles;
     let params = kestrel_prover_gpu::api::params(BLOWUP).unwrap();
     prove_segmented(
-        &CpuBackend,
+        &[CpuBackend],
         g.program(),
         input,
         params,

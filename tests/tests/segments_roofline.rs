@@ -43,7 +43,7 @@ fn expected_work(proof: &[u8]) -> Work {
     let cycles = g.execute(&[], 1 << 20).cycles;
     let params = api::params(BLOWUP).unwrap();
     let run = prove_segmented(
-        &CpuBackend,
+        &[CpuBackend],
         g.program(),
         &[],
         params,
@@ -192,6 +192,7 @@ fn prove_stats_of_a_segmented_run_have_the_roofline() {
         backend: BackendChoice::Cpu,
         host_fills: false,
         vram_budget: None,
+        devices: None,
         segment_cycles: Some(SEGMENT_LOG),
     };
     assert_eq!(prove_command(&args), 0);
@@ -200,7 +201,29 @@ fn prove_stats_of_a_segmented_run_have_the_roofline() {
     let seg = s["segmented"].as_object().expect("a segmented run");
     let mut keys: Vec<&str> = seg.keys().map(String::as_str).collect();
     keys.sort_unstable();
-    assert_eq!(keys, ["phase_seconds", "segment_log", "segments"]);
+    assert_eq!(
+        keys,
+        [
+            "backends",
+            "backends_fed",
+            "executor_mhz",
+            "phase_seconds",
+            "segment_log",
+            "segments"
+        ]
+    );
+    // One backend: it committed and proved every segment.
+    let backends = seg["backends"].as_array().expect("one entry per backend");
+    assert_eq!(backends.len(), 1);
+    assert_eq!(backends[0]["committed"], seg["segments"]);
+    assert_eq!(backends[0]["proved"], seg["segments"]);
+    for v in [
+        &backends[0]["busy_seconds"],
+        &seg["executor_mhz"],
+        &seg["backends_fed"],
+    ] {
+        assert!(v.as_f64().is_some_and(|x| x.is_finite() && x > 0.0), "{v}");
+    }
     for k in ["copy_gb_s", "keccak_gperm_s"] {
         let v = s["ceilings"][k].as_f64().unwrap_or_else(|| panic!("{k}"));
         assert!(v.is_finite() && v > 0.0, "ceilings.{k} = {v}");

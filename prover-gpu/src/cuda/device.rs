@@ -150,6 +150,22 @@ pub struct CudaDevice {
 }
 
 impl CudaDevice {
+    /// How many devices the driver lists.
+    ///
+    /// # Errors
+    /// [`CudaError::NoDevice`] without a driver.
+    pub fn count() -> Result<usize, CudaError> {
+        // SAFETY: only probes whether the driver library can be opened.
+        if !unsafe { cudarc::driver::sys::is_culib_present() } {
+            return Err(CudaError::NoDevice(
+                "the CUDA driver library (libcuda) is not installed".into(),
+            ));
+        }
+        let count = CudaContext::device_count()
+            .map_err(|e| CudaError::NoDevice(format!("cuInit/cuDeviceGetCount: {e}")))?;
+        Ok(count.max(0) as usize)
+    }
+
     /// Opens device `ordinal` and loads the embedded kernels.
     ///
     /// # Errors
