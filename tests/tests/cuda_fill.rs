@@ -869,10 +869,26 @@ mod gpu {
     fn the_device_scan_is_the_host_prefix_sum() {
         let g = gpu();
         let mut rng = ChaCha8Rng::seed_from_u64(7);
-        for len in [0usize, 1, 31, 1000, 65_536, 65_537, 1 << 20, (1 << 20) + 17, 3_000_001] {
+        for len in [
+            0usize,
+            1,
+            31,
+            1000,
+            65_536,
+            65_537,
+            1 << 20,
+            (1 << 20) + 17,
+            3_000_001,
+        ] {
             for wide in [false, true] {
                 let v: Vec<u64> = (0..len)
-                    .map(|_| if wide { rng.gen() } else { rng.gen_range(0..300) })
+                    .map(|_| {
+                        if wide {
+                            rng.gen()
+                        } else {
+                            rng.gen_range(0..300)
+                        }
+                    })
                     .collect();
                 let (got, total) = g.scan_words(&v).unwrap();
                 let mut acc = 0u64;

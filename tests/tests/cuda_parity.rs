@@ -196,6 +196,27 @@ fn commit_trace_and_coeffs_match_cpu() {
     }
 }
 
+/// Merkle leaves of every width around the sponge's rate (21 lanes a block: the last lane
+/// holds the prefix's spill and the domain byte, so 20 and 21 columns end blocks
+/// differently): the device's commitments are the CPU's.
+#[test]
+#[ignore = "needs a CUDA device: run with --ignored on the GPU machine"]
+fn merkle_leaves_around_the_rate_match_cpu() {
+    let Some(g) = gpu() else { return };
+    let mut r = rng(21);
+    for w in [
+        1usize, 2, 19, 20, 21, 22, 40, 41, 42, 43, 62, 63, 64, 105, 106,
+    ] {
+        let m = matrix(&mut r, 5, w);
+        let what = format!("commit_trace 2^5 x {w}");
+        let (gc, cc) = (
+            g.commit_trace(&m, 1).unwrap(),
+            CpuBackend.commit_trace(&m, 1).unwrap(),
+        );
+        assert_commit_eq(g, &gc, &cc, &mut r, &what);
+    }
+}
+
 /// The NTT kernels' edge cases: sizes below, at and just above the shared-memory tile
 /// (2^13) and one upper pass (2^14..2^15), every blowup the prover uses, one column and more
 /// columns than a 32-wide transpose tile.

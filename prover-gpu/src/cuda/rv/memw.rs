@@ -658,11 +658,16 @@ impl CudaBackend {
         let dev = self.device();
         let s = dev.stream();
         let len = v.len();
-        let buf = dev.upload_with(&s, len + 1 + SCAN_PARTS as usize, "scan (test)", |off, dst| {
-            for (j, w) in dst.iter_mut().enumerate() {
-                *w = v.get(off + j).copied().unwrap_or(0);
-            }
-        })?;
+        let buf = dev.upload_with(
+            &s,
+            len + 1 + SCAN_PARTS as usize,
+            "scan (test)",
+            |off, dst| {
+                for (j, w) in dst.iter_mut().enumerate() {
+                    *w = v.get(off + j).copied().unwrap_or(0);
+                }
+            },
+        )?;
         enqueue_scan(
             dev,
             &s,
