@@ -202,17 +202,77 @@ impl AluRows {
     }
 }
 
-/// Makes the ALU tables' distinct rows on `stream` after the register walk `walk`, equal to
-/// the packing pass's (`core::rv::pack`: each ALU or branch step's operation and the
-/// system calls' ALU lookups, merged by `distinct_ops`), and synchronises once to learn the
-/// tables' row counts.
+/// The ALU rows enqueued ([`enqueue_alu_rows`]): their buffers until
+/// [`PendingRows::finish`] learns the tables' row counts.
+pub(super) struct PendingRows {
+    rec: DeviceBuffer<u64>,
+    /// The steps' operations listed, the distinct rows, each table's first row and their
+    /// count (8 words), when there are operations.
+    info: Option<DeviceBuffer<u64>>,
+    /// The sort's and listing's buffers, given back once the rows are made.
+    scratch: Vec<DeviceBuffer<u64>>,
+    scratch32: Vec<DeviceBuffer<u32>>,
+    sort: Option<RadixSort>,
+    steps: usize,
+    m: usize,
+}
+
+impl PendingRows {
+    /// Synchronises `stream` (on which the rows were enqueued) to read the tables' row
+    /// counts, and checks them.
+    pub(super) fn finish(
+        self,
+        dev: &CudaDevice,
+        stream: &Arc<CudaStream>,
+    ) -> Result<AluRows, CudaError> {
+        let PendingRows {
+            rec,
+            info,
+            scratch,
+            scratch32,
+            sort,
+            steps,
+            m,
+        } = self;
+        let Some(info) = info else {
+            return Ok(AluRows { rec, first: [0; 6] });
+        };
+        let got = dev.download(stream, &info, 0, 8, "ALU rows counts")?;
+        drop((scratch, scratch32, sort));
+        let (listed, u) = (got[0] as usize, got[1] as usize);
+        let mut first = [0usize; 6];
+        for (f, &g) in first.iter_mut().zip(&got[2..]) {
+            *f = g as usize;
+        }
+        if listed != steps
+            || u > m
+            || first[0] != 0
+            || first[5] != u
+            || first.windows(2).any(|w| w[0] > w[1])
+        {
+            return Err(CudaError::Limit {
+                op: "ALU rows",
+                detail: format!(
+                    "the device listed {listed} of {steps} steps' operations, {u} distinct \
+                     rows of {m}, tables from {first:?} (an op no ALU table accepts?)"
+                ),
+            });
+        }
+        Ok(AluRows { rec, first })
+    }
+}
+
+/// Enqueues the ALU tables' distinct rows on `stream` after the register walk `walk`, equal
+/// to the packing pass's (`core::rv::pack`: each ALU or branch step's operation and the
+/// system calls' ALU lookups, merged by `distinct_ops`); [`PendingRows::finish`] then learns
+/// the tables' row counts (one synchronisation, after whatever else the stream runs).
 pub(super) fn enqueue_alu_rows(
     dev: &CudaDevice,
     stream: &Arc<CudaStream>,
     r: &RecordRefs<'_>,
     decode: &[u64],
     walk: &RegWalk,
-) -> Result<AluRows, CudaError> {
+) -> Result<PendingRows, CudaError> {
     const OP: &str = "ALU rows";
     let limit = |detail: String| CudaError::Limit { op: OP, detail };
     let (lo, hi) =
@@ -241,9 +301,14 @@ pub(super) fn enqueue_alu_rows(
         return Err(limit(format!("{m} ALU operations")));
     }
     if m == 0 {
-        return Ok(AluRows {
+        return Ok(PendingRows {
             rec: dev.alloc(stream, 0, "ALU rows")?,
-            first: [0; 6],
+            info: None,
+            scratch: Vec::new(),
+            scratch32: Vec::new(),
+            sort: None,
+            steps,
+            m,
         });
     }
     let xbuf = dev.upload(stream, &xops, PACKED)?;
@@ -370,25 +435,15 @@ pub(super) fn enqueue_alu_rows(
         grid_for(1, 32),
         [&info2, &rec.ptr(stream), &info1, &mm, &lo8, &(hi as u64)]
     );
-    let got = dev.download(stream, &info, 0, 8, "ALU rows counts")?;
-    drop((xbuf, cnt, op, ab, sort, pos));
-    let (listed, u) = (got[0] as usize, got[1] as usize);
-    let mut first = [0usize; 6];
-    for (f, &g) in first.iter_mut().zip(&got[2..]) {
-        *f = g as usize;
-    }
-    if listed != steps
-        || u > m
-        || first[0] != 0
-        || first[5] != u
-        || first.windows(2).any(|w| w[0] > w[1])
-    {
-        return Err(limit(format!(
-            "the device listed {listed} of {steps} steps' operations, {u} distinct rows of \
-             {m}, tables from {first:?} (an op no ALU table accepts?)"
-        )));
-    }
-    Ok(AluRows { rec, first })
+    Ok(PendingRows {
+        rec,
+        info: Some(info),
+        scratch: vec![xbuf, cnt, ab],
+        scratch32: vec![op, pos],
+        sort: Some(sort),
+        steps,
+        m,
+    })
 }
 
 /// Table `t`'s fill from the rows [`enqueue_alu_rows`] made, on `stream`.
@@ -435,7 +490,7 @@ impl CudaBackend {
         let dev = self.device();
         let s = dev.stream();
         let walk = super::memw_r::enqueue_regwalk(dev, &s, r.cpu, r.memw_r, decode)?;
-        let rows = enqueue_alu_rows(dev, &s, r, decode, &walk)?;
+        let rows = enqueue_alu_rows(dev, &s, r, decode, &walk)?.finish(dev, &s)?;
         let words = dev.download(
             &s,
             &rows.rec,

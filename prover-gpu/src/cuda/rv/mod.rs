@@ -198,23 +198,21 @@ impl RvFills for CudaBackend {
         let decode = decode::fields_of(image);
         let mut walk: Option<memw_r::RegWalk> = None;
         let mut mem: Option<memw::MemWalk> = None;
-        let alu = if fills
+        // The ALU rows are made right after the register walk; their fills wait for their
+        // counts, read after every other fill is enqueued (the one synchronisation before
+        // the end).
+        let before = dev.counters.held();
+        let pending = if fills
             .iter()
             .any(|f| matches!(f.enqueue, Launch::AluRows(_)))
         {
-            let before = dev.counters.held();
             let w = reg_walk(dev, &walk_stream, r, &decode, &mut walk)?;
-            let rows = alu_ops::enqueue_alu_rows(dev, &walk_stream, r, &decode, w)?;
-            // The walk's and the rows' buffers are given back before the proof's stages:
-            // held now, they are not held against its plan.
-            let transient = dev.counters.held().saturating_sub(before);
-            self.check_plan(&plan(Some(&rows)), 1, transient)?;
-            Some(rows)
+            Some(alu_ops::enqueue_alu_rows(dev, &walk_stream, r, &decode, w)?)
         } else {
             None
         };
-        let mut out = Vec::with_capacity(tables.len());
-        for ((&t, fill), s) in tables.iter().zip(fills).zip(&streams) {
+        let mut out: Vec<Option<(TableId, CudaTrace)>> = Vec::with_capacity(tables.len());
+        for ((&t, fill), s) in tables.iter().zip(&fills).zip(&streams) {
             let trace = match fill.enqueue {
                 Launch::Records(enqueue) => enqueue(dev, s, r)?,
                 Launch::Walked(enqueue) => {
@@ -231,13 +229,36 @@ impl RvFills for CudaBackend {
                     };
                     memw::enqueue_walked(dev, &walk_stream, m, table)?
                 }
-                Launch::AluRows(table) => {
-                    let rows = alu.as_ref().ok_or(ProverError::Internal("no ALU rows"))?;
-                    alu_ops::enqueue_derived(dev, &walk_stream, rows, table)?
+                Launch::AluRows(_) => {
+                    out.push(None);
+                    continue;
                 }
             };
-            out.push((t, trace));
+            out.push(Some((t, trace)));
         }
+        let alu = match pending {
+            Some(p) => {
+                let rows = p.finish(dev, &walk_stream)?;
+                // Everything held since the fills began is one of these traces or a walk's
+                // buffer given back before the proof's stages: none is held against its plan.
+                let since = dev.counters.held().saturating_sub(before);
+                self.check_plan(&plan(Some(&rows)), 1, since)?;
+                Some(rows)
+            }
+            None => None,
+        };
+        for ((slot, &t), fill) in out.iter_mut().zip(tables).zip(&fills) {
+            if let (None, Launch::AluRows(table), Some(rows)) = (&slot, &fill.enqueue, &alu) {
+                *slot = Some((
+                    t,
+                    alu_ops::enqueue_derived(dev, &walk_stream, rows, *table)?,
+                ));
+            }
+        }
+        let out = out
+            .into_iter()
+            .collect::<Option<Vec<_>>>()
+            .ok_or(ProverError::Internal("a record table without its fill"))?;
         for s in streams.iter().chain([&walk_stream]) {
             dev.sync(s, "trace fills")?;
         }
