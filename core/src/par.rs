@@ -44,6 +44,19 @@ pub trait ParMap: Sync {
         (a(), b())
     }
 
+    /// `(a(), b())`, possibly concurrently, where `b` mostly waits (on a device, say): a std
+    /// implementation runs it on its own thread, so that it starts at once, whatever `a`
+    /// keeps busy, and holds no worker of a pool while it waits.
+    fn join_waiting<A, B, FA, FB>(&self, a: FA, b: FB) -> (A, B)
+    where
+        A: Send,
+        B: Send,
+        FA: FnOnce() -> A + Send,
+        FB: FnOnce() -> B + Send,
+    {
+        self.join(a, b)
+    }
+
     /// `n` zeros, for a trace the calls then fill in slices. This writes them; a std
     /// implementation can take zeroed pages from the system instead, so that the threads
     /// filling the slices fault them in parallel rather than one thread writing them all.

@@ -55,6 +55,36 @@ impl ParMap for Rayon {
         rayon::join(a, b)
     }
 
+    /// `b` on a thread of its own (started at once; it waits without holding a pool
+    /// thread), `a` on this one; if no thread can be started, one after the other.
+    fn join_waiting<A, B, FA, FB>(&self, a: FA, b: FB) -> (A, B)
+    where
+        A: Send,
+        B: Send,
+        FA: FnOnce() -> A + Send,
+        FB: FnOnce() -> B + Send,
+    {
+        let b = std::sync::Mutex::new(Some(b));
+        let take = || b.lock().ok().and_then(|mut f| f.take());
+        std::thread::scope(|s| {
+            let spawned = std::thread::Builder::new()
+                .name("waiting job".into())
+                .spawn_scoped(s, || take().map(|f| f()));
+            let ra = a();
+            let rb = match spawned.map(|h| h.join()) {
+                Ok(Ok(Some(rb))) => rb,
+                // The job panicked: as `rayon::join`, the panic goes on here.
+                Ok(Err(panic)) => std::panic::resume_unwind(panic),
+                // No thread started (or it found no job): run it here.
+                Ok(Ok(None)) | Err(_) => match take() {
+                    Some(f) => f(),
+                    None => std::panic::resume_unwind(Box::new("the waiting job was lost")),
+                },
+            };
+            (ra, rb)
+        })
+    }
+
     /// Zeroed pages from the allocator (`calloc`: mapped on first touch), not written here.
     fn zeroed_felts(&self, n: usize) -> Vec<Felt> {
         let mut words = std::mem::ManuallyDrop::new(vec![0u64; n]);
@@ -119,5 +149,18 @@ mod tests {
         });
         assert_eq!(first, [0, 3, 3, 5]);
         assert_eq!(buf, [0, 1, 2, 20, 21, 30, 31, 32, 33]);
+    }
+
+    #[test]
+    fn a_waiting_job_runs_on_its_own_thread_and_its_panic_goes_on() {
+        let r = Rayon::default();
+        let (a, b) = r.join_waiting(
+            || 6 * 7,
+            || std::thread::current().name().map(str::to_string),
+        );
+        assert_eq!(a, 42);
+        assert_eq!(b.as_deref(), Some("waiting job"));
+        let caught = std::panic::catch_unwind(|| r.join_waiting(|| 1, || panic!("job failed")));
+        assert!(caught.is_err());
     }
 }

@@ -456,7 +456,7 @@ impl<'a> Segmenter<'a> {
             io: &run.io,
         };
         let mult = &mut self.mult;
-        let ((tables, ()), early) = par.join(
+        let ((tables, ()), early) = par.join_waiting(
             || {
                 par.join(
                     || tables(par, &run, &memw_r.extra, &chunks),
