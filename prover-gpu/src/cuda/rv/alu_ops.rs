@@ -15,6 +15,7 @@ use rayon::prelude::*;
 
 use super::memw::{enqueue_scan, RadixSort};
 use super::memw_r::RegWalk;
+use super::records::{fill_from, MemTable};
 
 use crate::cuda::backend::CudaBackend;
 use crate::cuda::buffer::DeviceBuffer;
@@ -27,14 +28,10 @@ use crate::error::ProverError;
 /// Words per uploaded record.
 const RECORD_WORDS: usize = 3;
 
-/// Which table a fill builds.
+/// Which table a fill builds: its fill (kernel `(out, h, rec, n)`, one row per distinct
+/// row) and the op codes it accepts.
 pub(super) struct Table {
-    pub(super) op: &'static str,
-    /// Its fill kernel (signature `(out, h, rec, n)`).
-    pub(super) kernel: &'static str,
-    pub(super) name: &'static str,
-    pub(super) what: &'static str,
-    pub(super) width: usize,
+    pub(super) fill: MemTable,
     pub(super) accepts: fn(u32) -> bool,
 }
 
@@ -48,14 +45,14 @@ fn upload_rows(
     let n = rows.len();
     if let Some(r) = rows.iter().find(|r| !(t.accepts)(r.op)) {
         return Err(CudaError::Limit {
-            op: t.op,
+            op: t.fill.op,
             detail: format!("op {} is not one of the table's", r.op),
         });
     }
     let words = n
         .checked_mul(RECORD_WORDS)
         .ok_or_else(|| CudaError::Limit {
-            op: t.op,
+            op: t.fill.op,
             detail: format!("{n} records"),
         })?;
     dev.upload_with(stream, words, PACKED, |off, dst| {
@@ -71,38 +68,6 @@ fn upload_rows(
     })
 }
 
-/// Enqueues `t`'s fill from `n` rows at device address `rec` (height [`distinct_height`])
-/// and counts it.
-fn launch_fill(
-    dev: &CudaDevice,
-    stream: &Arc<CudaStream>,
-    t: &Table,
-    n: usize,
-    rec: u64,
-) -> Result<CudaTrace, CudaError> {
-    let h = distinct_height(n);
-    let cells = h.checked_mul(t.width).ok_or_else(|| CudaError::Limit {
-        op: t.op,
-        detail: format!("{n} records"),
-    })?;
-    let out = dev.alloc::<u64>(stream, cells, t.what)?;
-    let (hh, nn) = (h as u64, n as u64);
-    dev.injected_fill_launch_failure(t.kernel)?;
-    launch!(
-        dev,
-        stream,
-        t.kernel,
-        grid_for(hh, 256),
-        [&out.ptr(stream), &hh, &rec, &nn]
-    );
-    dev.counters.fill(t.name);
-    Ok(CudaTrace {
-        cols: out,
-        width: t.width,
-        log_height: h.trailing_zeros(),
-    })
-}
-
 /// Enqueues `t`'s fill from its distinct rows uploaded from the host on `stream` (the
 /// upload synchronises; the kernel does not).
 pub(super) fn enqueue(
@@ -112,7 +77,7 @@ pub(super) fn enqueue(
     rows: &[Distinct],
 ) -> Result<CudaTrace, CudaError> {
     let packed = upload_rows(dev, stream, t, rows)?;
-    let trace = launch_fill(dev, stream, t, rows.len(), packed.ptr(stream))?;
+    let trace = fill_from(dev, stream, &t.fill, rows.len(), packed.ptr(stream))?;
     // Stream-ordered free, after the kernel reads the rows.
     drop(packed);
     Ok(trace)
@@ -456,7 +421,7 @@ pub(super) fn enqueue_derived(
     let at = rows
         .rec
         .ptr_at(stream, RECORD_WORDS * rows.first[t as usize]);
-    launch_fill(dev, stream, t.table(), rows.rows(t), at)
+    fill_from(dev, stream, &t.table().fill, rows.rows(t), at)
 }
 
 impl CudaBackend {
@@ -469,7 +434,7 @@ impl CudaBackend {
         let dev = self.device();
         let s = dev.stream();
         let trace = enqueue(dev, &s, t, rows)?;
-        dev.sync(&s, t.op)?;
+        dev.sync(&s, t.fill.op)?;
         Ok(trace)
     }
 }

@@ -6,16 +6,19 @@
 use kestrel_core::rv::{dvrm, Distinct};
 
 use super::alu_ops::Table;
+use super::records::MemTable;
 use crate::cuda::backend::CudaBackend;
 use crate::cuda::committed::CudaTrace;
 use crate::error::ProverError;
 
 pub(super) const DVRM: Table = Table {
-    op: "fill DVRM",
-    kernel: "ks_fill_dvrm",
-    name: "DVRM",
-    what: "DVRM trace",
-    width: dvrm::WIDTH,
+    fill: MemTable {
+        op: "fill DVRM",
+        kernel: "ks_fill_dvrm",
+        name: "DVRM",
+        what: "DVRM trace",
+        width: dvrm::WIDTH,
+    },
     accepts: |op| dvrm::OPS.contains(&op),
 };
 

@@ -5,16 +5,19 @@
 use kestrel_core::rv::{eq, Distinct, ALU_EQ};
 
 use super::alu_ops::Table;
+use super::records::MemTable;
 use crate::cuda::backend::CudaBackend;
 use crate::cuda::committed::CudaTrace;
 use crate::error::ProverError;
 
 pub(super) const EQ: Table = Table {
-    op: "fill EQ",
-    kernel: "ks_fill_eq",
-    name: "EQ",
-    what: "EQ trace",
-    width: eq::WIDTH,
+    fill: MemTable {
+        op: "fill EQ",
+        kernel: "ks_fill_eq",
+        name: "EQ",
+        what: "EQ trace",
+        width: eq::WIDTH,
+    },
     accepts: |op| op == ALU_EQ,
 };
 

@@ -5,16 +5,19 @@
 use kestrel_core::rv::{lt, Distinct, ALU_SLT, ALU_SLTU};
 
 use super::alu_ops::Table;
+use super::records::MemTable;
 use crate::cuda::backend::CudaBackend;
 use crate::cuda::committed::CudaTrace;
 use crate::error::ProverError;
 
 pub(super) const LT: Table = Table {
-    op: "fill LT",
-    kernel: "ks_fill_lt",
-    name: "LT",
-    what: "LT trace",
-    width: lt::WIDTH,
+    fill: MemTable {
+        op: "fill LT",
+        kernel: "ks_fill_lt",
+        name: "LT",
+        what: "LT trace",
+        width: lt::WIDTH,
+    },
     accepts: |op| op == ALU_SLT || op == ALU_SLTU,
 };
 

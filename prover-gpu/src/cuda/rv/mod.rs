@@ -182,7 +182,7 @@ impl RvFills for CudaBackend {
             fills
                 .iter()
                 .map(|f| match (&f.enqueue, alu) {
-                    (Launch::AluRows(t), Some(a)) => (t.table().width, a.height(*t)),
+                    (Launch::AluRows(t), Some(a)) => (t.table().fill.width, a.height(*t)),
                     _ => (f.dims)(r),
                 })
                 .map(|(main, h)| plan_of(main, h))

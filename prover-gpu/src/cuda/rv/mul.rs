@@ -6,16 +6,19 @@
 use kestrel_core::rv::{mul, Distinct};
 
 use super::alu_ops::Table;
+use super::records::MemTable;
 use crate::cuda::backend::CudaBackend;
 use crate::cuda::committed::CudaTrace;
 use crate::error::ProverError;
 
 pub(super) const MUL: Table = Table {
-    op: "fill MUL",
-    kernel: "ks_fill_mul",
-    name: "MUL",
-    what: "MUL trace",
-    width: mul::WIDTH,
+    fill: MemTable {
+        op: "fill MUL",
+        kernel: "ks_fill_mul",
+        name: "MUL",
+        what: "MUL trace",
+        width: mul::WIDTH,
+    },
     accepts: |op| mul::OPS.contains(&op),
 };
 

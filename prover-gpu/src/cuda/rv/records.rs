@@ -54,8 +54,9 @@ pub(super) fn log_height(op: &'static str, n: usize) -> Result<u32, CudaError> {
         .trailing_zeros())
 }
 
-/// A table with one row per record (LOAD, STORE, MEMW_A): its fill kernel (signature
-/// `(out, h, rec, n)`, `rec` the record arrays of `n` words each) and trace.
+/// A table with one row per record (LOAD, STORE, MEMW_A, MEMW, ECALL, IO, and the ALU
+/// tables' distinct rows): its fill kernel (signature `(out, h, rec, n)`: `n` records at
+/// `rec`, laid out as the kernel reads them) and trace.
 pub(super) struct MemTable {
     pub(super) op: &'static str,
     pub(super) kernel: &'static str,

@@ -5,16 +5,19 @@
 use kestrel_core::rv::{shift, Distinct};
 
 use super::alu_ops::Table;
+use super::records::MemTable;
 use crate::cuda::backend::CudaBackend;
 use crate::cuda::committed::CudaTrace;
 use crate::error::ProverError;
 
 pub(super) const SHIFT: Table = Table {
-    op: "fill SHIFT",
-    kernel: "ks_fill_shift",
-    name: "SHIFT",
-    what: "SHIFT trace",
-    width: shift::WIDTH,
+    fill: MemTable {
+        op: "fill SHIFT",
+        kernel: "ks_fill_shift",
+        name: "SHIFT",
+        what: "SHIFT trace",
+        width: shift::WIDTH,
+    },
     accepts: |op| shift::OPS.contains(&op),
 };
 
