@@ -2,6 +2,8 @@
 pub mod alu_proof;
 pub mod cli_bin;
 pub mod codec;
+#[cfg(feature = "cuda")]
+pub mod distinct_fill;
 pub mod forge;
 pub mod heap;
 pub mod mutation;

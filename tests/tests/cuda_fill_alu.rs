@@ -799,107 +799,55 @@ fn lookups_accumulate_and_pad() {
 #[cfg(feature = "cuda")]
 mod gpu {
     use super::*;
-    use kestrel_prover_gpu::backend::DeviceTraces;
     use kestrel_prover_gpu::cuda::CudaBackend;
+    use kestrel_tests::distinct_fill::{gpu, DistinctFill};
 
-    fn gpu() -> CudaBackend {
-        CudaBackend::new().unwrap_or_else(|e| panic!("no CUDA device ({e}): this test needs one"))
-    }
-
-    use kestrel_tests::first_diff;
-
-    fn check_lt(g: &CudaBackend, what: &str, rows: &[Distinct]) {
-        let t = g.fill_lt(rows).unwrap();
-        assert_eq!(t.width(), lt::WIDTH);
-        assert_eq!(t.height(), distinct_height(rows.len()));
-        let dev = g.download_trace(&t).unwrap();
-        let host = lt::fill_distinct(rows);
-        assert!(
-            dev == host,
-            "LT {what}: device fill differs at {}",
-            first_diff(&dev, &host)
-        );
-    }
-
-    fn check_shift(g: &CudaBackend, what: &str, rows: &[Distinct]) {
-        let t = g.fill_shift(rows).unwrap();
-        assert_eq!(t.width(), shift::WIDTH);
-        assert_eq!(t.height(), distinct_height(rows.len()));
-        let dev = g.download_trace(&t).unwrap();
-        let host = shift::fill_distinct(rows);
-        assert!(
-            dev == host,
-            "SHIFT {what}: device fill differs at {}",
-            first_diff(&dev, &host)
-        );
-    }
-
-    /// `n` rows from `ops`, not necessarily sorted or distinct, with extreme multiplicities.
-    fn random_rows(ops: &[u32], n: usize, seed: u64) -> Vec<Distinct> {
-        with_mults(random_ops(ops, n, seed), seed)
-    }
-
-    /// A row per op of `ops`, not necessarily sorted or distinct, with extreme
-    /// multiplicities.
-    fn with_mults(ops: Vec<AluOp>, seed: u64) -> Vec<Distinct> {
-        let mut rng = ChaCha8Rng::seed_from_u64(seed);
-        let mut rows: Vec<Distinct> = ops
-            .into_iter()
-            .map(|o| Distinct {
-                op: o.op,
-                a: o.a,
-                b: o.b,
-                mult: match rng.gen_range(0..4) {
-                    0 => 1,
-                    1 => u32::MAX,
-                    2 => 0,
-                    _ => rng.gen(),
-                },
-            })
-            .collect();
-        if rng.gen_bool(0.5) {
-            rows.sort_unstable();
-        }
-        rows
-    }
+    const LT: DistinctFill = DistinctFill {
+        name: "LT",
+        width: lt::WIDTH,
+        fill: CudaBackend::fill_lt,
+        host: lt::fill_distinct,
+        distinct: lt::distinct,
+    };
+    const SHIFT: DistinctFill = DistinctFill {
+        name: "SHIFT",
+        width: shift::WIDTH,
+        fill: CudaBackend::fill_shift,
+        host: shift::fill_distinct,
+        distinct: shift::distinct,
+    };
+    const EQ: DistinctFill = DistinctFill {
+        name: "EQ",
+        width: eq::WIDTH,
+        fill: CudaBackend::fill_eq,
+        host: eq::fill_distinct,
+        distinct: eq::distinct,
+    };
+    const MUL: DistinctFill = DistinctFill {
+        name: "MUL",
+        width: mul::WIDTH,
+        fill: CudaBackend::fill_mul,
+        host: mul::fill_distinct,
+        distinct: mul::distinct,
+    };
 
     #[test]
     #[ignore = "needs a CUDA device: run with --ignored on the GPU machine"]
     fn fills_match_on_edge_ops() {
         let g = gpu();
-        check_lt(&g, "edge ops", &lt::distinct(&lt_edge_ops()));
-        check_shift(&g, "edge ops", &shift::distinct(&shift_edge_ops()));
+        let lt_fills = LT.check_edge_ops(&g, lt_edge_ops(), 3, 5);
+        let shift_fills = SHIFT.check_edge_ops(&g, shift_edge_ops(), 5, 6);
         let s = g.stats();
-        assert_eq!(s.fill("LT"), 1);
-        assert_eq!(s.fill("SHIFT"), 1);
+        assert_eq!(s.fill("LT"), lt_fills);
+        assert_eq!(s.fill("SHIFT"), shift_fills);
     }
 
     #[test]
     #[ignore = "needs a CUDA device: run with --ignored on the GPU machine"]
     fn fills_match_on_random_rows() {
         let g = gpu();
-        // Heights: the minimum (8) with and without padding, one past, and larger.
-        let sizes = [0usize, 1, 7, 8, 9, 1000, 70_001];
-        for (k, &n) in sizes.iter().enumerate() {
-            let what = format!("{n} random rows");
-            let lt_rows = random_rows(&LT_OPS, n, 200 + k as u64);
-            assert_eq!(lt_rows.len(), n);
-            check_lt(&g, &what, &lt_rows);
-            let shift_rows = random_rows(&SHIFT_OPS, n, 300 + k as u64);
-            check_shift(&g, &what, &shift_rows);
-            // The same sizes through `distinct` (sorted, merged).
-            let what = format!("{n} random ops");
-            check_lt(&g, &what, &lt::distinct(&random_ops(&LT_OPS, n, k as u64)));
-            check_shift(
-                &g,
-                &what,
-                &shift::distinct(&random_ops(&SHIFT_OPS, n, 50 + k as u64)),
-            );
-        }
-        let s = g.stats();
-        assert_eq!(s.fill("LT"), 2 * sizes.len() as u64);
-        assert_eq!(s.fill("SHIFT"), 2 * sizes.len() as u64);
-        assert!(s.h2d_bytes.get("packed op records").copied().unwrap_or(0) > 0);
+        LT.check_random(&g, &|n, seed| random_ops(&LT_OPS, n, seed), 200);
+        SHIFT.check_random(&g, &|n, seed| random_ops(&SHIFT_OPS, n, seed), 300);
     }
 
     #[test]
@@ -909,61 +857,25 @@ mod gpu {
         let lt_rows = lt::distinct(&program_ops("sha256", b"abc", &LT_OPS));
         let shift_rows = shift::distinct(&program_ops("sha256", b"abc", &SHIFT_OPS));
         assert!(!lt_rows.is_empty() && !shift_rows.is_empty());
-        check_lt(&g, "sha256", &lt_rows);
-        check_shift(&g, "sha256", &shift_rows);
+        LT.check(&g, "sha256", &lt_rows);
+        SHIFT.check(&g, "sha256", &shift_rows);
         let s = g.stats();
         assert_eq!(s.fill("LT"), 1);
         assert_eq!(s.fill("SHIFT"), 1);
-    }
-
-    fn check_eq(g: &CudaBackend, what: &str, rows: &[Distinct]) {
-        let t = g.fill_eq(rows).unwrap();
-        assert_eq!(t.width(), eq::WIDTH);
-        assert_eq!(t.height(), distinct_height(rows.len()));
-        let dev = g.download_trace(&t).unwrap();
-        let host = eq::fill_distinct(rows);
-        assert!(
-            dev == host,
-            "EQ {what}: device fill differs at {}",
-            first_diff(&dev, &host)
-        );
     }
 
     #[test]
     #[ignore = "needs a CUDA device: run with --ignored on the GPU machine"]
     fn eq_fill_matches_on_edge_ops() {
         let g = gpu();
-        let ops = eq_edge_ops();
-        check_eq(&g, "edge ops", &eq::distinct(&ops));
-        // Each edge op alone (a one-row trace), so neighbours cannot mask a row's error.
-        let mut singles = 0;
-        for (k, o) in ops.iter().enumerate().step_by(5) {
-            check_eq(&g, &format!("edge op {k}"), &eq::distinct(&[*o]));
-            singles += 1;
-        }
-        // Unsorted and repeated rows, extreme multiplicities: the device keeps the order.
-        check_eq(&g, "edge rows", &with_mults(ops, 7));
-        let s = g.stats();
-        assert_eq!(s.fill("EQ"), 2 + singles);
+        let fills = EQ.check_edge_ops(&g, eq_edge_ops(), 5, 7);
+        assert_eq!(g.stats().fill("EQ"), fills);
     }
 
     #[test]
     #[ignore = "needs a CUDA device: run with --ignored on the GPU machine"]
     fn eq_fill_matches_on_random_rows() {
-        let g = gpu();
-        // Heights: the minimum with and without padding, one past, and larger.
-        let sizes = [0usize, 1, 7, 8, 9, 1000, 70_001];
-        for (k, &n) in sizes.iter().enumerate() {
-            let rows = with_mults(random_eq_ops(n, 400 + k as u64), 500 + k as u64);
-            assert_eq!(rows.len(), n);
-            check_eq(&g, &format!("{n} random rows"), &rows);
-            // The same sizes through `distinct` (sorted, merged).
-            let rows = eq::distinct(&random_eq_ops(n, 100 + k as u64));
-            check_eq(&g, &format!("{n} random ops"), &rows);
-        }
-        let s = g.stats();
-        assert_eq!(s.fill("EQ"), 2 * sizes.len() as u64);
-        assert!(s.h2d_bytes.get("packed op records").copied().unwrap_or(0) > 0);
+        EQ.check_random(&gpu(), &random_eq_ops, 400);
     }
 
     #[test]
@@ -972,16 +884,10 @@ mod gpu {
         let g = gpu();
         let rows = eq::distinct(&program_ops("sha256", b"abc", &EQ_OPS));
         assert!(!rows.is_empty());
-        check_eq(&g, "sha256 ops", &rows);
+        EQ.check(&g, "sha256 ops", &rows);
         // The rows the packing pass hands the device, against its host fill.
         let (rows, host, _) = packed_eq("sha256", b"abc");
-        let t = g.fill_eq(&rows).unwrap();
-        let dev = g.download_trace(&t).unwrap();
-        assert!(
-            dev == host,
-            "EQ sha256 records: device fill differs at {}",
-            first_diff(&dev, &host)
-        );
+        EQ.check_against(&g, "sha256 records", &rows, &host);
         let s = g.stats();
         assert_eq!(s.fill("EQ"), 2);
     }
@@ -1007,64 +913,21 @@ mod gpu {
         assert!(g.fill_shift(&[row(ALU_EQ)]).is_err());
         let s = g.stats();
         assert_eq!(s.fill("EQ"), 0);
-        g.device().inject_fill_launch_failure();
-        let e = g.fill_eq(&[row(ALU_EQ)]).err().expect("an error");
-        assert!(e.to_string().contains("injected launch failure"), "{e}");
-        g.device().inject_alloc_failure(2);
-        let e = g.fill_eq(&[row(ALU_EQ)]).err().expect("an error");
-        g.device().inject_alloc_failure(0);
-        assert!(e.to_string().contains("injected"), "{e}");
-        check_eq(&g, "after faults", &[row(ALU_EQ)]);
-    }
-
-    fn check_mul(g: &CudaBackend, what: &str, rows: &[Distinct]) {
-        let t = g.fill_mul(rows).unwrap();
-        assert_eq!(t.width(), mul::WIDTH);
-        assert_eq!(t.height(), distinct_height(rows.len()));
-        let dev = g.download_trace(&t).unwrap();
-        let host = mul::fill_distinct(rows);
-        assert!(
-            dev == host,
-            "MUL {what}: device fill differs at {}",
-            first_diff(&dev, &host)
-        );
+        EQ.check_faults(&g, row(ALU_EQ));
     }
 
     #[test]
     #[ignore = "needs a CUDA device: run with --ignored on the GPU machine"]
     fn mul_fill_matches_on_edge_ops() {
         let g = gpu();
-        let ops = mul_edge_ops();
-        check_mul(&g, "edge ops", &mul::distinct(&ops));
-        // Each edge op alone (a one-row trace), so neighbours cannot mask a row's error.
-        let mut singles = 0;
-        for (k, o) in ops.iter().enumerate().step_by(7) {
-            check_mul(&g, &format!("edge op {k}"), &mul::distinct(&[*o]));
-            singles += 1;
-        }
-        // Unsorted and repeated rows, extreme multiplicities: the device keeps the order.
-        check_mul(&g, "edge rows", &with_mults(ops, 11));
-        let s = g.stats();
-        assert_eq!(s.fill("MUL"), 2 + singles);
+        let fills = MUL.check_edge_ops(&g, mul_edge_ops(), 7, 11);
+        assert_eq!(g.stats().fill("MUL"), fills);
     }
 
     #[test]
     #[ignore = "needs a CUDA device: run with --ignored on the GPU machine"]
     fn mul_fill_matches_on_random_rows() {
-        let g = gpu();
-        // Heights: the minimum with and without padding, one past, and larger.
-        let sizes = [0usize, 1, 7, 8, 9, 1000, 70_001];
-        for (k, &n) in sizes.iter().enumerate() {
-            let rows = with_mults(random_mul_ops(n, 600 + k as u64), 700 + k as u64);
-            assert_eq!(rows.len(), n);
-            check_mul(&g, &format!("{n} random rows"), &rows);
-            // The same sizes through `distinct` (sorted, merged).
-            let rows = mul::distinct(&random_mul_ops(n, 150 + k as u64));
-            check_mul(&g, &format!("{n} random ops"), &rows);
-        }
-        let s = g.stats();
-        assert_eq!(s.fill("MUL"), 2 * sizes.len() as u64);
-        assert!(s.h2d_bytes.get("packed op records").copied().unwrap_or(0) > 0);
+        MUL.check_random(&gpu(), &random_mul_ops, 600);
     }
 
     #[test]
@@ -1074,16 +937,10 @@ mod gpu {
         for (name, input) in MUL_PROGRAMS {
             let rows = mul::distinct(&program_ops(name, input, &MUL_OPS));
             assert!(!rows.is_empty());
-            check_mul(&g, &format!("{name} ops"), &rows);
+            MUL.check(&g, &format!("{name} ops"), &rows);
             // The rows the packing pass hands the device, against its host fill.
             let (rows, host, _) = packed_mul(name, input);
-            let t = g.fill_mul(&rows).unwrap();
-            let dev = g.download_trace(&t).unwrap();
-            assert!(
-                dev == host,
-                "MUL {name} records: device fill differs at {}",
-                first_diff(&dev, &host)
-            );
+            MUL.check_against(&g, &format!("{name} records"), &rows, &host);
         }
         let s = g.stats();
         assert_eq!(s.fill("MUL"), 2 * MUL_PROGRAMS.len() as u64);
@@ -1115,14 +972,7 @@ mod gpu {
         }
         let s = g.stats();
         assert_eq!(s.fill("MUL"), 0);
-        g.device().inject_fill_launch_failure();
-        let e = g.fill_mul(&[row(ALU_MULH)]).err().expect("an error");
-        assert!(e.to_string().contains("injected launch failure"), "{e}");
-        g.device().inject_alloc_failure(2);
-        let e = g.fill_mul(&[row(ALU_MULH)]).err().expect("an error");
-        g.device().inject_alloc_failure(0);
-        assert!(e.to_string().contains("injected"), "{e}");
-        check_mul(&g, "after faults", &[row(ALU_MULHSU)]);
+        MUL.check_faults(&g, row(ALU_MULHSU));
     }
 
     /// Ops of another table and an injected launch failure are errors, not traces.
@@ -1143,17 +993,7 @@ mod gpu {
         let s = g.stats();
         assert_eq!(s.fill("LT"), 0);
         assert_eq!(s.fill("SHIFT"), 0);
-        g.device().inject_fill_launch_failure();
-        let e = g.fill_lt(&[row(ALU_SLTU)]).err().expect("an error");
-        assert!(e.to_string().contains("injected launch failure"), "{e}");
-        g.device().inject_fill_launch_failure();
-        let e = g.fill_shift(&[row(ALU_SRL)]).err().expect("an error");
-        assert!(e.to_string().contains("injected launch failure"), "{e}");
-        g.device().inject_alloc_failure(2);
-        let e = g.fill_shift(&[row(ALU_SRL)]).err().expect("an error");
-        g.device().inject_alloc_failure(0);
-        assert!(e.to_string().contains("injected"), "{e}");
-        // And the device still works.
-        check_lt(&g, "after faults", &[row(ALU_SLT)]);
+        LT.check_faults(&g, row(ALU_SLT));
+        SHIFT.check_faults(&g, row(ALU_SRL));
     }
 }

@@ -452,63 +452,22 @@ fn dvrm_records_are_its_distinct_rows() {
 mod gpu {
     use super::*;
     use kestrel_core::rv::{ALU_EQ, ALU_MUL, ALU_MULW, ALU_SLL, ALU_SLT};
-    use kestrel_prover_gpu::backend::DeviceTraces;
     use kestrel_prover_gpu::cuda::CudaBackend;
-    use kestrel_tests::first_diff;
+    use kestrel_tests::distinct_fill::{gpu, DistinctFill};
 
-    fn gpu() -> CudaBackend {
-        CudaBackend::new().unwrap_or_else(|e| panic!("no CUDA device ({e}): this test needs one"))
-    }
-
-    fn check_dvrm(g: &CudaBackend, what: &str, rows: &[Distinct]) {
-        let t = g.fill_dvrm(rows).unwrap();
-        assert_eq!(t.width(), dvrm::WIDTH);
-        assert_eq!(t.height(), distinct_height(rows.len()));
-        let dev = g.download_trace(&t).unwrap();
-        let host = dvrm::fill_distinct(rows);
-        assert!(
-            dev == host,
-            "DVRM {what}: device fill differs at {}",
-            first_diff(&dev, &host)
-        );
-    }
-
-    /// A row per op of `ops`, not necessarily sorted or distinct, with extreme
-    /// multiplicities.
-    fn with_mults(ops: Vec<AluOp>, seed: u64) -> Vec<Distinct> {
-        let mut rng = ChaCha8Rng::seed_from_u64(seed);
-        let mut rows: Vec<Distinct> = ops
-            .into_iter()
-            .map(|o| Distinct {
-                op: o.op,
-                a: o.a,
-                b: o.b,
-                mult: match rng.gen_range(0..4) {
-                    0 => 1,
-                    1 => u32::MAX,
-                    2 => 0,
-                    _ => rng.gen(),
-                },
-            })
-            .collect();
-        if rng.gen_bool(0.5) {
-            rows.sort_unstable();
-        }
-        rows
-    }
+    const DVRM: DistinctFill = DistinctFill {
+        name: "DVRM",
+        width: dvrm::WIDTH,
+        fill: CudaBackend::fill_dvrm,
+        host: dvrm::fill_distinct,
+        distinct: dvrm::distinct,
+    };
 
     #[test]
     #[ignore = "needs a CUDA device: run with --ignored on the GPU machine"]
     fn dvrm_fill_matches_on_edge_ops() {
         let g = gpu();
-        let ops = dvrm_edge_ops();
-        check_dvrm(&g, "edge ops", &dvrm::distinct(&ops));
-        // Each edge op alone (a one-row trace), so neighbours cannot mask a row's error.
-        let mut singles = 0;
-        for (k, o) in ops.iter().enumerate().step_by(7) {
-            check_dvrm(&g, &format!("edge op {k}"), &dvrm::distinct(&[*o]));
-            singles += 1;
-        }
+        let mut fills = DVRM.check_edge_ops(&g, dvrm_edge_ops(), 7, 11);
         // The cases most likely to go wrong, each alone.
         let min = 1u64 << 63;
         let min32 = 0xffff_ffff_8000_0000;
@@ -528,36 +487,20 @@ mod gpu {
             (ALU_REM, 0xffff_ffff_ffff_fff9, 2),
             (ALU_REM, 7, 0xffff_ffff_ffff_fffe),
         ] {
-            check_dvrm(
+            DVRM.check(
                 &g,
                 &format!("op {o} ({a:#x}, {b:#x})"),
                 &dvrm::distinct(&[op(o, a, b)]),
             );
-            singles += 1;
+            fills += 1;
         }
-        // Unsorted and repeated rows, extreme multiplicities: the device keeps the order.
-        check_dvrm(&g, "edge rows", &with_mults(ops, 11));
-        let s = g.stats();
-        assert_eq!(s.fill("DVRM"), 2 + singles);
+        assert_eq!(g.stats().fill("DVRM"), fills);
     }
 
     #[test]
     #[ignore = "needs a CUDA device: run with --ignored on the GPU machine"]
     fn dvrm_fill_matches_on_random_rows() {
-        let g = gpu();
-        // Heights: the minimum with and without padding, one past, and larger.
-        let sizes = [0usize, 1, 7, 8, 9, 1000, 70_001];
-        for (k, &n) in sizes.iter().enumerate() {
-            let rows = with_mults(random_dvrm_ops(n, 600 + k as u64), 700 + k as u64);
-            assert_eq!(rows.len(), n);
-            check_dvrm(&g, &format!("{n} random rows"), &rows);
-            // The same sizes through `distinct` (sorted, merged).
-            let rows = dvrm::distinct(&random_dvrm_ops(n, k as u64));
-            check_dvrm(&g, &format!("{n} random ops"), &rows);
-        }
-        let s = g.stats();
-        assert_eq!(s.fill("DVRM"), 2 * sizes.len() as u64);
-        assert!(s.h2d_bytes.get("packed op records").copied().unwrap_or(0) > 0);
+        DVRM.check_random(&gpu(), &random_dvrm_ops, 600);
     }
 
     #[test]
@@ -567,16 +510,10 @@ mod gpu {
         for (name, input) in DVRM_PROGRAMS {
             let rows = dvrm::distinct(&program_ops(name, input));
             assert!(!rows.is_empty());
-            check_dvrm(&g, &format!("{name} ops"), &rows);
+            DVRM.check(&g, &format!("{name} ops"), &rows);
             // The rows the packing pass hands the device, against its host fill.
             let (rows, host, _) = packed_dvrm(name, input);
-            let t = g.fill_dvrm(&rows).unwrap();
-            let dev = g.download_trace(&t).unwrap();
-            assert!(
-                dev == host,
-                "DVRM {name} records: device fill differs at {}",
-                first_diff(&dev, &host)
-            );
+            DVRM.check_against(&g, &format!("{name} records"), &rows, &host);
         }
         let s = g.stats();
         assert_eq!(s.fill("DVRM"), 2 * DVRM_PROGRAMS.len() as u64);
@@ -611,14 +548,7 @@ mod gpu {
         }
         let s = g.stats();
         assert_eq!(s.fill("DVRM"), 0);
-        g.device().inject_fill_launch_failure();
-        let e = g.fill_dvrm(&[row(ALU_DIVW)]).err().expect("an error");
-        assert!(e.to_string().contains("injected launch failure"), "{e}");
-        g.device().inject_alloc_failure(2);
-        let e = g.fill_dvrm(&[row(ALU_DIVW)]).err().expect("an error");
-        g.device().inject_alloc_failure(0);
-        assert!(e.to_string().contains("injected"), "{e}");
-        check_dvrm(&g, "after faults", &[row(ALU_REMUW)]);
+        DVRM.check_faults(&g, row(ALU_REMUW));
         assert_eq!(g.stats().fill("DVRM"), 1);
     }
 }

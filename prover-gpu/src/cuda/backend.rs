@@ -46,6 +46,12 @@ impl CudaBackend {
         CudaBackend::on_device(0)
     }
 
+    /// The backend on device `ordinal` (its own context, streams and budget: the free
+    /// memory at start until [`CudaBackend::set_vram_budget`]).
+    ///
+    /// # Errors
+    /// As [`CudaBackend::new`]; also [`CudaError::NoDevice`] for an ordinal the driver does
+    /// not list.
     pub fn on_device(ordinal: usize) -> Result<CudaBackend, CudaError> {
         Ok(CudaBackend {
             dev: CudaDevice::new(ordinal)?,
