@@ -105,17 +105,6 @@ impl AluTable {
         AluTable::Dvrm,
     ];
 
-    /// Its fill.
-    pub(super) fn table(self) -> &'static Table {
-        match self {
-            AluTable::Lt => &super::lt::LT,
-            AluTable::Eq => &super::eq::EQ,
-            AluTable::Shift => &super::shift::SHIFT,
-            AluTable::Mul => &super::mul::MUL,
-            AluTable::Dvrm => &super::dvrm::DVRM,
-        }
-    }
-
     /// Its table.
     pub fn id(self) -> TableId {
         match self {
@@ -128,14 +117,17 @@ impl AluTable {
     }
 }
 
+/// The ALU tables' fills, in [`AluTable::ALL`] order (their rooms' launchers hold them).
+pub(super) type Fills = [&'static Table; 5];
+
 /// The op codes the ALU tables accept: each table's least code, in table order, and the
 /// last table's greatest; `None` unless they are consecutive ranges in that order (what the
 /// device's merge of all the tables' rows into one sorted list relies on).
-fn op_ranges() -> Option<([u32; 5], u32)> {
+fn op_ranges(fills: &Fills) -> Option<([u32; 5], u32)> {
     let mut lo = [0; 5];
     let mut next = None;
-    for (k, t) in AluTable::ALL.iter().enumerate() {
-        let ops: Vec<u32> = (0..64).filter(|&op| (t.table().accepts)(op)).collect();
+    for (k, t) in fills.iter().enumerate() {
+        let ops: Vec<u32> = (0..64).filter(|&op| (t.accepts)(op)).collect();
         let (&first, &last) = (ops.first()?, ops.last()?);
         if last - first + 1 != ops.len() as u32 || next.is_some_and(|n| n != first) {
             return None;
@@ -164,6 +156,37 @@ impl AluRows {
     /// Table `t`'s trace height.
     pub(super) fn height(&self, t: AluTable) -> usize {
         distinct_height(self.rows(t))
+    }
+
+    /// The rows downloaded, per table in [`AluTable::ALL`] order (tests).
+    pub(super) fn download(
+        &self,
+        dev: &CudaDevice,
+        s: &Arc<CudaStream>,
+    ) -> Result<Vec<(TableId, Vec<Distinct>)>, CudaError> {
+        let words = dev.download(
+            s,
+            &self.rec,
+            0,
+            RECORD_WORDS * self.first[5],
+            "ALU rows (test)",
+        )?;
+        Ok(AluTable::ALL
+            .iter()
+            .map(|&t| {
+                let k = t as usize;
+                let rows = words[RECORD_WORDS * self.first[k]..RECORD_WORDS * self.first[k + 1]]
+                    .chunks_exact(RECORD_WORDS)
+                    .map(|w| Distinct {
+                        op: w[0] as u32,
+                        a: w[1],
+                        b: w[2],
+                        mult: (w[0] >> 32) as u32,
+                    })
+                    .collect();
+                (t.id(), rows)
+            })
+            .collect())
     }
 }
 
@@ -237,11 +260,12 @@ pub(super) fn enqueue_alu_rows(
     r: &RecordRefs<'_>,
     decode: &[u64],
     walk: &RegWalk,
+    fills: &Fills,
 ) -> Result<PendingRows, CudaError> {
     const OP: &str = "ALU rows";
     let limit = |detail: String| CudaError::Limit { op: OP, detail };
     let (lo, hi) =
-        op_ranges().ok_or_else(|| limit("ALU tables' op codes not consecutive".into()))?;
+        op_ranges(fills).ok_or_else(|| limit("ALU tables' op codes not consecutive".into()))?;
     let cpu = r.cpu;
     let n = cpu.len();
     // The steps that ask for an operation: those of a DECODE row of class ALU or BRANCH.
@@ -417,11 +441,12 @@ pub(super) fn enqueue_derived(
     stream: &Arc<CudaStream>,
     rows: &AluRows,
     t: AluTable,
+    fills: &Fills,
 ) -> Result<CudaTrace, CudaError> {
     let at = rows
         .rec
         .ptr_at(stream, RECORD_WORDS * rows.first[t as usize]);
-    fill_from(dev, stream, &t.table().fill, rows.rows(t), at)
+    fill_from(dev, stream, &fills[t as usize].fill, rows.rows(t), at)
 }
 
 impl CudaBackend {
@@ -436,48 +461,5 @@ impl CudaBackend {
         let trace = enqueue(dev, &s, t, rows)?;
         dev.sync(&s, t.fill.op)?;
         Ok(trace)
-    }
-}
-
-impl CudaBackend {
-    /// The ALU tables' distinct rows made on the device from one segment's records `r`
-    /// (`decode`: [`decode::fields_of`](kestrel_core::rv::decode::fields_of) of the
-    /// program), downloaded in table order (LT, EQ, SHIFT, MUL, DVRM): what a proof's fills
-    /// of those tables read; for tests and diagnostics.
-    ///
-    /// # Errors
-    /// Malformed records, or any device failure.
-    pub fn derive_alu_rows(
-        &self,
-        r: &RecordRefs<'_>,
-        decode: &[u64],
-    ) -> Result<Vec<(TableId, Vec<Distinct>)>, ProverError> {
-        let dev = self.device();
-        let s = dev.stream();
-        let walk = super::memw_r::enqueue_regwalk(dev, &s, r.cpu, r.memw_r, decode)?;
-        let rows = enqueue_alu_rows(dev, &s, r, decode, &walk)?.finish(dev, &s)?;
-        let words = dev.download(
-            &s,
-            &rows.rec,
-            0,
-            RECORD_WORDS * rows.first[5],
-            "ALU rows (test)",
-        )?;
-        Ok(AluTable::ALL
-            .iter()
-            .map(|&t| {
-                let k = t as usize;
-                let rows = words[RECORD_WORDS * rows.first[k]..RECORD_WORDS * rows.first[k + 1]]
-                    .chunks_exact(RECORD_WORDS)
-                    .map(|w| Distinct {
-                        op: w[0] as u32,
-                        a: w[1],
-                        b: w[2],
-                        mult: (w[0] >> 32) as u32,
-                    })
-                    .collect();
-                (t.id(), rows)
-            })
-            .collect())
     }
 }

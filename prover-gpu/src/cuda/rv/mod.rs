@@ -86,6 +86,9 @@ type WalkedEnqueue = fn(
 
 type Enqueue = fn(&CudaDevice, &Arc<CudaStream>, &RecordRefs<'_>) -> Result<CudaTrace, CudaError>;
 
+/// The ALU tables' fills, in `AluTable::ALL` order (each held by its room's launcher).
+const ALU_FILLS: alu_ops::Fills = [&lt::LT, &eq::EQ, &shift::SHIFT, &mul::MUL, &dvrm::DVRM];
+
 /// A trace of `n` records pads to a power of two, at least `MIN_ROWS` (16) rows.
 fn padded_rows(n: usize) -> usize {
     n.next_power_of_two().max(kestrel_core::params::MIN_ROWS)
@@ -182,7 +185,9 @@ impl RvFills for CudaBackend {
             fills
                 .iter()
                 .map(|f| match (&f.enqueue, alu) {
-                    (Launch::AluRows(t), Some(a)) => (t.table().fill.width, a.height(*t)),
+                    (Launch::AluRows(t), Some(a)) => {
+                        (ALU_FILLS[*t as usize].fill.width, a.height(*t))
+                    }
                     _ => (f.dims)(r),
                 })
                 .map(|(main, h)| plan_of(main, h))
@@ -207,7 +212,14 @@ impl RvFills for CudaBackend {
             .any(|f| matches!(f.enqueue, Launch::AluRows(_)))
         {
             let w = reg_walk(dev, &walk_stream, r, &decode, &mut walk)?;
-            Some(alu_ops::enqueue_alu_rows(dev, &walk_stream, r, &decode, w)?)
+            Some(alu_ops::enqueue_alu_rows(
+                dev,
+                &walk_stream,
+                r,
+                &decode,
+                w,
+                &ALU_FILLS,
+            )?)
         } else {
             None
         };
@@ -251,7 +263,7 @@ impl RvFills for CudaBackend {
             if let (None, Launch::AluRows(table), Some(rows)) = (&slot, &fill.enqueue, &alu) {
                 *slot = Some((
                     t,
-                    alu_ops::enqueue_derived(dev, &walk_stream, rows, *table)?,
+                    alu_ops::enqueue_derived(dev, &walk_stream, rows, *table, &ALU_FILLS)?,
                 ));
             }
         }
@@ -294,5 +306,27 @@ fn plan_of(main: usize, h: usize) -> TablePlan {
         quotient: 0,
         interactions: 0,
         main_resident: true,
+    }
+}
+
+impl CudaBackend {
+    /// The ALU tables' distinct rows made on the device from one segment's records `r`
+    /// (`decode`: [`decode::fields_of`] of the program), downloaded in table order (LT, EQ,
+    /// SHIFT, MUL, DVRM): what a proof's fills of those tables read; for tests and
+    /// diagnostics.
+    ///
+    /// # Errors
+    /// Malformed records, or any device failure.
+    pub fn derive_alu_rows(
+        &self,
+        r: &RecordRefs<'_>,
+        decode: &[u64],
+    ) -> Result<Vec<(TableId, Vec<rv::Distinct>)>, ProverError> {
+        let dev = self.device();
+        let s = dev.stream();
+        let walk = memw_r::enqueue_regwalk(dev, &s, r.cpu, r.memw_r, decode)?;
+        let rows =
+            alu_ops::enqueue_alu_rows(dev, &s, r, decode, &walk, &ALU_FILLS)?.finish(dev, &s)?;
+        Ok(rows.download(dev, &s)?)
     }
 }
