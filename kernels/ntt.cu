@@ -51,7 +51,10 @@ extern "C" __global__ void ks_ntt_twiddles(uint64_t *t, uint32_t log_n, uint64_t
 //
 // With `src` non-null the pass is the first of a coset LDE (lo + s = log_n, so q = 0): the
 // input element g is src[bitrev_{log_src}(g)] * pw[g] for g < 2^log_src and 0 above, read
-// straight from the bit-reversed coefficients (no separate scatter/pad pass).
+// straight from the bit-reversed coefficients (no separate scatter/pad pass; with
+// `natural`, from coefficients in natural order: src[g]). With log_b > 0 the columns are the
+// 2^log_b blocks of each source column's LDE (column y reads source column y >> log_b and
+// scale table pw + (y mod 2^log_b) * 2^log_src).
 #define KS_NTT_MAX_EL 4
 
 // Exact Goldilocks add/sub/mul for the butterflies: canonical in and out, the same values as
@@ -134,7 +137,7 @@ __device__ __forceinline__ uint32_t ks_sh_pad(uint32_t idx) { return idx + (idx 
 template <int EL, int C>
 __device__ __forceinline__ void ks_ntt_round(uint64_t *sh, const uint64_t *tw, uint32_t m_log,
                                              uint32_t kl, const uint64_t *src, const uint64_t *pw,
-                                             uint32_t log_src, uint32_t lo, uint32_t o0) {
+                                             uint32_t log_src, uint32_t lo, uint32_t o0, bool natural) {
     constexpr int E = 1 << EL, NG = 1 << (EL - C), G = 1 << C;
     const uint32_t T = blockDim.x, M = 1u << m_log;
     uint64_t v[E];
@@ -153,7 +156,7 @@ __device__ __forceinline__ void ks_ntt_round(uint64_t *sh, const uint64_t *tw, u
             for (int jj = 0; jj < G; jj++) {
                 const uint64_t gc = ((uint64_t)(r_other | ((uint32_t)jj << kl)) << lo) + o0 + m;
                 uint64_t x = 0;
-                if (gc < n_src) x = ks_nt_mul(src[ks_bitrev((uint32_t)gc, log_src)], pw[gc]);
+                if (gc < n_src) x = ks_nt_mul(src[natural ? gc : ks_bitrev((uint32_t)gc, log_src)], pw[gc]);
                 v[i * G + jj] = x;
             }
         } else {
@@ -193,12 +196,12 @@ template <int EL, int C>
 __device__ __forceinline__ void ks_ntt_round_c(uint32_t c, uint64_t *sh, const uint64_t *tw,
                                                uint32_t m_log, uint32_t kl, const uint64_t *src,
                                                const uint64_t *pw, uint32_t log_src, uint32_t lo,
-                                               uint32_t o0) {
+                                               uint32_t o0, bool natural) {
     if constexpr (C >= 1) {
         if (c == C) {
-            ks_ntt_round<EL, C>(sh, tw, m_log, kl, src, pw, log_src, lo, o0);
+            ks_ntt_round<EL, C>(sh, tw, m_log, kl, src, pw, log_src, lo, o0, natural);
         } else {
-            ks_ntt_round_c<EL, C - 1>(c, sh, tw, m_log, kl, src, pw, log_src, lo, o0);
+            ks_ntt_round_c<EL, C - 1>(c, sh, tw, m_log, kl, src, pw, log_src, lo, o0, natural);
         }
     }
 }
@@ -206,7 +209,7 @@ __device__ __forceinline__ void ks_ntt_round_c(uint32_t c, uint64_t *sh, const u
 template <int EL>
 __device__ __forceinline__ void ks_ntt_pass(uint64_t *col, const uint64_t *tw, uint32_t lo,
                                             uint32_t s, uint32_t m_log, const uint64_t *src,
-                                            const uint64_t *pw, uint32_t log_src) {
+                                            const uint64_t *pw, uint32_t log_src, bool natural) {
     extern __shared__ uint64_t sh[];
     const uint32_t M = 1u << m_log, T = blockDim.x;
     const uint64_t h_lo = 1ull << lo;
@@ -231,7 +234,7 @@ __device__ __forceinline__ void ks_ntt_pass(uint64_t *col, const uint64_t *tw, u
         const uint32_t c = s / rounds + (rd < s % rounds ? 1 : 0);
         const uint32_t kl = kh - c;
         kh = kl;
-        ks_ntt_round_c<EL, EL>(c, sh, tw, m_log, kl, rd == 0 ? src : nullptr, pw, log_src, lo, o0);
+        ks_ntt_round_c<EL, EL>(c, sh, tw, m_log, kl, rd == 0 ? src : nullptr, pw, log_src, lo, o0, natural);
         __syncthreads();
     }
     if (lo == 0) {
@@ -263,16 +266,17 @@ __device__ __forceinline__ void ks_ntt_pass(uint64_t *col, const uint64_t *tw, u
 extern "C" __global__ void __launch_bounds__(512, 2)
     ks_ntt_dif_group(uint64_t *data, uint64_t stride, const uint64_t *tw, uint32_t lo, uint32_t s,
                      uint32_t m_log, const uint64_t *src, uint64_t src_stride, const uint64_t *pw,
-                     uint32_t log_src) {
+                     uint32_t log_src, uint32_t log_b, uint32_t natural) {
     uint64_t *col = data + (uint64_t)blockIdx.y * stride;
-    const uint64_t *scol = src ? src + (uint64_t)blockIdx.y * src_stride : nullptr;
+    const uint64_t *scol = src ? src + (uint64_t)(blockIdx.y >> log_b) * src_stride : nullptr;
+    if (src) pw += (uint64_t)(blockIdx.y & ((1u << log_b) - 1)) << log_src;
     const uint32_t tl = s + m_log;
     const uint32_t el = tl < KS_NTT_MAX_EL ? tl : KS_NTT_MAX_EL;
     switch (el) {
-        case 4: ks_ntt_pass<4>(col, tw, lo, s, m_log, scol, pw, log_src); break;
-        case 3: ks_ntt_pass<3>(col, tw, lo, s, m_log, scol, pw, log_src); break;
-        case 2: ks_ntt_pass<2>(col, tw, lo, s, m_log, scol, pw, log_src); break;
-        default: ks_ntt_pass<1>(col, tw, lo, s, m_log, scol, pw, log_src); break;
+        case 4: ks_ntt_pass<4>(col, tw, lo, s, m_log, scol, pw, log_src, natural != 0); break;
+        case 3: ks_ntt_pass<3>(col, tw, lo, s, m_log, scol, pw, log_src, natural != 0); break;
+        case 2: ks_ntt_pass<2>(col, tw, lo, s, m_log, scol, pw, log_src, natural != 0); break;
+        default: ks_ntt_pass<1>(col, tw, lo, s, m_log, scol, pw, log_src, natural != 0); break;
     }
 }
 
@@ -332,6 +336,31 @@ extern "C" __global__ void ks_powers(uint64_t *out, uint64_t n, uint64_t scale0,
         for (uint64_t k = k0; k < k0 + 32 && k < n; k++) {
             out[k] = v;
             v = gl_mul(v, base);
+        }
+    }
+}
+
+// The 2^log_b tables out[t * 2^log_n + k] = scale * s_t^k, s_t = shift * root^bitrev_{log_b}(t)
+// (root: the LDE domain's generator): each thread runs a chunk of 32 consecutive entries,
+// one power where the chunk starts or enters a new table, then one multiplication each.
+extern "C" __global__ void ks_block_powers(uint64_t *out, uint32_t log_n, uint32_t log_b,
+                                           uint64_t scale, uint64_t shift, uint64_t root) {
+    const uint64_t total = 1ull << (log_n + log_b), n_mask = (1ull << log_n) - 1;
+    const uint64_t chunks = (total + 31) / 32;
+    for (uint64_t c = ks_tid(); c < chunks; c += ks_nthreads()) {
+        const uint64_t k0 = c * 32, end = k0 + 32 < total ? k0 + 32 : total;
+        uint64_t v = 0, s_t = 0;
+        for (uint64_t k = k0; k < end; k++) {
+            const uint64_t j = k & n_mask;
+            if (k == k0 || j == 0) {
+                const uint32_t t = (uint32_t)(k >> log_n);
+                const uint32_t rt = ks_bitrev(t, log_b);
+                s_t = gl_mul(shift, gl_pow(root, rt));
+                v = gl_mul(scale, gl_pow(s_t, j));
+            } else {
+                v = gl_mul(v, s_t);
+            }
+            out[k] = v;
         }
     }
 }

@@ -31,7 +31,13 @@ fn main() {
     println!("device: {}", dev.describe());
     let copy = bench::copy_bandwidth(&dev, 1 << 28).expect("copy bandwidth");
     println!("copy kernel: {copy:.1} GB/s (read + write, 2 x 2 GiB)");
-    for (log_n, cols, lb) in [(20u32, 64usize, 1u32), (22, 16, 1), (24, 8, 1), (20, 32, 3)] {
+    for (log_n, cols, lb) in [
+        (20u32, 64usize, 1u32),
+        (22, 16, 1),
+        (24, 8, 1),
+        (20, 32, 3),
+        (21, 32, 2),
+    ] {
         let f = bench::lde_and_merkle(&dev, log_n, cols, lb).expect("lde bench");
         let lde_gbs = f.lde_min_bytes / (f.lde_ms * 1e6);
         let merkle_gbs = f.merkle_bytes / (f.merkle_ms * 1e6);

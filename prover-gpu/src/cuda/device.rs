@@ -62,6 +62,7 @@ const KERNELS: &[(&str, &[&str])] = &[
             "ks_cols_to_rows",
             "ks_bitrev_scale",
             "ks_powers",
+            "ks_block_powers",
         ],
     ),
     ("quotient", &["ks_quotient_eval", "ks_quotient_split"]),

@@ -97,13 +97,17 @@ pub fn dif(
 }
 
 /// Where the first pass of [`dif_passes`] reads its input instead of `data`: column c's
-/// element g is `src[c·src_stride + bitrev(g)] · pw[g]` for g < 2^log_src, zero above
-/// (the bit-reversed coefficients of a coset LDE, scaled and zero-padded on the fly).
+/// element g is `src[(c >> log_b)·src_stride + bitrev(g)] · pw[(c mod 2^log_b)·2^log_src + g]`
+/// for g < 2^log_src, zero above (the bit-reversed coefficients of a coset LDE, scaled and
+/// zero-padded on the fly; `src[… + g]` with `natural`, coefficients in natural order). With
+/// `log_b > 0`, each source column feeds 2^log_b columns, one per scale table.
 struct Gather {
     src: u64,
     src_stride: u64,
     pw: u64,
     log_src: u32,
+    log_b: u32,
+    natural: bool,
 }
 
 /// [`dif`], its first pass optionally reading through a [`Gather`].
@@ -159,9 +163,16 @@ fn dif_passes(
             block_dim: (1u32 << (tl - el), 1, 1),
             shared_mem_bytes: shared_bytes(tl),
         };
-        let (src, src_stride, pw, log_src) = match first.take() {
-            Some(g) => (g.src, g.src_stride, g.pw, g.log_src),
-            None => (0u64, 0u64, 0u64, 0u32),
+        let (src, src_stride, pw, log_src, log_b, natural) = match first.take() {
+            Some(g) => (
+                g.src,
+                g.src_stride,
+                g.pw,
+                g.log_src,
+                g.log_b,
+                g.natural as u32,
+            ),
+            None => (0u64, 0u64, 0u64, 0u32, 0u32, 0u32),
         };
         launch!(
             dev,
@@ -178,7 +189,9 @@ fn dif_passes(
                 &src,
                 &src_stride,
                 &pw,
-                &log_src
+                &log_src,
+                &log_b,
+                &natural
             ]
         );
         Ok(())
@@ -296,6 +309,118 @@ pub fn cols_to_rows(
     Ok(())
 }
 
+/// The `2^log_b` tables `scale · s_t^k` (k < 2^log_n, table t at `t · 2^log_n`) with
+/// `s_t = shift · ω_N^{bitrev(t)}`, N = 2^(log_n + log_b): block t of a coset LDE (its
+/// rows `[t·2^log_n, (t+1)·2^log_n)`, bit-reversed order) is the size-2^log_n DIF of the
+/// coefficients times table t. The LDE as 2^log_b transforms of the unpadded size skips
+/// the zero padding's butterflies (`log_b` of every `log_n + log_b` stages); the values
+/// are those of `cpu::ntt`'s blocks.
+fn block_scales(
+    dev: &CudaDevice,
+    stream: &Arc<CudaStream>,
+    log_n: u32,
+    log_b: u32,
+    scale: Felt,
+    shift: Felt,
+) -> Result<DeviceBuffer<u64>, CudaError> {
+    let total = 1u64 << (log_n + log_b);
+    let out = dev.alloc::<u64>(stream, total as usize, "powers")?;
+    let root =
+        Felt::two_adic_generator(log_n + log_b).ok_or(CudaError::Unsupported("two-adic root"))?;
+    launch!(
+        dev,
+        stream,
+        "ks_block_powers",
+        grid_for(total.div_ceil(32), 128),
+        [
+            &out.ptr(stream),
+            &log_n,
+            &log_b,
+            &scale.as_u64(),
+            &shift.as_u64(),
+            &root.as_u64()
+        ]
+    );
+    Ok(out)
+}
+
+/// Most columns of one batch of transforms: the launch grid's y dimension.
+const MAX_BATCH: usize = 65535;
+
+/// The coset LDE (bit-reversed, column-major, column c at `out + c·2^(log_n+log_blowup)`)
+/// of `cols` coefficient columns of `2^log_n` at `src` (column-major; bit-reversed, or in
+/// natural order with `natural`) times `scale`: block t of column c (at `c·big + t·n`) is
+/// the size-n DIF of the coefficients times block t's table ([`block_scales`]), read and
+/// scaled in the DIF's first pass. In batches of whole source columns.
+#[allow(clippy::too_many_arguments)]
+fn block_lde(
+    dev: &CudaDevice,
+    tw: &Twiddles,
+    stream: &Arc<CudaStream>,
+    out: u64,
+    src: u64,
+    log_n: u32,
+    cols: usize,
+    log_blowup: u32,
+    scale: Felt,
+    natural: bool,
+) -> Result<(), CudaError> {
+    let (n, big) = (1u64 << log_n, 1u64 << (log_n + log_blowup));
+    let pw = block_scales(dev, stream, log_n, log_blowup, scale, COSET_SHIFT)?;
+    if log_n == 0 {
+        // No stage to fuse the scaling into: block t (one row) = the coefficient · table t.
+        for t in 0..big {
+            let cfg = LaunchConfig {
+                grid_dim: (1, cols as u32, 1),
+                block_dim: (32, 1, 1),
+                shared_mem_bytes: 0,
+            };
+            launch!(
+                dev,
+                stream,
+                "ks_bitrev_scale",
+                cfg,
+                [
+                    &(out + 8 * t),
+                    &big,
+                    &1u64,
+                    &src,
+                    &1u64,
+                    &0u32,
+                    &(cols as u32),
+                    &(pw.ptr(stream) + 8 * t)
+                ]
+            );
+        }
+        return Ok(());
+    }
+    let fwd = tw.get(dev, stream, log_n, false)?;
+    let per = (MAX_BATCH >> log_blowup).max(1);
+    for c0 in (0..cols).step_by(per) {
+        let k = per.min(cols - c0);
+        let gather = Gather {
+            src: src + 8 * c0 as u64 * n,
+            src_stride: n,
+            pw: pw.ptr(stream),
+            log_src: log_n,
+            log_b: log_blowup,
+            natural,
+        };
+        dif_passes(
+            dev,
+            stream,
+            out + 8 * c0 as u64 * big,
+            log_n,
+            k << log_blowup,
+            &fwd,
+            Some(gather),
+        )?;
+    }
+    // Frees are stream-ordered: `pw` is released after the kernels that read it.
+    drop(pw);
+    Ok(())
+}
+
 /// Coset LDE (bit-reversed, column-major) of a trace given on `H_n` in natural order,
 /// already on the device column-major (`cols` columns of `2^log_n`); transforms `evals` in
 /// place on the way.
@@ -311,57 +436,25 @@ pub fn lde_from_cols(
     let log_big = log_n + log_blowup;
     let inv = tw.get(dev, stream, log_n, true)?;
     dif(dev, stream, evals.ptr(stream), log_n, cols, &inv)?;
-    let big = 1u64 << log_big;
+    let (n, big) = (1u64 << log_n, 1u64 << log_big);
     let out = dev.alloc::<u64>(stream, cols * big as usize, "lde")?;
-    let n_inv = Felt::new(1u64 << log_n)
+    let n_inv = Felt::new(n)
         .inverse()
         .ok_or(CudaError::Unsupported("n = 0"))?;
-    let pw = powers_table(dev, stream, 1u64 << log_n, n_inv, COSET_SHIFT)?;
-    let fwd = tw.get(dev, stream, log_big, false)?;
-    if log_big == 0 {
-        // No stage to fuse the scaling into: out = evals · pw.
-        let cfg = LaunchConfig {
-            grid_dim: (1, cols as u32, 1),
-            block_dim: (32, 1, 1),
-            shared_mem_bytes: 0,
-        };
-        launch!(
-            dev,
-            stream,
-            "ks_bitrev_scale",
-            cfg,
-            [
-                &out.ptr(stream),
-                &big,
-                &big,
-                &evals.ptr(stream),
-                &(1u64 << log_n),
-                &log_n,
-                &(cols as u32),
-                &pw.ptr(stream)
-            ]
-        );
-    } else {
-        // The forward DIF's first pass reads the bit-reversed coefficients, scales them by
-        // n⁻¹·shift^k and pads with zeros on the fly.
-        let gather = Gather {
-            src: evals.ptr(stream),
-            src_stride: 1u64 << log_n,
-            pw: pw.ptr(stream),
-            log_src: log_n,
-        };
-        dif_passes(
-            dev,
-            stream,
-            out.ptr(stream),
-            log_big,
-            cols,
-            &fwd,
-            Some(gather),
-        )?;
-    }
-    // Frees are stream-ordered: `evals` and `pw` are released after the kernels that read
-    // them.
+    // The bit-reversed coefficients, scaled by n⁻¹ with the blocks' tables.
+    block_lde(
+        dev,
+        tw,
+        stream,
+        out.ptr(stream),
+        evals.ptr(stream),
+        log_n,
+        cols,
+        log_blowup,
+        n_inv,
+        false,
+    )?;
+    // Frees are stream-ordered: `evals` is released after the kernels that read it.
     drop(evals);
     Ok(out)
 }
@@ -446,9 +539,18 @@ pub fn lde_coeff_rows(
     let coeffs = dev.alloc::<u64>(stream, cols * n as usize, "coefficient columns")?;
     rows_to_cols(dev, stream, coeffs.ptr(stream), n, src, n, cols, Felt::ONE)?;
     let out = dev.alloc::<u64>(stream, cols * big as usize, "lde")?;
-    rows_to_cols(dev, stream, out.ptr(stream), big, src, n, cols, COSET_SHIFT)?;
-    let fwd = tw.get(dev, stream, log_big, false)?;
-    dif(dev, stream, out.ptr(stream), log_big, cols, &fwd)?;
+    block_lde(
+        dev,
+        tw,
+        stream,
+        out.ptr(stream),
+        coeffs.ptr(stream),
+        log_n,
+        cols,
+        log_blowup,
+        Felt::ONE,
+        true,
+    )?;
     Ok((out, coeffs))
 }
 
