@@ -5,7 +5,7 @@ use alloc::vec::Vec;
 use crate::field::Felt;
 
 /// `height × width` values, row after row.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct RowMajorMatrix<T = Felt> {
     pub values: Vec<T>,
     pub width: usize,

@@ -76,7 +76,7 @@ pub const DIGEST_LEN: usize = 32;
 
 /// One table's values at the out-of-domain point `ζ` and at `ζ·ω` (the next row).
 /// Auxiliary and quotient columns are given per base coordinate column.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, serde::Deserialize)]
 pub struct TableOod {
     pub pre: Vec<Ext3>,
     pub pre_next: Vec<Ext3>,
@@ -106,14 +106,14 @@ impl TableOod {
 /// (the layer's leaf, in leaf order without the query's own value, which the verifier
 /// computes) and the leaf's path up to below the layer's cap
 /// ([`crate::stark::FriShape`]).
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, serde::Deserialize)]
 pub struct FriStep {
     pub siblings: Vec<Ext3>,
     pub path: Vec<Digest>,
 }
 
 /// Everything opened for one query index.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, serde::Deserialize)]
 pub struct QueryProof {
     /// The opened rows: per table, in round order: preprocessed (if any), main, aux (if
     /// any), quotient.
@@ -142,7 +142,7 @@ pub struct SizeParts {
 }
 
 /// The proof as the prover assembles it, before it is written.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, serde::Deserialize)]
 pub struct ProofBody {
     pub params: StarkParams,
     /// Cap of the preprocessed round's tree; its digest with the parameters must equal the

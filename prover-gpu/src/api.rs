@@ -190,6 +190,21 @@ impl Error {
     }
 }
 
+impl From<crate::segmented::SegmentedError> for Error {
+    fn from(e: crate::segmented::SegmentedError) -> Error {
+        use crate::segmented::SegmentedError;
+        match e {
+            SegmentedError::Run(source) => Error::Run {
+                source,
+                hint: String::new(),
+            },
+            SegmentedError::Trace(t) => Error::Trace(MainTracesError::Trace(t)),
+            SegmentedError::Prove { phase, source } => Error::Prove { phase, source },
+            SegmentedError::Internal(m) => Error::Internal(m),
+        }
+    }
+}
+
 fn prover_kind(e: &ProverError) -> ErrorKind {
     match e {
         ProverError::Budget(_) => ErrorKind::Budget,
@@ -344,6 +359,31 @@ pub fn default_segment_log(backend: &str, blowup: usize, budget: Option<u64>) ->
                 .unwrap_or(16)
         }
         _ => 17 - lb.saturating_sub(1),
+    }
+}
+
+/// log2 of the longest run a backend proves whole (in one proof, not in segments) when no
+/// segment size is given: on the CUDA backend the largest run whose proof fits the
+/// device-memory budget (as [`default_segment_log`] counts it; `None`: 24 GB), up to
+/// [`MAX_SEGMENT_CYCLES`], even past the segment size a segmented run would use. A run that
+/// fits is proven once, where in segments every segment is executed, packed and committed
+/// twice (phase 1, then phase 2): on the H200, 4,190,374 cycles of the Fibonacci guest at
+/// blowup 4 proved in 1.044 s whole against 1.421 s in two segments of 2^21 (BENCHMARKS.md,
+/// "Session 15"). The preset's provable security holds at the taller tables (≥ 100 bits at
+/// every preset up to 2^26 rows). Elsewhere the segment size itself.
+pub fn whole_run_log(backend: &str, blowup: usize, budget: Option<u64>) -> u32 {
+    let segment = default_segment_log(backend, blowup, budget);
+    match backend {
+        "cuda" => {
+            let budget = budget.unwrap_or(24 << 30);
+            let per_cycle = CUDA_SEGMENT_BYTES_PER_CYCLE_AND_BLOWUP * blowup as u64;
+            let max = MAX_SEGMENT_CYCLES.trailing_zeros();
+            (segment..=max)
+                .rev()
+                .find(|&l| (1u64 << l).saturating_mul(per_cycle) <= budget)
+                .unwrap_or(segment)
+        }
+        _ => segment,
     }
 }
 
@@ -854,7 +894,13 @@ impl Guest {
                 .min()
                 .unwrap_or(16)
         });
-        if first.cycles > 1 << segment_log {
+        // Without `--segment-cycles`, one backend proves a run whole when it fits its budget
+        // (no second pass: see [`whole_run_log`]).
+        let whole = match (options.segment_log, backends) {
+            (None, [b]) => whole_run_log(b.name(), options.blowup, b.memory_budget()),
+            _ => segment_log,
+        };
+        if first.cycles > 1 << whole.max(segment_log) {
             return self.prove_segmented(
                 backends,
                 input,
@@ -1025,17 +1071,7 @@ impl Guest {
             device_fills,
             &mut |p| (clock.progress)(&Progress::Segment(p.clone())),
         )
-        .map_err(|e| match e {
-            crate::segmented::SegmentedError::Run(source) => Error::Run {
-                source,
-                hint: String::new(),
-            },
-            crate::segmented::SegmentedError::Trace(t) => Error::Trace(MainTracesError::Trace(t)),
-            crate::segmented::SegmentedError::Prove { phase, source } => {
-                Error::Prove { phase, source }
-            }
-            crate::segmented::SegmentedError::Internal(m) => Error::Internal(m),
-        })?;
+        .map_err(Error::from)?;
         let seconds = clock.since_start().as_secs_f64();
         let machine = machine_for(&program_image(&self.program));
         let tables = run
@@ -1380,5 +1416,37 @@ impl<'a> Clock<'a> {
             ));
         }
         out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A run is proven whole up to what fits the budget, never less than a segment, and
+    /// never past the largest segment; other backends keep the segment size.
+    #[test]
+    fn whole_runs_fit_the_budget() {
+        let h200 = Some(137_086_664_704);
+        // 2^22 · 5,200 · 4 = 87.2 GB fits, 2^23 does not; at blowup 2, 2^23 fits.
+        assert_eq!(whole_run_log("cuda", 4, h200), 22);
+        assert_eq!(whole_run_log("cuda", 2, h200), 23);
+        assert_eq!(whole_run_log("cuda", 8, h200), 21);
+        assert_eq!(default_segment_log("cuda", 4, h200), 21);
+        for blowup in [2, 4, 8] {
+            for budget in [None, Some(1 << 20), Some(24 << 30), h200, Some(u64::MAX)] {
+                let whole = whole_run_log("cuda", blowup, budget);
+                assert!(whole >= default_segment_log("cuda", blowup, budget));
+                assert!(whole <= MAX_SEGMENT_CYCLES.trailing_zeros());
+                assert_eq!(
+                    whole_run_log("cpu", blowup, budget),
+                    default_segment_log("cpu", blowup, budget)
+                );
+            }
+        }
+        assert_eq!(
+            whole_run_log("cuda", 2, Some(u64::MAX)),
+            MAX_SEGMENT_CYCLES.trailing_zeros()
+        );
     }
 }

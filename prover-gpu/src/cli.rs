@@ -7,6 +7,7 @@ use serde_json::Map;
 
 use crate::api::ErrorKind;
 use crate::cli_common::{envelope, null_fields, print_json, Cmd, Failure};
+use crate::cli_dist::{dist_command, DistArgs};
 use crate::cli_fib::{fib_command, FibArgs};
 use crate::cli_new::{new_command, NewArgs};
 use crate::cli_prove::{prove_command, verify_command, vk_command, ProveArgs, VerifyArgs, VkArgs};
@@ -35,6 +36,10 @@ pub enum Command {
     New(NewArgs),
     /// Prove and verify the Fibonacci example AIR (the main job until the VM tables exist).
     Fib(FibArgs),
+    /// A segmented proof's steps as separate commands, for a distributed engine
+    /// (`scripts/kestrel_ray.py`).
+    #[command(subcommand_required = true)]
+    Dist(DistArgs),
 }
 
 /// Parses the process's arguments and runs the command: its exit code.
@@ -80,5 +85,6 @@ pub fn main() -> i32 {
         Command::Prove(a) => prove_command(a),
         Command::Vk(a) => vk_command(a),
         Command::Verify(a) => verify_command(a),
+        Command::Dist(a) => dist_command(a),
     }
 }

@@ -9,6 +9,8 @@ pub mod cli;
 #[cfg(feature = "cli")]
 pub mod cli_common;
 #[cfg(feature = "cli")]
+pub mod cli_dist;
+#[cfg(feature = "cli")]
 pub mod cli_fib;
 #[cfg(feature = "cli")]
 pub mod cli_new;
@@ -19,6 +21,7 @@ pub mod cli_run;
 pub mod cpu;
 #[cfg(feature = "cuda")]
 pub mod cuda;
+pub mod dist;
 pub mod error;
 pub mod limits;
 pub mod par;

@@ -45,18 +45,20 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{mpsc, Mutex};
 use std::time::{Duration, Instant};
 
-use kestrel_core::air::{Machine, Part, SegmentLayout, TableShape};
+use kestrel_core::air::{LogUpChallenges, Machine, Part, SegmentLayout, TableShape};
 use kestrel_core::field::Felt;
 use kestrel_core::keys::VerifyingKey;
 use kestrel_core::matrix::RowMajorMatrix;
 use kestrel_core::merkle::Digest;
 use kestrel_core::params::StarkParams;
 use kestrel_core::proof::{ProofBody, SegmentedProof};
+use kestrel_core::rv::decode::ProgramImage;
 use kestrel_core::rv::machine::{PackedTraces, RunTraces, Rv64Machine, TraceError, RECORD_TABLES};
 use kestrel_core::rv::pack::Segmenter;
 use kestrel_core::rv::table::TableId;
 use kestrel_core::stark::RunRounds;
 
+use crate::backend::DeviceTraces;
 use crate::backend::MainTrace;
 use crate::error::ProverError;
 use crate::par::Rayon;
@@ -165,15 +167,335 @@ fn machine_vk<B: RvFills>(
 }
 
 /// A segment as the producer hands it over.
-struct Packed {
-    packed: PackedTraces,
-    cycles: u64,
+pub(crate) struct Packed {
+    pub(crate) packed: PackedTraces,
+    pub(crate) cycles: u64,
     /// Bytes of its execution records.
-    record_bytes: u64,
+    pub(crate) record_bytes: u64,
     /// Executing and packing it.
-    took: Duration,
+    pub(crate) took: Duration,
     /// Packing it.
-    pack: Duration,
+    pub(crate) pack: Duration,
+}
+
+/// The one executor of a segmented run: executes the run segment by segment and packs each
+/// ([`Segmenter::pack_segment`], which carries the replay state from one segment to the
+/// next, so segments come out in order), then builds the run part's tables
+/// ([`SegmentProducer::finish`]). Holds one segment's records at a time.
+pub(crate) struct SegmentProducer<'a> {
+    seg: Segmenter<'a>,
+    vm: Vm,
+    rec: VecRecorder,
+    par: Rayon,
+    /// The next segment's index, and how many there are.
+    next: usize,
+    segments: usize,
+    segment: u64,
+}
+
+impl<'a> SegmentProducer<'a> {
+    /// The producer of a run of `total_cycles` cycles (its length, from an unrecorded run)
+    /// in segments of `segment` cycles.
+    ///
+    /// # Errors
+    /// [`SegmentedError::Trace`] if the input is too long to pack.
+    pub(crate) fn new(
+        program: &Program,
+        machine: &'a Rv64Machine,
+        image: &'a ProgramImage,
+        input: &'a [u8],
+        total_cycles: u64,
+        segment: u64,
+    ) -> Result<SegmentProducer<'a>, SegmentedError> {
+        Ok(SegmentProducer {
+            seg: Segmenter::new(machine, image, input).map_err(SegmentedError::Trace)?,
+            vm: Vm::new(program, input.to_vec()).with_max_cycles(total_cycles),
+            rec: VecRecorder::with_capacity_mapped(segment as usize),
+            par: Rayon::default(),
+            next: 0,
+            segments: total_cycles.div_ceil(segment) as usize,
+            segment,
+        })
+    }
+
+    /// The next segment, executed and packed; `None` after the last.
+    ///
+    /// # Errors
+    /// The run failed, ended in another segment than its length says, or its packing
+    /// failed.
+    pub(crate) fn next_segment(&mut self) -> Option<Result<Packed, SegmentedError>> {
+        let k = self.next;
+        if k >= self.segments {
+            return None;
+        }
+        self.next += 1;
+        Some(self.pack(k))
+    }
+
+    fn pack(&mut self, k: usize) -> Result<Packed, SegmentedError> {
+        let n_seg = self.segments;
+        let start = Instant::now();
+        self.rec.records.clear();
+        let exit = self
+            .vm
+            .run_until(&mut self.rec, (k as u64 + 1) * self.segment)
+            .map_err(SegmentedError::Run)?;
+        let last = exit.is_some();
+        if last != (k + 1 == n_seg) {
+            return Err(SegmentedError::Internal(format!(
+                "the run ended in segment {k} of {n_seg}"
+            )));
+        }
+        let packing = Instant::now();
+        let packed = self
+            .seg
+            .pack_segment(&self.par, &self.rec.records, last)
+            .map_err(SegmentedError::Trace)?;
+        Ok(Packed {
+            packed,
+            cycles: self.rec.records.len() as u64,
+            record_bytes: std::mem::size_of_val(self.rec.records.as_slice()) as u64,
+            took: start.elapsed(),
+            pack: packing.elapsed(),
+        })
+    }
+
+    /// The run part's tables, after the last segment.
+    ///
+    /// # Errors
+    /// [`SegmentedError::Internal`] before the last segment, [`SegmentedError::Trace`] if
+    /// building them failed.
+    pub(crate) fn finish(self) -> Result<RunTraces, SegmentedError> {
+        if self.next < self.segments {
+            return Err(SegmentedError::Internal(format!(
+                "the run tables asked for after {} of {} segments",
+                self.next, self.segments
+            )));
+        }
+        self.seg.finish(&self.par).map_err(SegmentedError::Trace)
+    }
+}
+
+/// A part's heights and main cap: what phase 1 commits it to
+/// ([`RunRounds::part_main`]).
+pub type Head = (Vec<u8>, Vec<Digest>);
+
+/// A program's machine split into its segment part and its run part
+/// ([`SegmentLayout`]): what every phase of a segmented proof works on, in one process or
+/// spread over many ([`crate::dist`]).
+pub(crate) struct SegmentedMachine {
+    pub(crate) image: ProgramImage,
+    pub(crate) machine: Rv64Machine,
+    pub(crate) layout: SegmentLayout,
+}
+
+impl SegmentedMachine {
+    /// The machine of `program`.
+    ///
+    /// # Errors
+    /// [`SegmentedError::Internal`] if the machine has no segment layout.
+    pub(crate) fn new(program: &Program) -> Result<SegmentedMachine, SegmentedError> {
+        let image = program_image(program);
+        let machine = machine_for(&image);
+        let layout = machine
+            .segment_layout()
+            .ok_or_else(|| SegmentedError::Internal("the machine has no segment layout".into()))?;
+        Ok(SegmentedMachine {
+            image,
+            machine,
+            layout,
+        })
+    }
+
+    /// The tables every segment proves.
+    pub(crate) fn seg_part(&self) -> Part<'_> {
+        Part {
+            machine: &self.machine,
+            tables: &self.layout.segment,
+        }
+    }
+
+    /// The tables the run part proves.
+    pub(crate) fn run_part(&self) -> Part<'_> {
+        Part {
+            machine: &self.machine,
+            tables: &self.layout.run,
+        }
+    }
+
+    /// The segment part's proving key on `backend`.
+    ///
+    /// # Errors
+    /// [`SegmentedError::Prove`] (`setup`).
+    pub(crate) fn seg_key<B: RvFills>(
+        &self,
+        backend: &B,
+        params: StarkParams,
+    ) -> Result<ProvingKey<B>, SegmentedError> {
+        setup(backend, &self.seg_part(), params).map_err(prove_err("setup"))
+    }
+
+    /// The run part's proving key on `backend`.
+    ///
+    /// # Errors
+    /// [`SegmentedError::Prove`] (`setup`).
+    pub(crate) fn run_key<B: RvFills>(
+        &self,
+        backend: &B,
+        params: StarkParams,
+    ) -> Result<ProvingKey<B>, SegmentedError> {
+        setup(backend, &self.run_part(), params).map_err(prove_err("setup"))
+    }
+
+    /// The whole machine's verifying key from the parts' keys.
+    pub(crate) fn vk<B: RvFills>(
+        &self,
+        seg: &ProvingKey<B>,
+        run: &ProvingKey<B>,
+        params: &StarkParams,
+    ) -> VerifyingKey {
+        machine_vk(&self.machine, &self.layout, seg, run, params)
+    }
+
+    /// Phase 1 of a segment: its main traces committed.
+    ///
+    /// # Errors
+    /// [`SegmentedError::Prove`] (`commit main`).
+    pub(crate) fn commit_segment<B: RvFills>(
+        &self,
+        backend: &B,
+        pk: &ProvingKey<B>,
+        traces: Vec<MainTrace<B>>,
+    ) -> Result<Head, SegmentedError> {
+        part_main_cap(backend, pk, &self.seg_part(), traces, &[]).map_err(prove_err("commit main"))
+    }
+
+    /// Phase 1 of the run part: its main traces (host traces in the layout's order, from
+    /// [`run_host_traces`]) committed with the run's public values.
+    ///
+    /// # Errors
+    /// [`SegmentedError::Prove`] (`commit main`).
+    pub(crate) fn commit_run<B: RvFills>(
+        &self,
+        backend: &B,
+        pk: &ProvingKey<B>,
+        run_host: &[RowMajorMatrix],
+        public: &[Felt],
+    ) -> Result<Head, SegmentedError> {
+        part_main_cap(backend, pk, &self.run_part(), host_traces(run_host), public)
+            .map_err(prove_err("commit main"))
+    }
+
+    /// The run tables' host traces in the layout's order, the public values and the real
+    /// rows, from the [`Segmenter`]'s run tables.
+    ///
+    /// # Errors
+    /// [`SegmentedError::Internal`] if a run table has no trace.
+    pub(crate) fn run_host_traces(&self, run: RunTraces) -> Result<RunHost, SegmentedError> {
+        let RunTraces {
+            traces: mut run_traces,
+            public,
+            table_rows,
+        } = run;
+        let host =
+            self.layout
+                .run
+                .iter()
+                .map(|&t| {
+                    run_traces.get_mut(t).and_then(Option::take).ok_or_else(|| {
+                        SegmentedError::Internal(format!("run table {t} has no trace"))
+                    })
+                })
+                .collect::<Result<_, _>>()?;
+        Ok((host, public, table_rows))
+    }
+}
+
+/// The run tables' host traces in the layout's order, the public values and the real rows.
+pub(crate) type RunHost = (Vec<RowMajorMatrix>, Vec<Felt>, Vec<Option<usize>>);
+
+/// Host traces as the prover takes them.
+pub(crate) fn host_traces<B: DeviceTraces>(ms: &[RowMajorMatrix]) -> Vec<MainTrace<B>> {
+    ms.iter().cloned().map(MainTrace::Host).collect()
+}
+
+fn prove_err(phase: &'static str) -> impl Fn(crate::error::ProverError) -> SegmentedError {
+    move |source| SegmentedError::Prove { phase, source }
+}
+
+/// The shared challenges of a segmented run, drawn from every part's [`Head`], and what
+/// phase 2 checks against them: each part's proof must commit to its phase-1 head.
+pub(crate) struct SharedRounds {
+    rounds: RunRounds,
+    ch: LogUpChallenges,
+    heads: Vec<Head>,
+}
+
+impl SharedRounds {
+    /// The run's transcript on the statement (the machine's name, the parameters, the run
+    /// part's preprocessed cap, the public values, the number of parts) and every part's
+    /// head in order (the segments', then the run part's), and the challenges drawn.
+    pub(crate) fn draw(
+        machine: &str,
+        params: &StarkParams,
+        preprocessed_cap: &[Digest],
+        public: &[Felt],
+        heads: Vec<Head>,
+    ) -> SharedRounds {
+        let mut rounds = RunRounds::start(machine, params, preprocessed_cap, public, heads.len());
+        for (h, cap) in &heads {
+            rounds.part_main(h, cap);
+        }
+        let ch = rounds.challenges();
+        SharedRounds { rounds, ch, heads }
+    }
+
+    /// Checks that part `k`'s proof commits to its phase-1 head.
+    ///
+    /// # Errors
+    /// [`SegmentedError::Internal`] naming the part.
+    pub(crate) fn check(&self, k: usize, body: &ProofBody) -> Result<(), SegmentedError> {
+        let (h, cap) = self
+            .heads
+            .get(k)
+            .ok_or_else(|| SegmentedError::Internal(format!("part {k} has no commitment")))?;
+        if body.log_heights != *h || body.main_cap != *cap {
+            return Err(SegmentedError::Internal(format!(
+                "part {k} committed other traces the second time"
+            )));
+        }
+        Ok(())
+    }
+
+    /// Phase 2 of part `k` (of `part`'s tables): proven under the shared challenges on its
+    /// own transcript, and checked against its head.
+    ///
+    /// # Errors
+    /// [`SegmentedError::Prove`] (`prove`), or the check's.
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn prove<B: RvFills>(
+        &self,
+        backend: &B,
+        pk: &ProvingKey<B>,
+        part: &Part<'_>,
+        traces: Vec<MainTrace<B>>,
+        public: &[Felt],
+        k: usize,
+    ) -> Result<(ProofBody, ProveTimings), SegmentedError> {
+        let (body, t) = prove_part(
+            backend,
+            pk,
+            part,
+            traces,
+            public,
+            self.ch,
+            self.rounds.part(k),
+            &mut |_| {},
+        )
+        .map_err(prove_err("prove"))?;
+        self.check(k, &body)?;
+        Ok((body, t))
+    }
 }
 
 /// What the producer returns: the run tables (when asked for) and the time they took
@@ -232,7 +554,7 @@ fn for_each_segment<T: Send>(
     workers: usize,
     program: &Program,
     machine: &Rv64Machine,
-    image: &kestrel_core::rv::decode::ProgramImage,
+    image: &ProgramImage,
     input: &[u8],
     total_cycles: u64,
     segment: u64,
@@ -246,32 +568,13 @@ fn for_each_segment<T: Send>(
     let stop = AtomicBool::new(false);
     std::thread::scope(|scope| {
         let producer = scope.spawn(move || -> Result<Produced, SegmentedError> {
-            let par = Rayon::default();
-            let mut seg = Segmenter::new(machine, image, input).map_err(SegmentedError::Trace)?;
-            let mut vm = Vm::new(program, input.to_vec()).with_max_cycles(total_cycles);
-            let mut rec = VecRecorder::with_capacity_mapped(segment as usize);
+            let mut producer =
+                SegmentProducer::new(program, machine, image, input, total_cycles, segment)?;
             for k in 0..n_seg {
-                let start = Instant::now();
-                rec.records.clear();
-                let exit = vm
-                    .run_until(&mut rec, (k as u64 + 1) * segment)
-                    .map_err(SegmentedError::Run)?;
-                let last = exit.is_some();
-                if last != (k + 1 == n_seg) {
-                    return Err(SegmentedError::Internal(format!(
-                        "the run ended in segment {k} of {n_seg}"
-                    )));
-                }
-                let packing = Instant::now();
-                let packed = seg
-                    .pack_segment(&par, &rec.records, last)
-                    .map_err(SegmentedError::Trace);
-                let item = packed.map(|packed| Packed {
-                    packed,
-                    cycles: rec.records.len() as u64,
-                    record_bytes: std::mem::size_of_val(rec.records.as_slice()) as u64,
-                    took: start.elapsed(),
-                    pack: packing.elapsed(),
+                let item = producer.next_segment().unwrap_or_else(|| {
+                    Err(SegmentedError::Internal(format!(
+                        "segment {k} was not produced"
+                    )))
                 });
                 let failed = item.is_err();
                 if tx.send((k, item)).is_err() || failed {
@@ -284,7 +587,7 @@ fn for_each_segment<T: Send>(
                 return Ok(Some((None, Duration::ZERO)));
             }
             let start = Instant::now();
-            let run = seg.finish(&par).map_err(SegmentedError::Trace)?;
+            let run = producer.finish()?;
             Ok(Some((Some(run), start.elapsed())))
         });
         let (done_tx, done_rx) = mpsc::channel::<Result<SegmentDone<T>, SegmentedError>>();
@@ -380,9 +683,9 @@ fn for_each_segment<T: Send>(
 
 /// A segment's main traces (its tables in table order): record tables filled on the device
 /// with `device_fills`, else on the host.
-fn segment_traces<B: RvFills>(
+pub(crate) fn segment_traces<B: RvFills>(
     backend: &B,
-    image: &kestrel_core::rv::decode::ProgramImage,
+    image: &ProgramImage,
     mut packed: PackedTraces,
     device_fills: bool,
 ) -> Result<Vec<MainTrace<B>>, SegmentedError> {
@@ -425,7 +728,7 @@ fn segment_traces<B: RvFills>(
 /// the fills' (`fill`) and the packing's and the fills' (`trace`) to `phases`.
 fn timed_traces<B: RvFills>(
     backend: &B,
-    image: &kestrel_core::rv::decode::ProgramImage,
+    image: &ProgramImage,
     p: Packed,
     device_fills: bool,
     phases: &mut Vec<(String, f64)>,
@@ -483,32 +786,21 @@ pub fn prove_segmented<B: RvFills>(
     let backend = backends
         .first()
         .ok_or_else(|| SegmentedError::Internal("no backend to prove on".into()))?;
-    let image = program_image(program);
-    let machine = machine_for(&image);
-    let layout = machine
-        .segment_layout()
-        .ok_or_else(|| SegmentedError::Internal("the machine has no segment layout".into()))?;
-    let seg_part = Part {
-        machine: &machine,
-        tables: &layout.segment,
-    };
-    let run_part = Part {
-        machine: &machine,
-        tables: &layout.run,
-    };
-    let prove_err = |phase| move |source| SegmentedError::Prove { phase, source };
+    let sm = SegmentedMachine::new(program)?;
+    let (image, machine, layout) = (&sm.image, &sm.machine, &sm.layout);
+    let run_part = sm.run_part();
     // Every backend's key of the segment part, the run part's on backend 0 alone.
     let pk_segs: Vec<ProvingKey<B>> = backends
         .iter()
-        .map(|b| setup(b, &seg_part, params).map_err(prove_err("setup")))
+        .map(|b| sm.seg_key(b, params))
         .collect::<Result<_, _>>()?;
     if let Some(i) = pk_segs.iter().position(|pk| pk.vk != pk_segs[0].vk) {
         return Err(SegmentedError::Internal(format!(
             "backend {i}'s verifying key differs from backend 0's"
         )));
     }
-    let pk_run: ProvingKey<B> = setup(backend, &run_part, params).map_err(prove_err("setup"))?;
-    let vk = machine_vk(&machine, &layout, &pk_segs[0], &pk_run, &params);
+    let pk_run: ProvingKey<B> = sm.run_key(backend, params)?;
+    let vk = sm.vk(&pk_segs[0], &pk_run, &params);
     let segment = 1u64 << segment_log;
     let n_seg = total_cycles.div_ceil(segment) as usize;
     let total = n_seg + 1;
@@ -542,7 +834,7 @@ pub fn prove_segmented<B: RvFills>(
      -> Result<Committed, SegmentedError> {
         let (backend, pk) = (&backends[w], &pk_segs[w]);
         let (real, record_bytes) = (p.packed.real_rows(), p.record_bytes);
-        let traces = timed_traces(backend, &image, p, device_fills, phases)?;
+        let traces = timed_traces(backend, image, p, device_fills, phases)?;
         let mut tables = Vec::new();
         if k == 0 {
             for (&t, tr) in layout.segment.iter().zip(&traces) {
@@ -551,8 +843,7 @@ pub fn prove_segmented<B: RvFills>(
             }
         }
         let start = Instant::now();
-        let head =
-            part_main_cap(backend, pk, &seg_part, traces, &[]).map_err(prove_err("commit main"))?;
+        let head = sm.commit_segment(backend, pk, traces)?;
         add_ms(phases, "commit main", start.elapsed().as_secs_f64() * 1e3);
         Ok(Committed {
             head,
@@ -564,8 +855,8 @@ pub fn prove_segmented<B: RvFills>(
     let phase1 = for_each_segment(
         backends.len(),
         program,
-        &machine,
-        &image,
+        machine,
+        image,
         input,
         total_cycles,
         segment,
@@ -577,7 +868,7 @@ pub fn prove_segmented<B: RvFills>(
             report(1, done, cycles_done);
         },
     )?;
-    let mut heads: Vec<(Vec<u8>, Vec<Digest>)> = Vec::with_capacity(total);
+    let mut heads: Vec<Head> = Vec::with_capacity(total);
     let mut record_bytes: Vec<u64> = Vec::with_capacity(n_seg);
     let mut tables = Vec::new();
     for d in phase1.segments {
@@ -595,22 +886,11 @@ pub fn prove_segmented<B: RvFills>(
         record_bytes.push(d.out.record_bytes);
     }
     add_ms(&mut phases, "trace", phase1.built.as_secs_f64() * 1e3);
-    let RunTraces {
-        traces: mut run_traces,
-        public,
-        table_rows,
-    } = phase1
-        .run
-        .ok_or_else(|| SegmentedError::Internal("phase 1 built no run tables".into()))?;
-    let run_host: Vec<RowMajorMatrix> = layout
-        .run
-        .iter()
-        .map(|&t| {
-            run_traces[t]
-                .take()
-                .ok_or_else(|| SegmentedError::Internal(format!("run table {t} has no trace")))
-        })
-        .collect::<Result<_, _>>()?;
+    let (run_host, public, table_rows) = sm.run_host_traces(
+        phase1
+            .run
+            .ok_or_else(|| SegmentedError::Internal("phase 1 built no run tables".into()))?,
+    )?;
     for (&t, m) in layout.run.iter().zip(&run_host) {
         tables.push((
             TableId::ALL[t],
@@ -619,13 +899,8 @@ pub fn prove_segmented<B: RvFills>(
             table_rows.get(t).copied().flatten(),
         ));
     }
-    let host = |ms: &[RowMajorMatrix]| ms.iter().cloned().map(MainTrace::Host).collect();
-    let traces = host(&run_host);
     let start = Instant::now();
-    heads.push(
-        part_main_cap(backend, &pk_run, &run_part, traces, &public)
-            .map_err(prove_err("commit main"))?,
-    );
+    heads.push(sm.commit_run(backend, &pk_run, &run_host, &public)?);
     let took = start.elapsed().as_secs_f64();
     add_ms(&mut phases, "commit main", took * 1e3);
     work[0].busy_seconds += took;
@@ -633,50 +908,25 @@ pub fn prove_segmented<B: RvFills>(
     let phase1 = began.elapsed();
 
     // The shared challenges.
-    let mut rounds = RunRounds::start(
+    let rounds = SharedRounds::draw(
         machine.name(),
         &params,
         &pk_run.preprocessed_cap,
         &public,
-        total,
+        heads,
     );
-    for (h, cap) in &heads {
-        rounds.part_main(h, cap);
-    }
-    let ch = rounds.challenges();
 
     // Phase 2: every part proven.
-    let same = |body: &ProofBody, k: usize| -> Result<(), SegmentedError> {
-        let (h, cap) = heads
-            .get(k)
-            .ok_or_else(|| SegmentedError::Internal(format!("part {k} has no commitment")))?;
-        if body.log_heights != *h || body.main_cap != *cap {
-            return Err(SegmentedError::Internal(format!(
-                "part {k} committed other traces the second time"
-            )));
-        }
-        Ok(())
-    };
+    let seg_part = sm.seg_part();
     let prove = |w: usize,
                  k: usize,
                  p: Packed,
                  phases: &mut Vec<(String, f64)>|
      -> Result<ProofBody, SegmentedError> {
         let (backend, pk) = (&backends[w], &pk_segs[w]);
-        let traces = timed_traces(backend, &image, p, device_fills, phases)?;
-        let (body, t) = prove_part(
-            backend,
-            pk,
-            &seg_part,
-            traces,
-            &public,
-            ch,
-            rounds.part(k),
-            &mut |_| {},
-        )
-        .map_err(prove_err("prove"))?;
+        let traces = timed_traces(backend, image, p, device_fills, phases)?;
+        let (body, t) = rounds.prove(backend, pk, &seg_part, traces, &public, k)?;
         add_phases(phases, &t);
-        same(&body, k)?;
         Ok(body)
     };
     let (mut done, mut cycles_done) = (0, 0);
@@ -684,8 +934,8 @@ pub fn prove_segmented<B: RvFills>(
     let phase2 = for_each_segment(
         backends.len(),
         program,
-        &machine,
-        &image,
+        machine,
+        image,
         input,
         total_cycles,
         segment,
@@ -709,20 +959,16 @@ pub fn prove_segmented<B: RvFills>(
         parts.push(d.out);
     }
     let start = Instant::now();
-    let (body, t) = prove_part(
+    let (body, t) = rounds.prove(
         backend,
         &pk_run,
         &run_part,
-        host(&run_host),
+        host_traces(&run_host),
         &public,
-        ch,
-        rounds.part(n_seg),
-        &mut |_| {},
-    )
-    .map_err(prove_err("prove"))?;
+        n_seg,
+    )?;
     work[0].busy_seconds += start.elapsed().as_secs_f64();
     add_phases(&mut phases, &t);
-    same(&body, n_seg)?;
     parts.push(body);
     report(2, total, cycles_done);
     let phase2 = began.elapsed() - phase1;

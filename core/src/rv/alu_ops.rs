@@ -59,7 +59,19 @@ pub struct AluOp {
 
 /// One distinct `(op, a, b)` of a table's operations and how many times it occurred: the
 /// content of one trace row of the tables that merge repeats into a multiplicity column.
-#[derive(Copy, Clone, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[derive(
+    Copy,
+    Clone,
+    Debug,
+    Default,
+    PartialEq,
+    Eq,
+    PartialOrd,
+    Ord,
+    Hash,
+    serde::Serialize,
+    serde::Deserialize,
+)]
 pub struct Distinct {
     pub op: u32,
     pub a: u64,

@@ -498,7 +498,7 @@ mod records {
     pub const RECORD_TABLES: [TableId; 13] = record_tables(None);
 
     /// The packed records of the [`RECORD_TABLES`] and every other table's trace.
-    #[derive(Clone, Debug, PartialEq, Eq)]
+    #[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
     pub struct PackedTraces {
         pub cpu: CpuRecords,
         pub memw_r: MemwRRecords,
@@ -543,7 +543,7 @@ mod records {
     /// What a segmented run proves once, after its last segment
     /// ([`Segmenter::finish`](super::super::pack::Segmenter::finish)): the traces of the
     /// [`RUN_TABLES`](TableId::RUN_TABLES), their real rows and the public values.
-    #[derive(Clone, Debug, PartialEq, Eq)]
+    #[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
     pub struct RunTraces {
         /// The run tables' traces, in [`Machine::tables`] order (index: [`TableId::index`]);
         /// `None` at the segment tables.

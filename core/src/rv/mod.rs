@@ -295,7 +295,7 @@ pub const SYS_BRK: u32 = 214;
 
 /// One access of the memory argument to word `w` (MEMW_A row; a MEMW row is two of them,
 /// words `w` and `w + 1`, with one `ts`).
-#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct WordAccess {
     pub w: u32,
     pub old: u64,
@@ -313,7 +313,7 @@ pub struct WordAccess {
 /// value, the timestamp of its last access in an earlier segment (0 if none) and its
 /// read-only flag. What the memory walk on a device starts from, as the register walk
 /// starts from [`memw_r::MemwRRecords::start`].
-#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct WordStart {
     pub w: u32,
     pub value: u64,
@@ -323,7 +323,7 @@ pub struct WordStart {
 
 /// One load as LOAD proves it: `word0` is word `addr / 8`, `word1` the next word (used only
 /// when the access is split, else 0).
-#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct LoadOp {
     pub ts: u64,
     pub funct3: u8,
@@ -334,7 +334,7 @@ pub struct LoadOp {
 
 /// One store as STORE proves it: `value` is rs2's value; `old0`/`old1` the words before
 /// (`old1` only when split, else 0).
-#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct StoreOp {
     pub ts: u64,
     pub funct3: u8,
@@ -347,7 +347,7 @@ pub struct StoreOp {
 /// One system call as ECALL proves it. `brk` = (old break, heap limit, heap start), the
 /// values of registers 32..35 before the call (read only by `brk`); `remaining` = the value
 /// of [`REG_INPUT`] before the call (read and lowered by `res` only by `read`).
-#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct EcallOp {
     pub clk: u64,
     pub a7: u64,
@@ -366,7 +366,7 @@ pub struct EcallOp {
 /// One IO row: bytes `lo .. lo + cnt` of word `w` moved by the call at memory timestamp
 /// `ts`; `pos` is the transfer position of byte `lo` (the output position for [`IO_OUT`]).
 /// `old`/`new` are the word before and after (equal for output).
-#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct IoWord {
     pub kind: u32,
     pub ts: u64,

@@ -215,7 +215,7 @@ fn result_without_write(d: &Decoded, a: u64, b: u64, sum: u64) -> u64 {
 /// A system call as the CPU row sees it: its cycle (the run's clock, not the segment's row),
 /// the output position before it (from the run's start), the output bytes it writes and
 /// whether it is the exit.
-#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct CallMark {
     pub clk: u64,
     pub outpos: u64,
@@ -231,7 +231,7 @@ pub struct CallMark {
 /// DECODE row (the last step's from its own: [`next_pc_of`]), operand b, the adder and the
 /// flags from the fields and the values here, and the output columns from `outpos0` and
 /// `calls` (sorted by cycle).
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct CpuRecords {
     /// The trace height (a power of two, at least 8).
     pub height: usize,

@@ -8,7 +8,7 @@ use crate::rv::bitwise::ByteCounts;
 use crate::rv::NUM_REGS;
 
 /// One register access in execution order.
-#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+#[derive(Copy, Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct RegAccess {
     pub reg: u8,
     pub value: u64,
@@ -18,10 +18,30 @@ pub struct RegAccess {
 
 /// The state of the registers of the memory argument ([`NUM_REGS`]): value and timestamp
 /// of the last access.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct RegFile {
+    #[serde(with = "regs_serde")]
     pub values: [u64; NUM_REGS],
+    #[serde(with = "regs_serde")]
     pub ts: [u64; NUM_REGS],
+}
+
+/// A register array in serde as a list of [`NUM_REGS`] values (serde derives arrays of at
+/// most 32); a list of any other length is an error.
+mod regs_serde {
+    use super::NUM_REGS;
+    use alloc::vec::Vec;
+    use serde::{Deserialize, Deserializer, Serialize, Serializer};
+
+    pub fn serialize<S: Serializer>(r: &[u64; NUM_REGS], s: S) -> Result<S::Ok, S::Error> {
+        r.as_slice().serialize(s)
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<[u64; NUM_REGS], D::Error> {
+        let v = Vec::<u64>::deserialize(d)?;
+        v.try_into()
+            .map_err(|_| serde::de::Error::custom("a register file of the wrong length"))
+    }
 }
 
 impl RegFile {
@@ -53,7 +73,7 @@ impl Default for RegFile {
 }
 
 /// One MEMW_R row: the access and the register's state before it.
-#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+#[derive(Copy, Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct RegRow {
     pub access: RegAccess,
     pub old: u64,
@@ -98,7 +118,7 @@ pub fn ts_lookups(ts: u64, old_ts: u64, bytes: &mut ByteCounts) {
 /// CPU's accesses in order: access `r` belongs to step `r / 3` of the records, has timestamp
 /// `4·(clk0 + r/3) + r%3 + 1` and writes iff `r % 3 == 2` (rs1 read, rs2 read, rd write), so
 /// neither is stored. The system calls' own register accesses follow as whole rows (`extra`).
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct MemwRRecords {
     /// The trace height (a power of two, at least 8).
     pub height: usize,
