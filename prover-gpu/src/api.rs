@@ -387,6 +387,24 @@ pub fn whole_run_log(backend: &str, blowup: usize, budget: Option<u64>) -> u32 {
     }
 }
 
+/// An ELF file's bytes, capped.
+///
+/// # Errors
+/// [`Error::Read`] if it cannot be read, [`Error::ElfFile`] if it is too large.
+pub(crate) fn read_elf_file(path: &Path) -> Result<Vec<u8>, Error> {
+    read_elf(path).map_err(|e| match e {
+        ReadError::Io(_) => Error::Read {
+            what: "ELF",
+            path: path.into(),
+            source: e,
+        },
+        e => Error::ElfFile {
+            path: path.into(),
+            source: e,
+        },
+    })
+}
+
 /// Checks a cycle limit against [`MAX_PROVABLE_CYCLES`].
 ///
 /// # Errors
@@ -658,18 +676,7 @@ impl Guest {
     /// an ELF file, [`Error::Load`] if it cannot be loaded.
     pub fn load(path: impl AsRef<Path>) -> Result<Guest, Error> {
         let path = path.as_ref();
-        let elf = read_elf(path).map_err(|e| match e {
-            ReadError::Io(_) => Error::Read {
-                what: "ELF",
-                path: path.into(),
-                source: e,
-            },
-            e => Error::ElfFile {
-                path: path.into(),
-                source: e,
-            },
-        })?;
-        Guest::from_bytes(&elf, path)
+        Guest::from_bytes(&read_elf_file(path)?, path)
     }
 
     /// The loaded program.

@@ -44,7 +44,7 @@ use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 
 use crate::api::{self, BackendChoice, Error, Guest, ProveOptions, Statement};
-use crate::limits::{read_capped, read_elf, OutFile, ReadError};
+use crate::limits::{read_capped, OutFile, ReadError};
 use crate::rv::RvFills;
 use crate::segmented::{
     host_traces, segment_traces, Head, SegmentProducer, SegmentedMachine, SharedRounds,
@@ -318,17 +318,7 @@ impl Elf {
     /// # Errors
     /// As [`Guest::load`].
     pub fn load(path: &Path) -> Result<Elf, DistError> {
-        let bytes = read_elf(path).map_err(|e| match e {
-            ReadError::Io(_) => Error::Read {
-                what: "ELF",
-                path: path.into(),
-                source: e,
-            },
-            e => Error::ElfFile {
-                path: path.into(),
-                source: e,
-            },
-        })?;
+        let bytes = api::read_elf_file(path)?;
         let guest = Guest::from_elf(&bytes)?;
         Ok(Elf {
             digest: digest(&[b"kestrel dist elf", &bytes]),
