@@ -327,19 +327,6 @@ extern "C" __global__ void ks_cols_to_rows(uint64_t *dst, const uint64_t *src, u
     }
 }
 
-// out[k] = scale0 * base^k for k < n: each thread runs a chunk of 32 consecutive powers.
-extern "C" __global__ void ks_powers(uint64_t *out, uint64_t n, uint64_t scale0, uint64_t base) {
-    const uint64_t chunks = (n + 31) / 32;
-    for (uint64_t t = ks_tid(); t < chunks; t += ks_nthreads()) {
-        uint64_t k0 = t * 32;
-        uint64_t v = gl_mul(scale0, gl_pow(base, k0));
-        for (uint64_t k = k0; k < k0 + 32 && k < n; k++) {
-            out[k] = v;
-            v = gl_mul(v, base);
-        }
-    }
-}
-
 // The 2^log_b tables out[t * 2^log_n + k] = scale * s_t^k, s_t = shift * root^bitrev_{log_b}(t)
 // (root: the LDE domain's generator): each thread runs a chunk of 32 consecutive entries,
 // one power where the chunk starts or enters a new table, then one multiplication each.

@@ -61,7 +61,6 @@ const KERNELS: &[(&str, &[&str])] = &[
             "ks_rows_to_cols",
             "ks_cols_to_rows",
             "ks_bitrev_scale",
-            "ks_powers",
             "ks_block_powers",
         ],
     ),

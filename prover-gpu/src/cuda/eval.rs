@@ -123,16 +123,7 @@ pub fn evaluate(
         },
     )?;
     let cm = dev.alloc::<u64>(stream, n * cols, "ood columns")?;
-    rows_to_cols(
-        dev,
-        stream,
-        cm.ptr(stream),
-        n as u64,
-        src.ptr(stream),
-        n as u64,
-        cols,
-        Felt::ONE,
-    )?;
+    rows_to_cols(dev, stream, cm.ptr(stream), src.ptr(stream), n as u64, cols)?;
     let mut v = evaluate_cols(dev, stream, cm.ptr(stream), n, cols, &[point], coefficients)?;
     v.pop().ok_or(ProverError::Internal("evaluation count"))
 }

@@ -109,11 +109,9 @@ pub fn logup_aux(
             dev,
             stream,
             cols.ptr(stream),
-            n as u64,
             src.ptr(stream),
             n as u64,
             m.width,
-            Felt::ONE,
         )?;
         Ok(cols)
     };

@@ -123,10 +123,10 @@ fn dif_passes(
     if log_n == 0 || cols == 0 {
         return Ok(());
     }
-    if cols > 65535 {
+    if cols > MAX_BATCH {
         return Err(CudaError::Limit {
             op: "ntt",
-            detail: format!("{cols} columns in one batch (at most 65535)"),
+            detail: format!("{cols} columns in one batch (at most {MAX_BATCH})"),
         });
     }
     if tw.len() < 1 << log_n {
@@ -217,25 +217,6 @@ fn shared_bytes(tile_log: u32) -> u32 {
     8 * (tile + ((tile - 1) >> 4))
 }
 
-/// `scale0 · base^k` for k < n, on the device.
-pub fn powers_table(
-    dev: &CudaDevice,
-    stream: &Arc<CudaStream>,
-    n: u64,
-    scale0: Felt,
-    base: Felt,
-) -> Result<DeviceBuffer<u64>, CudaError> {
-    let out = dev.alloc::<u64>(stream, n as usize, "powers")?;
-    launch!(
-        dev,
-        stream,
-        "ks_powers",
-        grid_for(n.div_ceil(32), 128),
-        [&out.ptr(stream), &n, &scale0.as_u64(), &base.as_u64()]
-    );
-    Ok(out)
-}
-
 /// Uploads a row-major matrix as-is (counted under `category`).
 pub fn upload_matrix(
     dev: &CudaDevice,
@@ -251,36 +232,27 @@ pub fn upload_matrix(
     })
 }
 
-/// Row-major `rows × cols` at `src` into column-major `dst` (column stride `dst_rows`),
-/// row r scaled by `scale^r`, rows past `rows` zero.
-#[allow(clippy::too_many_arguments)]
+/// Row-major `rows × cols` at `src` into column-major `dst` (column stride `rows`).
 pub fn rows_to_cols(
     dev: &CudaDevice,
     stream: &Arc<CudaStream>,
     dst: u64,
-    dst_rows: u64,
     src: u64,
     rows: u64,
     cols: usize,
-    scale: Felt,
 ) -> Result<(), CudaError> {
-    let table = if scale == Felt::ONE {
-        None
-    } else {
-        Some(powers_table(dev, stream, rows, Felt::ONE, scale)?)
-    };
-    let pw = table.as_ref().map_or(0, |t| t.ptr(stream));
     let cfg = LaunchConfig {
-        grid_dim: (dst_rows.div_ceil(32) as u32, (cols as u32).div_ceil(32), 1),
+        grid_dim: (rows.div_ceil(32) as u32, (cols as u32).div_ceil(32), 1),
         block_dim: (32, 8, 1),
         shared_mem_bytes: 0,
     };
+    // No scaling (a null table).
     launch!(
         dev,
         stream,
         "ks_rows_to_cols",
         cfg,
-        [&dst, &dst_rows, &dst_rows, &src, &rows, &(cols as u32), &pw]
+        [&dst, &rows, &rows, &src, &rows, &(cols as u32), &0u64]
     );
     Ok(())
 }
@@ -472,27 +444,9 @@ pub fn lde_rows(
 ) -> Result<(DeviceBuffer<u64>, DeviceBuffer<u64>), CudaError> {
     let n = 1usize << log_n;
     let natural = dev.alloc::<u64>(stream, n * cols, "trace columns")?;
-    rows_to_cols(
-        dev,
-        stream,
-        natural.ptr(stream),
-        n as u64,
-        src,
-        n as u64,
-        cols,
-        Felt::ONE,
-    )?;
+    rows_to_cols(dev, stream, natural.ptr(stream), src, n as u64, cols)?;
     let evals = dev.alloc::<u64>(stream, n * cols, "lde input")?;
-    rows_to_cols(
-        dev,
-        stream,
-        evals.ptr(stream),
-        n as u64,
-        src,
-        n as u64,
-        cols,
-        Felt::ONE,
-    )?;
+    rows_to_cols(dev, stream, evals.ptr(stream), src, n as u64, cols)?;
     let out = lde_from_cols(dev, tw, stream, evals, log_n, cols, log_blowup)?;
     Ok((out, natural))
 }
@@ -537,7 +491,7 @@ pub fn lde_coeff_rows(
     let log_big = log_n + log_blowup;
     let big = 1u64 << log_big;
     let coeffs = dev.alloc::<u64>(stream, cols * n as usize, "coefficient columns")?;
-    rows_to_cols(dev, stream, coeffs.ptr(stream), n, src, n, cols, Felt::ONE)?;
+    rows_to_cols(dev, stream, coeffs.ptr(stream), src, n, cols)?;
     let out = dev.alloc::<u64>(stream, cols * big as usize, "lde")?;
     block_lde(
         dev,
