@@ -57,6 +57,10 @@ pub trait ParMap: Sync {
         self.join(a, b)
     }
 
+    /// A pass has finished its stage `stage` (a std implementation may time the stages
+    /// for a report); nothing by default. Results never depend on it.
+    fn stage_done(&self, _stage: &'static str) {}
+
     /// `n` zeros, for a trace the calls then fill in slices. This writes them; a std
     /// implementation can take zeroed pages from the system instead, so that the threads
     /// filling the slices fault them in parallel rather than one thread writing them all.

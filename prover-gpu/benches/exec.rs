@@ -1,9 +1,14 @@
-//! Executor throughput on compute-bound guests: the pure path and the recording path.
+//! Executor throughput on compute-bound guests: the pure path and the recording path; and
+//! the trace packing pass over the recorded run (`pack`: every host-built table, the records
+//! for device fills and the byte lookups; what the `trace` phase spends on the host).
 //!
 //! `cargo bench -p kestrel-prover-gpu --bench exec`; criterion reports elements/s, where one
 //! element is one executed instruction (so Kelem/s ÷ 1000 = MHz).
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
+use kestrel_core::rv::pack::pack_traces_with;
+use kestrel_prover_gpu::par::Rayon;
+use kestrel_prover_gpu::rv::{machine_for, program_image};
 use kestrel_prover_gpu::vm::{NoRecorder, Program, Record, VecRecorder, Vm};
 use std::path::Path;
 
@@ -44,12 +49,28 @@ fn bench_guest(c: &mut Criterion, name: &str, input: &[u8]) {
             rec.records.len()
         })
     });
+    // The recorded run, whether or not `record` ran (a filter may skip it).
+    rec.records.clear();
+    Vm::new(&program, input.to_vec())
+        .run(&mut rec)
+        .expect("guest runs");
+    let image = program_image(&program);
+    let machine = machine_for(&image);
+    group.bench_function("pack", |b| {
+        b.iter(|| {
+            pack_traces_with(&Rayon::default(), &machine, &image, &rec.records, input)
+                .expect("the run packs")
+                .real_rows()
+                .len()
+        })
+    });
     group.finish();
 }
 
 fn exec(c: &mut Criterion) {
     bench_guest(c, "sha256", &vec![0x61; 64 << 10]);
     bench_guest(c, "fibonacci", b"1000000");
+    bench_guest(c, "bignum", b"4000");
 }
 
 criterion_group!(benches, exec);

@@ -1009,7 +1009,14 @@ impl Guest {
             [
                 ("trace: pack".to_string(), times.pack.as_secs_f64() * 1e3),
                 ("trace: fill".to_string(), times.fill.as_secs_f64() * 1e3),
-            ],
+            ]
+            .into_iter()
+            .chain(
+                times
+                    .pack_stages
+                    .iter()
+                    .map(|(stage, d)| (format!("trace: pack: {stage}"), d.as_secs_f64() * 1e3)),
+            ),
         );
         // The prover's own timings of its phases replace the clock's (the same phases).
         for (name, d) in &timings.phases {

@@ -96,6 +96,89 @@ impl ParMap for Rayon {
     }
 }
 
+/// A [`ParMap`] that runs every call on `inner` and times the stages a pass reports
+/// ([`ParMap::stage_done`]): each stage's time is from the previous report (or the clock's
+/// start) to its own, summed over the reports of the same name.
+pub struct StageClock<P> {
+    inner: P,
+    marks: std::sync::Mutex<(std::time::Instant, Vec<(&'static str, std::time::Duration)>)>,
+}
+
+impl<P: ParMap> StageClock<P> {
+    /// A clock started now.
+    pub fn new(inner: P) -> Self {
+        StageClock {
+            inner,
+            marks: std::sync::Mutex::new((std::time::Instant::now(), Vec::new())),
+        }
+    }
+
+    /// The stages in order of their first report, with their summed times.
+    pub fn stages(&self) -> Vec<(&'static str, std::time::Duration)> {
+        self.marks.lock().map(|m| m.1.clone()).unwrap_or_default()
+    }
+}
+
+impl<P: ParMap> ParMap for StageClock<P> {
+    fn map_mut<T, R, F>(&self, items: &mut [T], f: F) -> Vec<R>
+    where
+        T: Send,
+        R: Send,
+        F: Fn(usize, &mut T) -> R + Sync + Send,
+    {
+        self.inner.map_mut(items, f)
+    }
+
+    fn map<R, F>(&self, n: usize, f: F) -> Vec<R>
+    where
+        R: Send,
+        F: Fn(usize) -> R + Sync + Send,
+    {
+        self.inner.map(n, f)
+    }
+
+    fn chunk_len(&self) -> usize {
+        self.inner.chunk_len()
+    }
+
+    fn join<A, B, FA, FB>(&self, a: FA, b: FB) -> (A, B)
+    where
+        A: Send,
+        B: Send,
+        FA: FnOnce() -> A + Send,
+        FB: FnOnce() -> B + Send,
+    {
+        self.inner.join(a, b)
+    }
+
+    fn join_waiting<A, B, FA, FB>(&self, a: FA, b: FB) -> (A, B)
+    where
+        A: Send,
+        B: Send,
+        FA: FnOnce() -> A + Send,
+        FB: FnOnce() -> B + Send,
+    {
+        self.inner.join_waiting(a, b)
+    }
+
+    fn stage_done(&self, stage: &'static str) {
+        self.inner.stage_done(stage);
+        if let Ok(mut m) = self.marks.lock() {
+            let now = std::time::Instant::now();
+            let d = now - m.0;
+            m.0 = now;
+            match m.1.iter_mut().find(|(n, _)| *n == stage) {
+                Some(e) => e.1 += d,
+                None => m.1.push((stage, d)),
+            }
+        }
+    }
+
+    fn zeroed_felts(&self, n: usize) -> Vec<Felt> {
+        self.inner.zeroed_felts(n)
+    }
+}
+
 /// A buffer of `counts.len()` consecutive parts, part `c` of `counts[c]` items filled by
 /// `fill(c, part)` on rayon's pool, and each part's first index.
 pub fn fill_parts<T, F>(counts: &[usize], fill: F) -> (Vec<T>, Vec<usize>)
@@ -127,6 +210,20 @@ where
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn stage_clock_sums_stages_in_report_order() {
+        let clock = StageClock::new(Rayon::default());
+        for stage in ["a", "b", "a"] {
+            std::thread::sleep(std::time::Duration::from_millis(2));
+            clock.stage_done(stage);
+        }
+        let stages = clock.stages();
+        assert_eq!(stages.iter().map(|s| s.0).collect::<Vec<_>>(), ["a", "b"]);
+        assert!(stages[0].1 >= std::time::Duration::from_millis(4));
+        assert!(stages[1].1 >= std::time::Duration::from_millis(2));
+        assert_eq!(clock.map(3, |i| i * 2), [0, 2, 4]);
+    }
 
     #[test]
     fn zeroed_felts_are_zeros_and_writable() {

@@ -14,7 +14,7 @@ use kestrel_core::rv::pack::{build_traces, pack_traces_overlapped, pack_traces_w
 
 use crate::backend::{DeviceTraces, MainTrace};
 use crate::cpu::CpuBackend;
-use crate::par::Rayon;
+use crate::par::{Rayon, StageClock};
 use crate::prover::ProverError;
 
 use crate::vm::map;
@@ -210,6 +210,8 @@ pub struct TraceTimes {
     /// Each table's real rows where the packing pass knows them
     /// ([`PackedTraces::real_rows`]).
     pub real_rows: Vec<Option<usize>>,
+    /// The packing pass's stages ([`ParMap::stage_done`]) and their times.
+    pub pack_stages: Vec<(&'static str, std::time::Duration)>,
 }
 
 /// Main traces, public values and where the time went.
@@ -229,7 +231,8 @@ pub fn main_traces_timed<B: RvFills>(
 ) -> Result<TimedTraces<B>, MainTracesError> {
     let start = std::time::Instant::now();
     if !device_fills {
-        let packed = pack_traces_with(&Rayon::default(), machine, image, records, input)
+        let par = StageClock::new(Rayon::default());
+        let packed = pack_traces_with(&par, machine, image, records, input)
             .map_err(MainTracesError::Trace)?;
         let pack = start.elapsed();
         let real_rows = packed.real_rows();
@@ -240,6 +243,7 @@ pub fn main_traces_timed<B: RvFills>(
             pack,
             fill: start.elapsed() - pack,
             real_rows,
+            pack_stages: par.stages(),
         };
         return Ok((tr.into_iter().map(MainTrace::Host).collect(), public, times));
     }
@@ -253,11 +257,11 @@ pub fn main_traces_timed<B: RvFills>(
     // fill); the rest follow it.
     let (early_tables, late_tables): (Vec<TableId>, Vec<TableId>) =
         RECORD_TABLES.iter().partition(|&&t| backend.fills_early(t));
-    let (packed, early) =
-        pack_traces_overlapped(&Rayon::default(), machine, image, records, input, |r| {
-            backend.fill_records(image, &r, &early_tables)
-        })
-        .map_err(MainTracesError::Trace)?;
+    let par = StageClock::new(Rayon::default());
+    let (packed, early) = pack_traces_overlapped(&par, machine, image, records, input, |r| {
+        backend.fill_records(image, &r, &early_tables)
+    })
+    .map_err(MainTracesError::Trace)?;
     let pack = start.elapsed();
     let late = if late_tables.is_empty() {
         Ok(Vec::new())
@@ -323,6 +327,7 @@ pub fn main_traces_timed<B: RvFills>(
         pack,
         fill: start.elapsed() - pack,
         real_rows,
+        pack_stages: par.stages(),
     };
     Ok((out, public, times))
 }

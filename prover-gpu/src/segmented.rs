@@ -61,7 +61,7 @@ use kestrel_core::stark::RunRounds;
 use crate::backend::DeviceTraces;
 use crate::backend::MainTrace;
 use crate::error::ProverError;
-use crate::par::Rayon;
+use crate::par::{Rayon, StageClock};
 use crate::prover::{part_main_cap, prove_part, setup, ProveTimings, ProvingKey};
 use crate::roofline::{PartShape, ProofShape, TableDims};
 use crate::rv::{distinct_rows_agree, machine_for, program_image, RvFills};
@@ -176,6 +176,8 @@ pub(crate) struct Packed {
     pub(crate) took: Duration,
     /// Packing it.
     pub(crate) pack: Duration,
+    /// The packing pass's stages and their times.
+    pub(crate) pack_stages: Vec<(&'static str, Duration)>,
 }
 
 /// The one executor of a segmented run: executes the run segment by segment and packs each
@@ -247,9 +249,10 @@ impl<'a> SegmentProducer<'a> {
             )));
         }
         let packing = Instant::now();
+        let par = StageClock::new(self.par);
         let packed = self
             .seg
-            .pack_segment(&self.par, &self.rec.records, last)
+            .pack_segment(&par, &self.rec.records, last)
             .map_err(SegmentedError::Trace)?;
         Ok(Packed {
             packed,
@@ -257,6 +260,7 @@ impl<'a> SegmentProducer<'a> {
             record_bytes: std::mem::size_of_val(self.rec.records.as_slice()) as u64,
             took: start.elapsed(),
             pack: packing.elapsed(),
+            pack_stages: par.stages(),
         })
     }
 
@@ -735,6 +739,13 @@ fn timed_traces<B: RvFills>(
 ) -> Result<Vec<MainTrace<B>>, SegmentedError> {
     add_ms(phases, "execute+pack", p.took.as_secs_f64() * 1e3);
     add_ms(phases, "trace", p.pack.as_secs_f64() * 1e3);
+    for (stage, d) in &p.pack_stages {
+        add_ms(
+            phases,
+            &format!("trace: pack: {stage}"),
+            d.as_secs_f64() * 1e3,
+        );
+    }
     let fill = Instant::now();
     let traces = segment_traces(backend, image, p.packed, device_fills)?;
     let fill_ms = fill.elapsed().as_secs_f64() * 1e3;

@@ -314,8 +314,10 @@ impl<'a> Segmenter<'a> {
             }
             lookups.push(bytes);
         }
+        par.stage_done("run tables");
         self.bytes.add(par, &lookups.iter().collect::<Vec<_>>());
         out.traces[TableId::Bitwise.index()] = Some(self.bytes.trace(par));
+        par.stage_done("bitwise");
         Ok(out)
     }
 
@@ -358,6 +360,7 @@ impl<'a> Segmenter<'a> {
             .into_iter()
             .find_map(Result::err);
         drop(rows);
+        par.stage_done("decode");
 
         // 1. Replay, up to the first step that has no DECODE row.
         let upto = first_bad.as_ref().map_or(n, |&(k, _)| k);
@@ -365,6 +368,7 @@ impl<'a> Segmenter<'a> {
         if let Some((_, e)) = first_bad {
             return Err(e);
         }
+        par.stage_done("replay");
         let exits = decode_for_air(last_step.pc, last_step.word)
             .is_some_and(|d| d.class[class::ECALL])
             && run.calls.last().is_some_and(|c| c.exit)
@@ -425,6 +429,7 @@ impl<'a> Segmenter<'a> {
         if let Some(op) = chunks.iter().find_map(|c| c.no_table) {
             return Err(TraceError::NoAluTable { op });
         }
+        par.stage_done("steps");
 
         // 3. Tables, while `early` reads the records that are final.
         let mem_start = mem_start(&run, clk0);
@@ -458,13 +463,16 @@ impl<'a> Segmenter<'a> {
         let mult = &mut self.mult;
         let ((tables, ()), early) = par.join_waiting(
             || {
-                par.join(
+                let out = par.join(
                     || tables(par, &run, &memw_r.extra, &chunks),
                     || add_mult(mult, &chunks),
-                )
+                );
+                par.stage_done("tables");
+                out
             },
             || early(refs),
         );
+        par.stage_done("early fills (wait)");
         let Tables {
             traces,
             lt,
@@ -478,6 +486,7 @@ impl<'a> Segmenter<'a> {
         let lookups: Vec<&ByteCounts> = chunks.iter().map(|c| &c.bytes).chain(&lookups).collect();
         self.bytes.add(par, &lookups);
         drop(chunks);
+        par.stage_done("byte lookups");
         Ok((
             PackedTraces {
                 cpu,
