@@ -919,25 +919,41 @@ impl Guest {
             );
         }
         clock.start(1);
-        let mut vm = Vm::new(&self.program, input.to_vec()).with_max_cycles(first.cycles);
-        let mut rec = VecRecorder::with_capacity_mapped(usize::try_from(first.cycles).unwrap_or(0));
-        let exit = vm.run(&mut rec).map_err(|source| Error::Run {
-            source,
-            hint: String::new(),
-        })?;
-        if exit != first {
-            return Err(Error::Internal(format!(
-                "the recorded run differs from the first ({exit:?}, {first:?})"
-            )));
-        }
-        clock.start(2);
         let image = program_image(&self.program);
         let machine = machine_for(&image);
-        let pk: ProvingKey<B> =
-            setup(backend, &machine, params).map_err(|source| Error::Prove {
+        // The proving key depends on the program alone: it is set up on another thread while
+        // this one records the run (the `setup` phase is then the wait for it, if any).
+        let (rec, pk, exit) = std::thread::scope(|s| {
+            let keys = std::thread::Builder::new()
+                .name("setup".into())
+                .spawn_scoped(s, || setup(backend, &machine, params));
+            let mut vm = Vm::new(&self.program, input.to_vec()).with_max_cycles(first.cycles);
+            let mut rec =
+                VecRecorder::with_capacity_mapped(usize::try_from(first.cycles).unwrap_or(0));
+            let exit = vm.run(&mut rec).map_err(|source| Error::Run {
+                source,
+                hint: String::new(),
+            });
+            clock.start(2);
+            let pk = match keys {
+                Ok(h) => h
+                    .join()
+                    .unwrap_or_else(|panic| std::panic::resume_unwind(panic)),
+                // No thread could be started: set up here.
+                Err(_) => setup(backend, &machine, params),
+            };
+            let exit = exit?;
+            if exit != first {
+                return Err(Error::Internal(format!(
+                    "the recorded run differs from the first ({exit:?}, {first:?})"
+                )));
+            }
+            let pk: ProvingKey<B> = pk.map_err(|source| Error::Prove {
                 phase: "setup",
                 source,
             })?;
+            Ok((rec, pk, exit))
+        })?;
         clock.start(3);
         let device_fills = backend.has_device_fills() && !options.host_fills;
         let (traces, public, times) =
