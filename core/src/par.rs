@@ -44,9 +44,10 @@ pub trait ParMap: Sync {
         (a(), b())
     }
 
-    /// `(a(), b())`, possibly concurrently, where `b` mostly waits (on a device, say): a std
-    /// implementation runs it on its own thread, so that it starts at once, whatever `a`
-    /// keeps busy, and holds no worker of a pool while it waits.
+    /// `(a(), b())`, possibly concurrently, where `b` mostly waits (on a device, say) or is
+    /// one sequential job beside `a`'s parallel ones: a std implementation runs it on its
+    /// own thread, so that it starts at once, whatever `a` keeps busy, and holds no worker
+    /// of a pool.
     fn join_waiting<A, B, FA, FB>(&self, a: FA, b: FB) -> (A, B)
     where
         A: Send,

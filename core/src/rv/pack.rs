@@ -362,13 +362,77 @@ impl<'a> Segmenter<'a> {
         drop(rows);
         par.stage_done("decode");
 
-        // 1. Replay, up to the first step that has no DECODE row.
+        // 1. Replay, up to the first step that has no DECODE row, and 2. the steps, chunk by
+        // chunk, each writing its part of the CPU and MEMW_R columns. The replay is
+        // sequential and each chunk's steps need the replay to have passed it: with enough
+        // chunks, the replay of the next piece of chunks runs while the pool runs the steps
+        // of the piece before (the same records; an error is the one the replay or the
+        // steps of the whole segment would give, in the same order of checks).
         let upto = first_bad.as_ref().map_or(n, |&(k, _)| k);
-        let mut run = replay(&mut self.carry, slots, &steps[..upto], &dec_row, len)?;
+        let n_chunks = n.div_ceil(len);
+        let pieces = if first_bad.is_none() && n_chunks >= PIPELINE_CHUNKS {
+            PIPELINE_PIECES
+        } else {
+            1
+        };
+        let bound = |i: usize| i * n_chunks / pieces;
+        let mut replay = Run::new(&mut self.carry, n, len);
+        replay.chunks(slots, steps, &dec_row, len, clk0, 0..bound(1), upto)?;
         if let Some((_, e)) = first_bad {
             return Err(e);
         }
         par.stage_done("replay");
+        let (mut rs1, mut rs2, mut res) = (vec![0; n], vec![0; n], vec![0; n]);
+        let (mut meta, mut old, mut new) = (vec![0; 3 * n], vec![0; 3 * n], vec![0; n]);
+        let mut cols: Vec<Cols<'_>> = rs1
+            .chunks_mut(len)
+            .zip(rs2.chunks_mut(len))
+            .zip(res.chunks_mut(len))
+            .zip(meta.chunks_mut(3 * len))
+            .zip(old.chunks_mut(3 * len))
+            .zip(new.chunks_mut(len))
+            .map(|(((((rs1, rs2), res), meta), old), new)| Cols {
+                rs1,
+                rs2,
+                res,
+                meta,
+                old,
+                new,
+            })
+            .collect();
+        let mut chunks = Vec::with_capacity(n_chunks);
+        for i in 0..pieces {
+            let (c0, c1) = (bound(i), bound(i + 1));
+            let view = replay.rec.view(c0..c1);
+            let shared = ChunkInputs {
+                len,
+                clk0,
+                steps,
+                dec_row: &dec_row,
+                slots,
+                routes: &self.routes,
+                run: &view,
+            };
+            let next = (i + 1 < pieces).then(|| c1..bound(i + 2));
+            let replay = &mut replay;
+            let (done, replayed) = par.join_waiting(
+                || {
+                    par.map_mut(&mut cols[c0..c1], |c, cols| {
+                        step_chunk(c0 + c, cols, &shared)
+                    })
+                },
+                || match next {
+                    Some(r) => replay.chunks(slots, steps, &dec_row, len, clk0, r, upto),
+                    None => Ok(()),
+                },
+            );
+            replayed?;
+            chunks.extend(done);
+        }
+        drop(cols);
+        let mut run = replay.rec;
+        self.carry.clk = clk0 + n as u64;
+        par.stage_done("replay + steps");
         let exits = decode_for_air(last_step.pc, last_step.word)
             .is_some_and(|d| d.class[class::ECALL])
             && run.calls.last().is_some_and(|c| c.exit)
@@ -384,52 +448,20 @@ impl<'a> Segmenter<'a> {
                 bytes: self.carry.output.len(),
             });
         }
-
-        // 2. Steps, chunk by chunk, each writing its part of the CPU and MEMW_R columns.
-        let mut cpu = CpuRecords {
+        if let Some(op) = chunks.iter().find_map(|c| c.no_table) {
+            return Err(TraceError::NoAluTable { op });
+        }
+        let cpu = CpuRecords {
             height: n.next_power_of_two().max(crate::params::MIN_ROWS),
             dec_row,
-            rs1: vec![0; n],
-            rs2: vec![0; n],
-            res: vec![0; n],
+            rs1,
+            rs2,
+            res,
             calls: core::mem::take(&mut run.calls),
             clk0,
             outpos0,
             handoff: !last,
         };
-        let (mut meta, mut old, mut new) = (vec![0; 3 * n], vec![0; 3 * n], vec![0; n]);
-        let mut cols: Vec<Cols<'_>> = cpu
-            .rs1
-            .chunks_mut(len)
-            .zip(cpu.rs2.chunks_mut(len))
-            .zip(cpu.res.chunks_mut(len))
-            .zip(meta.chunks_mut(3 * len))
-            .zip(old.chunks_mut(3 * len))
-            .zip(new.chunks_mut(len))
-            .map(|(((((rs1, rs2), res), meta), old), new)| Cols {
-                rs1,
-                rs2,
-                res,
-                meta,
-                old,
-                new,
-            })
-            .collect();
-        let shared = ChunkInputs {
-            len,
-            clk0,
-            steps,
-            dec_row: &cpu.dec_row,
-            slots,
-            routes: &self.routes,
-            run: &run,
-        };
-        let chunks = par.map_mut(&mut cols, |c, cols| step_chunk(c, cols, &shared));
-        drop(cols);
-        if let Some(op) = chunks.iter().find_map(|c| c.no_table) {
-            return Err(TraceError::NoAluTable { op });
-        }
-        par.stage_done("steps");
 
         // 3. Tables, while `early` reads the records that are final.
         let mem_start = mem_start(&run, clk0);
@@ -680,6 +712,12 @@ fn tables(par: &impl ParMap, run: &Replayed, extra: &[RegRow], chunks: &[Chunk])
 /// The most chunks the steps are split into.
 const MAX_CHUNKS: usize = 256;
 
+/// Segments of at least this many chunks replay one piece of chunks while the steps of the
+/// piece before run ([`PIPELINE_PIECES`] pieces): each piece then still has a chunk for
+/// every thread of a 16-core host.
+const PIPELINE_CHUNKS: usize = 32;
+const PIPELINE_PIECES: usize = 4;
+
 // ---------------------------------------------------------------------------------------
 // Stage 1: replay.
 
@@ -708,68 +746,112 @@ struct Replayed {
     io: Vec<IoWord>,
 }
 
-/// Replays a segment's `steps` (their DECODE rows `dec_row`) in order from the state `st`
-/// (which it advances), stopping at the first that cannot be proven; chunks of `len` steps.
-fn replay<S: Copy + Into<Step>>(
-    st: &mut Carry<'_>,
-    slots: &CodeSlots,
-    steps: &[S],
-    dec_row: &[u32],
-    len: usize,
-) -> Result<Replayed, TraceError> {
-    let n = steps.len();
-    let clk0 = st.clk;
-    let mut run = Run {
-        st,
-        rec: Replayed {
-            file_at: Vec::with_capacity(n.div_ceil(len)),
-            extra: Vec::new(),
-            extra_of: Vec::new(),
-            // Reserved for the worst case: untouched capacity costs no memory, and the
-            // records are never copied by a regrowth.
-            loads: Vec::with_capacity(n),
-            stores: Vec::with_capacity(n),
-            mem_a: Vec::with_capacity(n),
-            mem_s: Vec::new(),
-            ecalls: Vec::new(),
-            calls: Vec::new(),
-            io: Vec::new(),
-        },
-    };
-    for (c, (chunk, rows)) in steps.chunks(len).zip(dec_row.chunks(len)).enumerate() {
-        run.rec.file_at.push(run.st.file.clone());
-        for (k, (&step, &r)) in chunk.iter().zip(rows).enumerate() {
-            let clk = clk0 + (c * len + k) as u64;
-            let s: Step = step.into();
-            let d = slots.fields(r);
-            let ts = 4 * clk;
-            // The CPU's register accesses (the chunks record them).
-            run.reg(d.rs1, s.rs1_val, ts + 1, false);
-            run.reg(d.rs2, s.rs2_val, ts + 2, false);
-            if d.class[class::LOAD] || d.class[class::STORE] {
-                run.load_store(s.pc, d, &s, clk)?;
-            }
-            if d.class[class::ECALL] {
-                let outpos = run.st.outpos;
-                let op = run.ecall(s.pc, &s, clk, outpos)?;
-                let outn = ecall::outn(&op);
-                let exit = ecall::is_exit(&op);
-                run.rec.calls.push(CallMark {
-                    clk,
-                    outpos,
-                    outn,
-                    exit,
-                });
-                run.st.outpos += outn;
-                if exit {
-                    run.st.exit_code = Some(s.rs2_val);
-                }
-            }
-            run.reg(d.rd, cpu::written(&s, d), ts + 3, true);
+impl<'c, 'a> Run<'c, 'a> {
+    /// The replay of a segment of `n` steps in chunks of `len` from the state `st`, before
+    /// its first step.
+    fn new(st: &'c mut Carry<'a>, n: usize, len: usize) -> Self {
+        Run {
+            st,
+            rec: Replayed {
+                file_at: Vec::with_capacity(n.div_ceil(len)),
+                extra: Vec::new(),
+                extra_of: Vec::new(),
+                // Reserved for the worst case: untouched capacity costs no memory, and the
+                // records are never copied by a regrowth.
+                loads: Vec::with_capacity(n),
+                stores: Vec::with_capacity(n),
+                mem_a: Vec::with_capacity(n),
+                mem_s: Vec::new(),
+                ecalls: Vec::new(),
+                calls: Vec::new(),
+                io: Vec::new(),
+            },
         }
     }
-    run.st.clk = clk0 + n as u64;
-    Ok(run.rec)
+
+    /// Replays chunks `chunks` of the segment's `steps` (their DECODE rows `dec_row`;
+    /// chunks of `len` steps from the segment's first clock `clk0`), which must follow the
+    /// chunks replayed so far, stopping at step `upto` and at the first step that cannot be
+    /// proven. The carried state's clock is the caller's to advance.
+    #[allow(clippy::too_many_arguments)]
+    fn chunks<S: Copy + Into<Step>>(
+        &mut self,
+        slots: &CodeSlots,
+        steps: &[S],
+        dec_row: &[u32],
+        len: usize,
+        clk0: u64,
+        chunks: Range<usize>,
+        upto: usize,
+    ) -> Result<(), TraceError> {
+        debug_assert_eq!(self.rec.file_at.len(), chunks.start);
+        for c in chunks {
+            let (start, end) = (c * len, ((c + 1) * len).min(upto));
+            if start >= end {
+                break;
+            }
+            self.rec.file_at.push(self.st.file.clone());
+            for (k, (&step, &r)) in steps[start..end]
+                .iter()
+                .zip(&dec_row[start..end])
+                .enumerate()
+            {
+                let clk = clk0 + (start + k) as u64;
+                let s: Step = step.into();
+                let d = slots.fields(r);
+                let ts = 4 * clk;
+                // The CPU's register accesses (the chunks record them).
+                self.reg(d.rs1, s.rs1_val, ts + 1, false);
+                self.reg(d.rs2, s.rs2_val, ts + 2, false);
+                if d.class[class::LOAD] || d.class[class::STORE] {
+                    self.load_store(s.pc, d, &s, clk)?;
+                }
+                if d.class[class::ECALL] {
+                    let outpos = self.st.outpos;
+                    let op = self.ecall(s.pc, &s, clk, outpos)?;
+                    let outn = ecall::outn(&op);
+                    let exit = ecall::is_exit(&op);
+                    self.rec.calls.push(CallMark {
+                        clk,
+                        outpos,
+                        outn,
+                        exit,
+                    });
+                    self.st.outpos += outn;
+                    if exit {
+                        self.st.exit_code = Some(s.rs2_val);
+                    }
+                }
+                self.reg(d.rd, cpu::written(&s, d), ts + 3, true);
+            }
+        }
+        Ok(())
+    }
+}
+
+impl Replayed {
+    /// What the steps of chunks `chunks` read of the replay so far (which has passed them).
+    fn view(&self, chunks: Range<usize>) -> ReplayView {
+        ReplayView {
+            c0: chunks.start,
+            file_at: self.file_at[chunks].to_vec(),
+            ecalls: self.ecalls.clone(),
+            extra_of: self.extra_of.clone(),
+            extra: self.extra.clone(),
+        }
+    }
+}
+
+/// A copy of what the steps of some chunks read of the replay ([`Replayed::view`]), so that
+/// the replay can go on with the next chunks while they run.
+struct ReplayView {
+    /// The first chunk, and the register file at the start of each chunk from it.
+    c0: usize,
+    file_at: Vec<RegFile>,
+    /// The system calls so far, their rows of `extra`, and `extra`.
+    ecalls: Vec<EcallOp>,
+    extra_of: Vec<Range<usize>>,
+    extra: Vec<RegRow>,
 }
 
 /// The DECODE rows of steps `start .. start + rows.len()` into `rows`, up to the first step
@@ -1138,7 +1220,7 @@ struct ChunkInputs<'a, S> {
     dec_row: &'a [u32],
     slots: &'a CodeSlots,
     routes: &'a AluRoutes,
-    run: &'a Replayed,
+    run: &'a ReplayView,
 }
 
 /// Chunk `c`: its steps' CPU and MEMW_R columns into `cols`, and the rest.
@@ -1165,7 +1247,7 @@ fn step_chunk<S: Copy + Into<Step>>(
         no_table: None,
         bytes: ByteCounts::default(),
     };
-    let mut file = run.file_at[c].clone();
+    let mut file = run.file_at[c - run.c0].clone();
     let first_call = run.ecalls.partition_point(|e| e.clk < clk0 + start as u64);
     let mut calls = run.ecalls[first_call..]
         .iter()
