@@ -228,6 +228,27 @@ fn prove_stats_of_a_segmented_run_have_the_roofline() {
         let v = s["ceilings"][k].as_f64().unwrap_or_else(|| panic!("{k}"));
         assert!(v.is_finite() && v > 0.0, "ceilings.{k} = {v}");
     }
+    // The packing pass's stages, timed within the trace phase.
+    let phases = s["phases_ms"].as_object().expect("phases");
+    let mut packing = 0.0;
+    for stage in [
+        "decode",
+        "replay",
+        "replay + steps",
+        "tables",
+        "byte lookups",
+    ] {
+        let v = phases[&format!("trace: pack: {stage}")]
+            .as_f64()
+            .unwrap_or_else(|| panic!("no trace: pack: {stage}"));
+        assert!(v.is_finite() && v >= 0.0, "{stage}: {v}");
+        packing += v;
+    }
+    let trace = phases["trace"].as_f64().expect("a trace phase");
+    assert!(
+        packing <= trace + 1e-6,
+        "packing {packing} ms > trace {trace} ms"
+    );
     let roofline = s["roofline"].as_array().expect("a roofline array");
     let expected = expected_work(&file);
     assert_eq!(roofline.len(), STAGES.len());
