@@ -4,6 +4,7 @@
 // Each kernel is the generic quotient or LogUp kernel (quotient.cuh, logup.cuh) with the
 // program's straight-line code in place of the interpreter; the backend picks it when
 // the program it compiles at run time has the same fingerprint.
+#include "bytes.cuh"
 #include "logup.cuh"
 #include "quotient.cuh"
 
@@ -416,4 +417,170 @@ struct KsGen5c31ecd358df397a {
 };
 extern "C" __global__ void ks_logup_eval_g5c31ecd358df397a(uint64_t *mults, uint64_t *fps, const uint4 *prog, uint32_t len, const uint64_t *consts, const uint64_t *main, const uint64_t *pre, uint32_t log_n, uint32_t k, const uint64_t *alpha_powers, uint64_t b0, uint64_t b1, uint64_t b2) {
     ks_logup_eval_with<KsGen5c31ecd358df397a>(mults, fps, prog, len, consts, main, pre, log_n, k, alpha_powers, b0, b1, b2);
+}
+
+// CPU byte lookups: 150 instructions, 17 sends
+struct KsGen9bbf7e46fe2eeac4 {
+    static constexpr bool kStraightLine = true;
+    static constexpr uint32_t kInteractions = 17u;
+    static __device__ __forceinline__ uint32_t interactions(uint32_t) { return 17u; }
+
+    template <typename C, typename I>
+    static __device__ __forceinline__ void run(const uint4 *, uint32_t, const uint64_t *consts, KsCols main, KsCols pre, uint64_t row, uint64_t next, const uint64_t *alpha_powers, ext3 beta, C on_constraint, I on_interaction) {
+        acc3 fa = acc3_zero();
+        (void)consts; (void)main; (void)pre; (void)row; (void)next; (void)alpha_powers; (void)beta; (void)fa; (void)on_constraint; (void)on_interaction;
+        const uint64_t v0 = main.base[9ull * main.stride + row];
+        const uint64_t v1 = main.base[10ull * main.stride + row];
+        const uint64_t v2 = 0x0000000000000002ull;
+        const uint64_t v3 = gl_mul(v1, v2);
+        const uint64_t v4 = gl_add(v0, v3);
+        const uint64_t v5 = main.base[11ull * main.stride + row];
+        const uint64_t v6 = 0x0000000000000003ull;
+        const uint64_t v7 = gl_mul(v5, v6);
+        const uint64_t v8 = gl_add(v4, v7);
+        const uint64_t v9 = main.base[35ull * main.stride + row];
+        const uint64_t v10 = main.base[51ull * main.stride + row];
+        const uint64_t v11 = main.base[75ull * main.stride + row];
+        const uint64_t v12 = gl_add(v0, v1);
+        const uint64_t v13 = gl_add(v12, v5);
+        fa = acc3_zero();
+        acc3_mad(fa, e3_load(alpha_powers + 0), v8);
+        acc3_mad(fa, e3_load(alpha_powers + 3), v9);
+        acc3_mad(fa, e3_load(alpha_powers + 6), v10);
+        acc3_mad(fa, e3_load(alpha_powers + 9), v11);
+        on_interaction(0u, v13, e3_sub(beta, e3_add(e3(14ull), acc3_reduce(fa))));
+        const uint64_t v20 = main.base[36ull * main.stride + row];
+        const uint64_t v21 = main.base[52ull * main.stride + row];
+        const uint64_t v22 = main.base[76ull * main.stride + row];
+        fa = acc3_zero();
+        acc3_mad(fa, e3_load(alpha_powers + 0), v8);
+        acc3_mad(fa, e3_load(alpha_powers + 3), v20);
+        acc3_mad(fa, e3_load(alpha_powers + 6), v21);
+        acc3_mad(fa, e3_load(alpha_powers + 9), v22);
+        on_interaction(1u, v13, e3_sub(beta, e3_add(e3(14ull), acc3_reduce(fa))));
+        const uint64_t v29 = main.base[37ull * main.stride + row];
+        const uint64_t v30 = main.base[53ull * main.stride + row];
+        const uint64_t v31 = main.base[77ull * main.stride + row];
+        fa = acc3_zero();
+        acc3_mad(fa, e3_load(alpha_powers + 0), v8);
+        acc3_mad(fa, e3_load(alpha_powers + 3), v29);
+        acc3_mad(fa, e3_load(alpha_powers + 6), v30);
+        acc3_mad(fa, e3_load(alpha_powers + 9), v31);
+        on_interaction(2u, v13, e3_sub(beta, e3_add(e3(14ull), acc3_reduce(fa))));
+        const uint64_t v38 = main.base[38ull * main.stride + row];
+        const uint64_t v39 = main.base[54ull * main.stride + row];
+        const uint64_t v40 = main.base[78ull * main.stride + row];
+        fa = acc3_zero();
+        acc3_mad(fa, e3_load(alpha_powers + 0), v8);
+        acc3_mad(fa, e3_load(alpha_powers + 3), v38);
+        acc3_mad(fa, e3_load(alpha_powers + 6), v39);
+        acc3_mad(fa, e3_load(alpha_powers + 9), v40);
+        on_interaction(3u, v13, e3_sub(beta, e3_add(e3(14ull), acc3_reduce(fa))));
+        const uint64_t v47 = main.base[39ull * main.stride + row];
+        const uint64_t v48 = main.base[55ull * main.stride + row];
+        const uint64_t v49 = main.base[79ull * main.stride + row];
+        fa = acc3_zero();
+        acc3_mad(fa, e3_load(alpha_powers + 0), v8);
+        acc3_mad(fa, e3_load(alpha_powers + 3), v47);
+        acc3_mad(fa, e3_load(alpha_powers + 6), v48);
+        acc3_mad(fa, e3_load(alpha_powers + 9), v49);
+        on_interaction(4u, v13, e3_sub(beta, e3_add(e3(14ull), acc3_reduce(fa))));
+        const uint64_t v56 = main.base[40ull * main.stride + row];
+        const uint64_t v57 = main.base[56ull * main.stride + row];
+        const uint64_t v58 = main.base[80ull * main.stride + row];
+        fa = acc3_zero();
+        acc3_mad(fa, e3_load(alpha_powers + 0), v8);
+        acc3_mad(fa, e3_load(alpha_powers + 3), v56);
+        acc3_mad(fa, e3_load(alpha_powers + 6), v57);
+        acc3_mad(fa, e3_load(alpha_powers + 9), v58);
+        on_interaction(5u, v13, e3_sub(beta, e3_add(e3(14ull), acc3_reduce(fa))));
+        const uint64_t v65 = main.base[41ull * main.stride + row];
+        const uint64_t v66 = main.base[57ull * main.stride + row];
+        const uint64_t v67 = main.base[81ull * main.stride + row];
+        fa = acc3_zero();
+        acc3_mad(fa, e3_load(alpha_powers + 0), v8);
+        acc3_mad(fa, e3_load(alpha_powers + 3), v65);
+        acc3_mad(fa, e3_load(alpha_powers + 6), v66);
+        acc3_mad(fa, e3_load(alpha_powers + 9), v67);
+        on_interaction(6u, v13, e3_sub(beta, e3_add(e3(14ull), acc3_reduce(fa))));
+        const uint64_t v74 = main.base[42ull * main.stride + row];
+        const uint64_t v75 = main.base[58ull * main.stride + row];
+        const uint64_t v76 = main.base[82ull * main.stride + row];
+        fa = acc3_zero();
+        acc3_mad(fa, e3_load(alpha_powers + 0), v8);
+        acc3_mad(fa, e3_load(alpha_powers + 3), v74);
+        acc3_mad(fa, e3_load(alpha_powers + 6), v75);
+        acc3_mad(fa, e3_load(alpha_powers + 9), v76);
+        on_interaction(7u, v13, e3_sub(beta, e3_add(e3(14ull), acc3_reduce(fa))));
+        const uint64_t v83 = 0x0000000000000000ull;
+        const uint64_t v84 = main.base[0ull * main.stride + row];
+        fa = acc3_zero();
+        acc3_mad(fa, e3_load(alpha_powers + 0), v83);
+        acc3_mad(fa, e3_load(alpha_powers + 3), v11);
+        acc3_mad(fa, e3_load(alpha_powers + 6), v22);
+        acc3_mad(fa, e3_load(alpha_powers + 9), v83);
+        on_interaction(8u, v84, e3_sub(beta, e3_add(e3(14ull), acc3_reduce(fa))));
+        const uint64_t v91 = main.base[59ull * main.stride + row];
+        const uint64_t v92 = main.base[60ull * main.stride + row];
+        fa = acc3_zero();
+        acc3_mad(fa, e3_load(alpha_powers + 0), v83);
+        acc3_mad(fa, e3_load(alpha_powers + 3), v91);
+        acc3_mad(fa, e3_load(alpha_powers + 6), v92);
+        acc3_mad(fa, e3_load(alpha_powers + 9), v83);
+        on_interaction(9u, v84, e3_sub(beta, e3_add(e3(14ull), acc3_reduce(fa))));
+        fa = acc3_zero();
+        acc3_mad(fa, e3_load(alpha_powers + 0), v83);
+        acc3_mad(fa, e3_load(alpha_powers + 3), v31);
+        acc3_mad(fa, e3_load(alpha_powers + 6), v40);
+        acc3_mad(fa, e3_load(alpha_powers + 9), v83);
+        on_interaction(10u, v84, e3_sub(beta, e3_add(e3(14ull), acc3_reduce(fa))));
+        const uint64_t v105 = main.base[61ull * main.stride + row];
+        const uint64_t v106 = main.base[62ull * main.stride + row];
+        fa = acc3_zero();
+        acc3_mad(fa, e3_load(alpha_powers + 0), v83);
+        acc3_mad(fa, e3_load(alpha_powers + 3), v105);
+        acc3_mad(fa, e3_load(alpha_powers + 6), v106);
+        acc3_mad(fa, e3_load(alpha_powers + 9), v83);
+        on_interaction(11u, v84, e3_sub(beta, e3_add(e3(14ull), acc3_reduce(fa))));
+        fa = acc3_zero();
+        acc3_mad(fa, e3_load(alpha_powers + 0), v83);
+        acc3_mad(fa, e3_load(alpha_powers + 3), v49);
+        acc3_mad(fa, e3_load(alpha_powers + 6), v58);
+        acc3_mad(fa, e3_load(alpha_powers + 9), v83);
+        on_interaction(12u, v84, e3_sub(beta, e3_add(e3(14ull), acc3_reduce(fa))));
+        const uint64_t v119 = main.base[63ull * main.stride + row];
+        const uint64_t v120 = main.base[64ull * main.stride + row];
+        fa = acc3_zero();
+        acc3_mad(fa, e3_load(alpha_powers + 0), v83);
+        acc3_mad(fa, e3_load(alpha_powers + 3), v119);
+        acc3_mad(fa, e3_load(alpha_powers + 6), v120);
+        acc3_mad(fa, e3_load(alpha_powers + 9), v83);
+        on_interaction(13u, v84, e3_sub(beta, e3_add(e3(14ull), acc3_reduce(fa))));
+        fa = acc3_zero();
+        acc3_mad(fa, e3_load(alpha_powers + 0), v83);
+        acc3_mad(fa, e3_load(alpha_powers + 3), v67);
+        acc3_mad(fa, e3_load(alpha_powers + 6), v76);
+        acc3_mad(fa, e3_load(alpha_powers + 9), v83);
+        on_interaction(14u, v84, e3_sub(beta, e3_add(e3(14ull), acc3_reduce(fa))));
+        const uint64_t v133 = main.base[65ull * main.stride + row];
+        const uint64_t v134 = main.base[66ull * main.stride + row];
+        fa = acc3_zero();
+        acc3_mad(fa, e3_load(alpha_powers + 0), v83);
+        acc3_mad(fa, e3_load(alpha_powers + 3), v133);
+        acc3_mad(fa, e3_load(alpha_powers + 6), v134);
+        acc3_mad(fa, e3_load(alpha_powers + 9), v83);
+        on_interaction(15u, v84, e3_sub(beta, e3_add(e3(14ull), acc3_reduce(fa))));
+        const uint64_t v141 = main.base[95ull * main.stride + row];
+        const uint64_t v142 = gl_mul(v141, v2);
+        const uint64_t v143 = main.base[92ull * main.stride + row];
+        fa = acc3_zero();
+        acc3_mad(fa, e3_load(alpha_powers + 0), v83);
+        acc3_mad(fa, e3_load(alpha_powers + 3), v142);
+        acc3_mad(fa, e3_load(alpha_powers + 6), v143);
+        acc3_mad(fa, e3_load(alpha_powers + 9), v83);
+        on_interaction(16u, v84, e3_sub(beta, e3_add(e3(14ull), acc3_reduce(fa))));
+    }
+};
+extern "C" __global__ void ks_bytes_g9bbf7e46fe2eeac4(uint64_t *hist, uint32_t *flag, const uint4 *prog, uint32_t len, const uint64_t *consts, const uint64_t *main, const uint64_t *pre, uint32_t log_n, const uint64_t *unit, uint32_t bus) {
+    ks_bytes_with<KsGen9bbf7e46fe2eeac4>(hist, flag, prog, len, consts, main, pre, log_n, unit, bus);
 }

@@ -4,6 +4,7 @@
 // Each kernel is the generic quotient or LogUp kernel (quotient.cuh, logup.cuh) with the
 // program's straight-line code in place of the interpreter; the backend picks it when
 // the program it compiles at run time has the same fingerprint.
+#include "bytes.cuh"
 #include "logup.cuh"
 #include "quotient.cuh"
 
@@ -475,4 +476,38 @@ struct KsGen87bd9b1eb63d26cd {
 };
 extern "C" __global__ void ks_logup_eval_g87bd9b1eb63d26cd(uint64_t *mults, uint64_t *fps, const uint4 *prog, uint32_t len, const uint64_t *consts, const uint64_t *main, const uint64_t *pre, uint32_t log_n, uint32_t k, const uint64_t *alpha_powers, uint64_t b0, uint64_t b1, uint64_t b2) {
     ks_logup_eval_with<KsGen87bd9b1eb63d26cd>(mults, fps, prog, len, consts, main, pre, log_n, k, alpha_powers, b0, b1, b2);
+}
+
+// ECALL byte lookups: 18 instructions, 2 sends
+struct KsGenb0afe1785e99b901 {
+    static constexpr bool kStraightLine = true;
+    static constexpr uint32_t kInteractions = 2u;
+    static __device__ __forceinline__ uint32_t interactions(uint32_t) { return 2u; }
+
+    template <typename C, typename I>
+    static __device__ __forceinline__ void run(const uint4 *, uint32_t, const uint64_t *consts, KsCols main, KsCols pre, uint64_t row, uint64_t next, const uint64_t *alpha_powers, ext3 beta, C on_constraint, I on_interaction) {
+        acc3 fa = acc3_zero();
+        (void)consts; (void)main; (void)pre; (void)row; (void)next; (void)alpha_powers; (void)beta; (void)fa; (void)on_constraint; (void)on_interaction;
+        const uint64_t v0 = 0x0000000000000000ull;
+        const uint64_t v1 = main.base[80ull * main.stride + row];
+        const uint64_t v2 = main.base[81ull * main.stride + row];
+        const uint64_t v3 = main.base[3ull * main.stride + row];
+        fa = acc3_zero();
+        acc3_mad(fa, e3_load(alpha_powers + 0), v0);
+        acc3_mad(fa, e3_load(alpha_powers + 3), v1);
+        acc3_mad(fa, e3_load(alpha_powers + 6), v2);
+        acc3_mad(fa, e3_load(alpha_powers + 9), v0);
+        on_interaction(0u, v3, e3_sub(beta, e3_add(e3(14ull), acc3_reduce(fa))));
+        const uint64_t v10 = main.base[82ull * main.stride + row];
+        const uint64_t v11 = main.base[83ull * main.stride + row];
+        fa = acc3_zero();
+        acc3_mad(fa, e3_load(alpha_powers + 0), v0);
+        acc3_mad(fa, e3_load(alpha_powers + 3), v10);
+        acc3_mad(fa, e3_load(alpha_powers + 6), v11);
+        acc3_mad(fa, e3_load(alpha_powers + 9), v0);
+        on_interaction(1u, v3, e3_sub(beta, e3_add(e3(14ull), acc3_reduce(fa))));
+    }
+};
+extern "C" __global__ void ks_bytes_gb0afe1785e99b901(uint64_t *hist, uint32_t *flag, const uint4 *prog, uint32_t len, const uint64_t *consts, const uint64_t *main, const uint64_t *pre, uint32_t log_n, const uint64_t *unit, uint32_t bus) {
+    ks_bytes_with<KsGenb0afe1785e99b901>(hist, flag, prog, len, consts, main, pre, log_n, unit, bus);
 }

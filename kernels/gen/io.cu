@@ -4,6 +4,7 @@
 // Each kernel is the generic quotient or LogUp kernel (quotient.cuh, logup.cuh) with the
 // program's straight-line code in place of the interpreter; the backend picks it when
 // the program it compiles at run time has the same fingerprint.
+#include "bytes.cuh"
 #include "logup.cuh"
 #include "quotient.cuh"
 
@@ -222,4 +223,78 @@ struct KsGen14324a3c782aab03 {
 };
 extern "C" __global__ void ks_logup_eval_g14324a3c782aab03(uint64_t *mults, uint64_t *fps, const uint4 *prog, uint32_t len, const uint64_t *consts, const uint64_t *main, const uint64_t *pre, uint32_t log_n, uint32_t k, const uint64_t *alpha_powers, uint64_t b0, uint64_t b1, uint64_t b2) {
     ks_logup_eval_with<KsGen14324a3c782aab03>(mults, fps, prog, len, consts, main, pre, log_n, k, alpha_powers, b0, b1, b2);
+}
+
+// IO byte lookups: 58 instructions, 7 sends
+struct KsGen352b4793b4189316 {
+    static constexpr bool kStraightLine = true;
+    static constexpr uint32_t kInteractions = 7u;
+    static __device__ __forceinline__ uint32_t interactions(uint32_t) { return 7u; }
+
+    template <typename C, typename I>
+    static __device__ __forceinline__ void run(const uint4 *, uint32_t, const uint64_t *consts, KsCols main, KsCols pre, uint64_t row, uint64_t next, const uint64_t *alpha_powers, ext3 beta, C on_constraint, I on_interaction) {
+        acc3 fa = acc3_zero();
+        (void)consts; (void)main; (void)pre; (void)row; (void)next; (void)alpha_powers; (void)beta; (void)fa; (void)on_constraint; (void)on_interaction;
+        const uint64_t v0 = 0x0000000000000000ull;
+        const uint64_t v1 = main.base[4ull * main.stride + row];
+        const uint64_t v2 = main.base[5ull * main.stride + row];
+        const uint64_t v3 = main.base[0ull * main.stride + row];
+        fa = acc3_zero();
+        acc3_mad(fa, e3_load(alpha_powers + 0), v0);
+        acc3_mad(fa, e3_load(alpha_powers + 3), v1);
+        acc3_mad(fa, e3_load(alpha_powers + 6), v2);
+        acc3_mad(fa, e3_load(alpha_powers + 9), v0);
+        on_interaction(0u, v3, e3_sub(beta, e3_add(e3(14ull), acc3_reduce(fa))));
+        const uint64_t v10 = main.base[6ull * main.stride + row];
+        const uint64_t v11 = main.base[7ull * main.stride + row];
+        fa = acc3_zero();
+        acc3_mad(fa, e3_load(alpha_powers + 0), v0);
+        acc3_mad(fa, e3_load(alpha_powers + 3), v10);
+        acc3_mad(fa, e3_load(alpha_powers + 6), v11);
+        acc3_mad(fa, e3_load(alpha_powers + 9), v0);
+        on_interaction(1u, v3, e3_sub(beta, e3_add(e3(14ull), acc3_reduce(fa))));
+        const uint64_t v18 = 0x0000000000000008ull;
+        const uint64_t v19 = gl_mul(v11, v18);
+        fa = acc3_zero();
+        acc3_mad(fa, e3_load(alpha_powers + 0), v0);
+        acc3_mad(fa, e3_load(alpha_powers + 3), v19);
+        acc3_mad(fa, e3_load(alpha_powers + 6), v0);
+        acc3_mad(fa, e3_load(alpha_powers + 9), v0);
+        on_interaction(2u, v3, e3_sub(beta, e3_add(e3(14ull), acc3_reduce(fa))));
+        const uint64_t v26 = main.base[25ull * main.stride + row];
+        const uint64_t v27 = main.base[26ull * main.stride + row];
+        fa = acc3_zero();
+        acc3_mad(fa, e3_load(alpha_powers + 0), v0);
+        acc3_mad(fa, e3_load(alpha_powers + 3), v26);
+        acc3_mad(fa, e3_load(alpha_powers + 6), v27);
+        acc3_mad(fa, e3_load(alpha_powers + 9), v0);
+        on_interaction(3u, v3, e3_sub(beta, e3_add(e3(14ull), acc3_reduce(fa))));
+        const uint64_t v34 = main.base[27ull * main.stride + row];
+        const uint64_t v35 = main.base[28ull * main.stride + row];
+        fa = acc3_zero();
+        acc3_mad(fa, e3_load(alpha_powers + 0), v0);
+        acc3_mad(fa, e3_load(alpha_powers + 3), v34);
+        acc3_mad(fa, e3_load(alpha_powers + 6), v35);
+        acc3_mad(fa, e3_load(alpha_powers + 9), v0);
+        on_interaction(4u, v3, e3_sub(beta, e3_add(e3(14ull), acc3_reduce(fa))));
+        const uint64_t v42 = main.base[29ull * main.stride + row];
+        const uint64_t v43 = main.base[30ull * main.stride + row];
+        fa = acc3_zero();
+        acc3_mad(fa, e3_load(alpha_powers + 0), v0);
+        acc3_mad(fa, e3_load(alpha_powers + 3), v42);
+        acc3_mad(fa, e3_load(alpha_powers + 6), v43);
+        acc3_mad(fa, e3_load(alpha_powers + 9), v0);
+        on_interaction(5u, v3, e3_sub(beta, e3_add(e3(14ull), acc3_reduce(fa))));
+        const uint64_t v50 = main.base[31ull * main.stride + row];
+        const uint64_t v51 = main.base[32ull * main.stride + row];
+        fa = acc3_zero();
+        acc3_mad(fa, e3_load(alpha_powers + 0), v0);
+        acc3_mad(fa, e3_load(alpha_powers + 3), v50);
+        acc3_mad(fa, e3_load(alpha_powers + 6), v51);
+        acc3_mad(fa, e3_load(alpha_powers + 9), v0);
+        on_interaction(6u, v3, e3_sub(beta, e3_add(e3(14ull), acc3_reduce(fa))));
+    }
+};
+extern "C" __global__ void ks_bytes_g352b4793b4189316(uint64_t *hist, uint32_t *flag, const uint4 *prog, uint32_t len, const uint64_t *consts, const uint64_t *main, const uint64_t *pre, uint32_t log_n, const uint64_t *unit, uint32_t bus) {
+    ks_bytes_with<KsGen352b4793b4189316>(hist, flag, prog, len, consts, main, pre, log_n, unit, bus);
 }

@@ -4,6 +4,7 @@
 // Each kernel is the generic quotient or LogUp kernel (quotient.cuh, logup.cuh) with the
 // program's straight-line code in place of the interpreter; the backend picks it when
 // the program it compiles at run time has the same fingerprint.
+#include "bytes.cuh"
 #include "logup.cuh"
 #include "quotient.cuh"
 
@@ -191,4 +192,39 @@ struct KsGene1cc4a3024af0ea8 {
 };
 extern "C" __global__ void ks_logup_eval_ge1cc4a3024af0ea8(uint64_t *mults, uint64_t *fps, const uint4 *prog, uint32_t len, const uint64_t *consts, const uint64_t *main, const uint64_t *pre, uint32_t log_n, uint32_t k, const uint64_t *alpha_powers, uint64_t b0, uint64_t b1, uint64_t b2) {
     ks_logup_eval_with<KsGene1cc4a3024af0ea8>(mults, fps, prog, len, consts, main, pre, log_n, k, alpha_powers, b0, b1, b2);
+}
+
+// LOAD byte lookups: 19 instructions, 1 sends
+struct KsGen1b2052ab35168e3b {
+    static constexpr bool kStraightLine = true;
+    static constexpr uint32_t kInteractions = 1u;
+    static __device__ __forceinline__ uint32_t interactions(uint32_t) { return 1u; }
+
+    template <typename C, typename I>
+    static __device__ __forceinline__ void run(const uint4 *, uint32_t, const uint64_t *consts, KsCols main, KsCols pre, uint64_t row, uint64_t next, const uint64_t *alpha_powers, ext3 beta, C on_constraint, I on_interaction) {
+        acc3 fa = acc3_zero();
+        (void)consts; (void)main; (void)pre; (void)row; (void)next; (void)alpha_powers; (void)beta; (void)fa; (void)on_constraint; (void)on_interaction;
+        const uint64_t v0 = 0x0000000000000000ull;
+        const uint64_t v1 = main.base[13ull * main.stride + row];
+        const uint64_t v2 = main.base[44ull * main.stride + row];
+        const uint64_t v3 = 0x0000000000000002ull;
+        const uint64_t v4 = gl_mul(v2, v3);
+        const uint64_t v5 = main.base[0ull * main.stride + row];
+        const uint64_t v6 = gl_add(v0, v5);
+        const uint64_t v7 = main.base[1ull * main.stride + row];
+        const uint64_t v8 = gl_add(v6, v7);
+        const uint64_t v9 = main.base[2ull * main.stride + row];
+        const uint64_t v10 = gl_add(v8, v9);
+        const uint64_t v11 = main.base[3ull * main.stride + row];
+        const uint64_t v12 = gl_add(v10, v11);
+        fa = acc3_zero();
+        acc3_mad(fa, e3_load(alpha_powers + 0), v0);
+        acc3_mad(fa, e3_load(alpha_powers + 3), v1);
+        acc3_mad(fa, e3_load(alpha_powers + 6), v4);
+        acc3_mad(fa, e3_load(alpha_powers + 9), v0);
+        on_interaction(0u, v12, e3_sub(beta, e3_add(e3(14ull), acc3_reduce(fa))));
+    }
+};
+extern "C" __global__ void ks_bytes_g1b2052ab35168e3b(uint64_t *hist, uint32_t *flag, const uint4 *prog, uint32_t len, const uint64_t *consts, const uint64_t *main, const uint64_t *pre, uint32_t log_n, const uint64_t *unit, uint32_t bus) {
+    ks_bytes_with<KsGen1b2052ab35168e3b>(hist, flag, prog, len, consts, main, pre, log_n, unit, bus);
 }

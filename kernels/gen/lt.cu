@@ -4,6 +4,7 @@
 // Each kernel is the generic quotient or LogUp kernel (quotient.cuh, logup.cuh) with the
 // program's straight-line code in place of the interpreter; the backend picks it when
 // the program it compiles at run time has the same fingerprint.
+#include "bytes.cuh"
 #include "logup.cuh"
 #include "quotient.cuh"
 
@@ -330,4 +331,65 @@ struct KsGen9e3d5243cd5fa74d {
 };
 extern "C" __global__ void ks_logup_eval_g9e3d5243cd5fa74d(uint64_t *mults, uint64_t *fps, const uint4 *prog, uint32_t len, const uint64_t *consts, const uint64_t *main, const uint64_t *pre, uint32_t log_n, uint32_t k, const uint64_t *alpha_powers, uint64_t b0, uint64_t b1, uint64_t b2) {
     ks_logup_eval_with<KsGen9e3d5243cd5fa74d>(mults, fps, prog, len, consts, main, pre, log_n, k, alpha_powers, b0, b1, b2);
+}
+
+// LT byte lookups: 45 instructions, 5 sends
+struct KsGen5bda5ab302d866e6 {
+    static constexpr bool kStraightLine = true;
+    static constexpr uint32_t kInteractions = 5u;
+    static __device__ __forceinline__ uint32_t interactions(uint32_t) { return 5u; }
+
+    template <typename C, typename I>
+    static __device__ __forceinline__ void run(const uint4 *, uint32_t, const uint64_t *consts, KsCols main, KsCols pre, uint64_t row, uint64_t next, const uint64_t *alpha_powers, ext3 beta, C on_constraint, I on_interaction) {
+        acc3 fa = acc3_zero();
+        (void)consts; (void)main; (void)pre; (void)row; (void)next; (void)alpha_powers; (void)beta; (void)fa; (void)on_constraint; (void)on_interaction;
+        const uint64_t v0 = 0x0000000000000000ull;
+        const uint64_t v1 = main.base[29ull * main.stride + row];
+        const uint64_t v2 = 0x0000000000000002ull;
+        const uint64_t v3 = gl_mul(v1, v2);
+        const uint64_t v4 = main.base[31ull * main.stride + row];
+        const uint64_t v5 = gl_mul(v4, v2);
+        const uint64_t v6 = 0x0000000000000001ull;
+        fa = acc3_zero();
+        acc3_mad(fa, e3_load(alpha_powers + 0), v0);
+        acc3_mad(fa, e3_load(alpha_powers + 3), v3);
+        acc3_mad(fa, e3_load(alpha_powers + 6), v5);
+        acc3_mad(fa, e3_load(alpha_powers + 9), v0);
+        on_interaction(0u, v6, e3_sub(beta, e3_add(e3(14ull), acc3_reduce(fa))));
+        const uint64_t v13 = main.base[18ull * main.stride + row];
+        const uint64_t v14 = main.base[19ull * main.stride + row];
+        fa = acc3_zero();
+        acc3_mad(fa, e3_load(alpha_powers + 0), v0);
+        acc3_mad(fa, e3_load(alpha_powers + 3), v13);
+        acc3_mad(fa, e3_load(alpha_powers + 6), v14);
+        acc3_mad(fa, e3_load(alpha_powers + 9), v0);
+        on_interaction(1u, v6, e3_sub(beta, e3_add(e3(14ull), acc3_reduce(fa))));
+        const uint64_t v21 = main.base[20ull * main.stride + row];
+        const uint64_t v22 = main.base[21ull * main.stride + row];
+        fa = acc3_zero();
+        acc3_mad(fa, e3_load(alpha_powers + 0), v0);
+        acc3_mad(fa, e3_load(alpha_powers + 3), v21);
+        acc3_mad(fa, e3_load(alpha_powers + 6), v22);
+        acc3_mad(fa, e3_load(alpha_powers + 9), v0);
+        on_interaction(2u, v6, e3_sub(beta, e3_add(e3(14ull), acc3_reduce(fa))));
+        const uint64_t v29 = main.base[22ull * main.stride + row];
+        const uint64_t v30 = main.base[23ull * main.stride + row];
+        fa = acc3_zero();
+        acc3_mad(fa, e3_load(alpha_powers + 0), v0);
+        acc3_mad(fa, e3_load(alpha_powers + 3), v29);
+        acc3_mad(fa, e3_load(alpha_powers + 6), v30);
+        acc3_mad(fa, e3_load(alpha_powers + 9), v0);
+        on_interaction(3u, v6, e3_sub(beta, e3_add(e3(14ull), acc3_reduce(fa))));
+        const uint64_t v37 = main.base[24ull * main.stride + row];
+        const uint64_t v38 = main.base[25ull * main.stride + row];
+        fa = acc3_zero();
+        acc3_mad(fa, e3_load(alpha_powers + 0), v0);
+        acc3_mad(fa, e3_load(alpha_powers + 3), v37);
+        acc3_mad(fa, e3_load(alpha_powers + 6), v38);
+        acc3_mad(fa, e3_load(alpha_powers + 9), v0);
+        on_interaction(4u, v6, e3_sub(beta, e3_add(e3(14ull), acc3_reduce(fa))));
+    }
+};
+extern "C" __global__ void ks_bytes_g5bda5ab302d866e6(uint64_t *hist, uint32_t *flag, const uint4 *prog, uint32_t len, const uint64_t *consts, const uint64_t *main, const uint64_t *pre, uint32_t log_n, const uint64_t *unit, uint32_t bus) {
+    ks_bytes_with<KsGen5bda5ab302d866e6>(hist, flag, prog, len, consts, main, pre, log_n, unit, bus);
 }

@@ -4,6 +4,7 @@
 // Each kernel is the generic quotient or LogUp kernel (quotient.cuh, logup.cuh) with the
 // program's straight-line code in place of the interpreter; the backend picks it when
 // the program it compiles at run time has the same fingerprint.
+#include "bytes.cuh"
 #include "logup.cuh"
 #include "quotient.cuh"
 
@@ -214,4 +215,146 @@ struct KsGen2a2538dc762459b5 {
 };
 extern "C" __global__ void ks_logup_eval_g2a2538dc762459b5(uint64_t *mults, uint64_t *fps, const uint4 *prog, uint32_t len, const uint64_t *consts, const uint64_t *main, const uint64_t *pre, uint32_t log_n, uint32_t k, const uint64_t *alpha_powers, uint64_t b0, uint64_t b1, uint64_t b2) {
     ks_logup_eval_with<KsGen2a2538dc762459b5>(mults, fps, prog, len, consts, main, pre, log_n, k, alpha_powers, b0, b1, b2);
+}
+
+// MUL byte lookups: 126 instructions, 14 sends
+struct KsGen5b3801a1aa082576 {
+    static constexpr bool kStraightLine = true;
+    static constexpr uint32_t kInteractions = 14u;
+    static __device__ __forceinline__ uint32_t interactions(uint32_t) { return 14u; }
+
+    template <typename C, typename I>
+    static __device__ __forceinline__ void run(const uint4 *, uint32_t, const uint64_t *consts, KsCols main, KsCols pre, uint64_t row, uint64_t next, const uint64_t *alpha_powers, ext3 beta, C on_constraint, I on_interaction) {
+        acc3 fa = acc3_zero();
+        (void)consts; (void)main; (void)pre; (void)row; (void)next; (void)alpha_powers; (void)beta; (void)fa; (void)on_constraint; (void)on_interaction;
+        const uint64_t v0 = 0x0000000000000000ull;
+        const uint64_t v1 = main.base[30ull * main.stride + row];
+        const uint64_t v2 = main.base[31ull * main.stride + row];
+        const uint64_t v3 = main.base[1ull * main.stride + row];
+        const uint64_t v4 = gl_add(v0, v3);
+        const uint64_t v5 = main.base[2ull * main.stride + row];
+        const uint64_t v6 = gl_add(v4, v5);
+        const uint64_t v7 = main.base[3ull * main.stride + row];
+        const uint64_t v8 = gl_add(v6, v7);
+        const uint64_t v9 = main.base[4ull * main.stride + row];
+        const uint64_t v10 = gl_add(v8, v9);
+        const uint64_t v11 = main.base[5ull * main.stride + row];
+        const uint64_t v12 = gl_add(v10, v11);
+        fa = acc3_zero();
+        acc3_mad(fa, e3_load(alpha_powers + 0), v0);
+        acc3_mad(fa, e3_load(alpha_powers + 3), v1);
+        acc3_mad(fa, e3_load(alpha_powers + 6), v2);
+        acc3_mad(fa, e3_load(alpha_powers + 9), v0);
+        on_interaction(0u, v12, e3_sub(beta, e3_add(e3(14ull), acc3_reduce(fa))));
+        const uint64_t v19 = main.base[32ull * main.stride + row];
+        const uint64_t v20 = main.base[33ull * main.stride + row];
+        fa = acc3_zero();
+        acc3_mad(fa, e3_load(alpha_powers + 0), v0);
+        acc3_mad(fa, e3_load(alpha_powers + 3), v19);
+        acc3_mad(fa, e3_load(alpha_powers + 6), v20);
+        acc3_mad(fa, e3_load(alpha_powers + 9), v0);
+        on_interaction(1u, v12, e3_sub(beta, e3_add(e3(14ull), acc3_reduce(fa))));
+        const uint64_t v27 = main.base[34ull * main.stride + row];
+        const uint64_t v28 = main.base[35ull * main.stride + row];
+        fa = acc3_zero();
+        acc3_mad(fa, e3_load(alpha_powers + 0), v0);
+        acc3_mad(fa, e3_load(alpha_powers + 3), v27);
+        acc3_mad(fa, e3_load(alpha_powers + 6), v28);
+        acc3_mad(fa, e3_load(alpha_powers + 9), v0);
+        on_interaction(2u, v12, e3_sub(beta, e3_add(e3(14ull), acc3_reduce(fa))));
+        const uint64_t v35 = main.base[36ull * main.stride + row];
+        const uint64_t v36 = main.base[37ull * main.stride + row];
+        fa = acc3_zero();
+        acc3_mad(fa, e3_load(alpha_powers + 0), v0);
+        acc3_mad(fa, e3_load(alpha_powers + 3), v35);
+        acc3_mad(fa, e3_load(alpha_powers + 6), v36);
+        acc3_mad(fa, e3_load(alpha_powers + 9), v0);
+        on_interaction(3u, v12, e3_sub(beta, e3_add(e3(14ull), acc3_reduce(fa))));
+        const uint64_t v43 = main.base[38ull * main.stride + row];
+        const uint64_t v44 = main.base[39ull * main.stride + row];
+        fa = acc3_zero();
+        acc3_mad(fa, e3_load(alpha_powers + 0), v0);
+        acc3_mad(fa, e3_load(alpha_powers + 3), v43);
+        acc3_mad(fa, e3_load(alpha_powers + 6), v44);
+        acc3_mad(fa, e3_load(alpha_powers + 9), v0);
+        on_interaction(4u, v12, e3_sub(beta, e3_add(e3(14ull), acc3_reduce(fa))));
+        const uint64_t v51 = main.base[40ull * main.stride + row];
+        const uint64_t v52 = main.base[41ull * main.stride + row];
+        fa = acc3_zero();
+        acc3_mad(fa, e3_load(alpha_powers + 0), v0);
+        acc3_mad(fa, e3_load(alpha_powers + 3), v51);
+        acc3_mad(fa, e3_load(alpha_powers + 6), v52);
+        acc3_mad(fa, e3_load(alpha_powers + 9), v0);
+        on_interaction(5u, v12, e3_sub(beta, e3_add(e3(14ull), acc3_reduce(fa))));
+        const uint64_t v59 = main.base[42ull * main.stride + row];
+        const uint64_t v60 = main.base[43ull * main.stride + row];
+        fa = acc3_zero();
+        acc3_mad(fa, e3_load(alpha_powers + 0), v0);
+        acc3_mad(fa, e3_load(alpha_powers + 3), v59);
+        acc3_mad(fa, e3_load(alpha_powers + 6), v60);
+        acc3_mad(fa, e3_load(alpha_powers + 9), v0);
+        on_interaction(6u, v12, e3_sub(beta, e3_add(e3(14ull), acc3_reduce(fa))));
+        const uint64_t v67 = main.base[44ull * main.stride + row];
+        const uint64_t v68 = main.base[45ull * main.stride + row];
+        fa = acc3_zero();
+        acc3_mad(fa, e3_load(alpha_powers + 0), v0);
+        acc3_mad(fa, e3_load(alpha_powers + 3), v67);
+        acc3_mad(fa, e3_load(alpha_powers + 6), v68);
+        acc3_mad(fa, e3_load(alpha_powers + 9), v0);
+        on_interaction(7u, v12, e3_sub(beta, e3_add(e3(14ull), acc3_reduce(fa))));
+        const uint64_t v75 = main.base[46ull * main.stride + row];
+        const uint64_t v76 = main.base[47ull * main.stride + row];
+        fa = acc3_zero();
+        acc3_mad(fa, e3_load(alpha_powers + 0), v0);
+        acc3_mad(fa, e3_load(alpha_powers + 3), v75);
+        acc3_mad(fa, e3_load(alpha_powers + 6), v76);
+        acc3_mad(fa, e3_load(alpha_powers + 9), v0);
+        on_interaction(8u, v12, e3_sub(beta, e3_add(e3(14ull), acc3_reduce(fa))));
+        const uint64_t v83 = main.base[48ull * main.stride + row];
+        const uint64_t v84 = main.base[49ull * main.stride + row];
+        fa = acc3_zero();
+        acc3_mad(fa, e3_load(alpha_powers + 0), v0);
+        acc3_mad(fa, e3_load(alpha_powers + 3), v83);
+        acc3_mad(fa, e3_load(alpha_powers + 6), v84);
+        acc3_mad(fa, e3_load(alpha_powers + 9), v0);
+        on_interaction(9u, v12, e3_sub(beta, e3_add(e3(14ull), acc3_reduce(fa))));
+        const uint64_t v91 = main.base[50ull * main.stride + row];
+        const uint64_t v92 = main.base[51ull * main.stride + row];
+        fa = acc3_zero();
+        acc3_mad(fa, e3_load(alpha_powers + 0), v0);
+        acc3_mad(fa, e3_load(alpha_powers + 3), v91);
+        acc3_mad(fa, e3_load(alpha_powers + 6), v92);
+        acc3_mad(fa, e3_load(alpha_powers + 9), v0);
+        on_interaction(10u, v12, e3_sub(beta, e3_add(e3(14ull), acc3_reduce(fa))));
+        const uint64_t v99 = main.base[52ull * main.stride + row];
+        const uint64_t v100 = main.base[53ull * main.stride + row];
+        fa = acc3_zero();
+        acc3_mad(fa, e3_load(alpha_powers + 0), v0);
+        acc3_mad(fa, e3_load(alpha_powers + 3), v99);
+        acc3_mad(fa, e3_load(alpha_powers + 6), v100);
+        acc3_mad(fa, e3_load(alpha_powers + 9), v0);
+        on_interaction(11u, v12, e3_sub(beta, e3_add(e3(14ull), acc3_reduce(fa))));
+        const uint64_t v107 = main.base[55ull * main.stride + row];
+        const uint64_t v108 = 0x0000000000000002ull;
+        const uint64_t v109 = gl_mul(v107, v108);
+        const uint64_t v110 = main.base[57ull * main.stride + row];
+        const uint64_t v111 = gl_mul(v110, v108);
+        fa = acc3_zero();
+        acc3_mad(fa, e3_load(alpha_powers + 0), v0);
+        acc3_mad(fa, e3_load(alpha_powers + 3), v109);
+        acc3_mad(fa, e3_load(alpha_powers + 6), v111);
+        acc3_mad(fa, e3_load(alpha_powers + 9), v0);
+        on_interaction(12u, v12, e3_sub(beta, e3_add(e3(14ull), acc3_reduce(fa))));
+        const uint64_t v118 = main.base[61ull * main.stride + row];
+        const uint64_t v119 = gl_mul(v118, v108);
+        fa = acc3_zero();
+        acc3_mad(fa, e3_load(alpha_powers + 0), v0);
+        acc3_mad(fa, e3_load(alpha_powers + 3), v119);
+        acc3_mad(fa, e3_load(alpha_powers + 6), v0);
+        acc3_mad(fa, e3_load(alpha_powers + 9), v0);
+        on_interaction(13u, v12, e3_sub(beta, e3_add(e3(14ull), acc3_reduce(fa))));
+    }
+};
+extern "C" __global__ void ks_bytes_g5b3801a1aa082576(uint64_t *hist, uint32_t *flag, const uint4 *prog, uint32_t len, const uint64_t *consts, const uint64_t *main, const uint64_t *pre, uint32_t log_n, const uint64_t *unit, uint32_t bus) {
+    ks_bytes_with<KsGen5b3801a1aa082576>(hist, flag, prog, len, consts, main, pre, log_n, unit, bus);
 }

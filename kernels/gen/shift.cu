@@ -4,6 +4,7 @@
 // Each kernel is the generic quotient or LogUp kernel (quotient.cuh, logup.cuh) with the
 // program's straight-line code in place of the interpreter; the backend picks it when
 // the program it compiles at run time has the same fingerprint.
+#include "bytes.cuh"
 #include "logup.cuh"
 #include "quotient.cuh"
 
@@ -195,4 +196,120 @@ struct KsGen44d020ee5fe7f271 {
 };
 extern "C" __global__ void ks_logup_eval_g44d020ee5fe7f271(uint64_t *mults, uint64_t *fps, const uint4 *prog, uint32_t len, const uint64_t *consts, const uint64_t *main, const uint64_t *pre, uint32_t log_n, uint32_t k, const uint64_t *alpha_powers, uint64_t b0, uint64_t b1, uint64_t b2) {
     ks_logup_eval_with<KsGen44d020ee5fe7f271>(mults, fps, prog, len, consts, main, pre, log_n, k, alpha_powers, b0, b1, b2);
+}
+
+// SHIFT byte lookups: 100 instructions, 10 sends
+struct KsGenaf1c8f09fce3816d {
+    static constexpr bool kStraightLine = true;
+    static constexpr uint32_t kInteractions = 10u;
+    static __device__ __forceinline__ uint32_t interactions(uint32_t) { return 10u; }
+
+    template <typename C, typename I>
+    static __device__ __forceinline__ void run(const uint4 *, uint32_t, const uint64_t *consts, KsCols main, KsCols pre, uint64_t row, uint64_t next, const uint64_t *alpha_powers, ext3 beta, C on_constraint, I on_interaction) {
+        acc3 fa = acc3_zero();
+        (void)consts; (void)main; (void)pre; (void)row; (void)next; (void)alpha_powers; (void)beta; (void)fa; (void)on_constraint; (void)on_interaction;
+        const uint64_t v0 = 0x0000000000000000ull;
+        const uint64_t v1 = main.base[46ull * main.stride + row];
+        const uint64_t v2 = main.base[54ull * main.stride + row];
+        const uint64_t v3 = 0x0000000000000001ull;
+        fa = acc3_zero();
+        acc3_mad(fa, e3_load(alpha_powers + 0), v0);
+        acc3_mad(fa, e3_load(alpha_powers + 3), v1);
+        acc3_mad(fa, e3_load(alpha_powers + 6), v2);
+        acc3_mad(fa, e3_load(alpha_powers + 9), v0);
+        on_interaction(0u, v3, e3_sub(beta, e3_add(e3(14ull), acc3_reduce(fa))));
+        const uint64_t v10 = main.base[47ull * main.stride + row];
+        const uint64_t v11 = main.base[55ull * main.stride + row];
+        fa = acc3_zero();
+        acc3_mad(fa, e3_load(alpha_powers + 0), v0);
+        acc3_mad(fa, e3_load(alpha_powers + 3), v10);
+        acc3_mad(fa, e3_load(alpha_powers + 6), v11);
+        acc3_mad(fa, e3_load(alpha_powers + 9), v0);
+        on_interaction(1u, v3, e3_sub(beta, e3_add(e3(14ull), acc3_reduce(fa))));
+        const uint64_t v18 = main.base[48ull * main.stride + row];
+        const uint64_t v19 = main.base[56ull * main.stride + row];
+        fa = acc3_zero();
+        acc3_mad(fa, e3_load(alpha_powers + 0), v0);
+        acc3_mad(fa, e3_load(alpha_powers + 3), v18);
+        acc3_mad(fa, e3_load(alpha_powers + 6), v19);
+        acc3_mad(fa, e3_load(alpha_powers + 9), v0);
+        on_interaction(2u, v3, e3_sub(beta, e3_add(e3(14ull), acc3_reduce(fa))));
+        const uint64_t v26 = main.base[49ull * main.stride + row];
+        const uint64_t v27 = main.base[57ull * main.stride + row];
+        fa = acc3_zero();
+        acc3_mad(fa, e3_load(alpha_powers + 0), v0);
+        acc3_mad(fa, e3_load(alpha_powers + 3), v26);
+        acc3_mad(fa, e3_load(alpha_powers + 6), v27);
+        acc3_mad(fa, e3_load(alpha_powers + 9), v0);
+        on_interaction(3u, v3, e3_sub(beta, e3_add(e3(14ull), acc3_reduce(fa))));
+        const uint64_t v34 = main.base[50ull * main.stride + row];
+        const uint64_t v35 = main.base[58ull * main.stride + row];
+        fa = acc3_zero();
+        acc3_mad(fa, e3_load(alpha_powers + 0), v0);
+        acc3_mad(fa, e3_load(alpha_powers + 3), v34);
+        acc3_mad(fa, e3_load(alpha_powers + 6), v35);
+        acc3_mad(fa, e3_load(alpha_powers + 9), v0);
+        on_interaction(4u, v3, e3_sub(beta, e3_add(e3(14ull), acc3_reduce(fa))));
+        const uint64_t v42 = main.base[51ull * main.stride + row];
+        const uint64_t v43 = main.base[59ull * main.stride + row];
+        fa = acc3_zero();
+        acc3_mad(fa, e3_load(alpha_powers + 0), v0);
+        acc3_mad(fa, e3_load(alpha_powers + 3), v42);
+        acc3_mad(fa, e3_load(alpha_powers + 6), v43);
+        acc3_mad(fa, e3_load(alpha_powers + 9), v0);
+        on_interaction(5u, v3, e3_sub(beta, e3_add(e3(14ull), acc3_reduce(fa))));
+        const uint64_t v50 = main.base[52ull * main.stride + row];
+        const uint64_t v51 = main.base[60ull * main.stride + row];
+        fa = acc3_zero();
+        acc3_mad(fa, e3_load(alpha_powers + 0), v0);
+        acc3_mad(fa, e3_load(alpha_powers + 3), v50);
+        acc3_mad(fa, e3_load(alpha_powers + 6), v51);
+        acc3_mad(fa, e3_load(alpha_powers + 9), v0);
+        on_interaction(6u, v3, e3_sub(beta, e3_add(e3(14ull), acc3_reduce(fa))));
+        const uint64_t v58 = main.base[53ull * main.stride + row];
+        const uint64_t v59 = main.base[61ull * main.stride + row];
+        fa = acc3_zero();
+        acc3_mad(fa, e3_load(alpha_powers + 0), v0);
+        acc3_mad(fa, e3_load(alpha_powers + 3), v58);
+        acc3_mad(fa, e3_load(alpha_powers + 6), v59);
+        acc3_mad(fa, e3_load(alpha_powers + 9), v0);
+        on_interaction(7u, v3, e3_sub(beta, e3_add(e3(14ull), acc3_reduce(fa))));
+        const uint64_t v66 = main.base[65ull * main.stride + row];
+        const uint64_t v67 = 0x0000000000000002ull;
+        const uint64_t v68 = gl_mul(v66, v67);
+        const uint64_t v69 = main.base[67ull * main.stride + row];
+        const uint64_t v70 = gl_mul(v69, v67);
+        fa = acc3_zero();
+        acc3_mad(fa, e3_load(alpha_powers + 0), v0);
+        acc3_mad(fa, e3_load(alpha_powers + 3), v68);
+        acc3_mad(fa, e3_load(alpha_powers + 6), v70);
+        acc3_mad(fa, e3_load(alpha_powers + 9), v0);
+        on_interaction(8u, v3, e3_sub(beta, e3_add(e3(14ull), acc3_reduce(fa))));
+        const uint64_t v77 = main.base[69ull * main.stride + row];
+        const uint64_t v78 = gl_mul(v77, v67);
+        const uint64_t v79 = main.base[14ull * main.stride + row];
+        const uint64_t v80 = main.base[30ull * main.stride + row];
+        const uint64_t v81 = 0x0000000000000020ull;
+        const uint64_t v82 = gl_mul(v80, v81);
+        const uint64_t v83 = gl_sub(v79, v82);
+        const uint64_t v84 = main.base[31ull * main.stride + row];
+        const uint64_t v85 = 0x0000000000000040ull;
+        const uint64_t v86 = gl_mul(v84, v85);
+        const uint64_t v87 = gl_sub(v83, v86);
+        const uint64_t v88 = main.base[32ull * main.stride + row];
+        const uint64_t v89 = 0x0000000000000080ull;
+        const uint64_t v90 = gl_mul(v88, v89);
+        const uint64_t v91 = gl_sub(v87, v90);
+        const uint64_t v92 = 0x0000000000000008ull;
+        const uint64_t v93 = gl_mul(v91, v92);
+        fa = acc3_zero();
+        acc3_mad(fa, e3_load(alpha_powers + 0), v0);
+        acc3_mad(fa, e3_load(alpha_powers + 3), v78);
+        acc3_mad(fa, e3_load(alpha_powers + 6), v93);
+        acc3_mad(fa, e3_load(alpha_powers + 9), v0);
+        on_interaction(9u, v3, e3_sub(beta, e3_add(e3(14ull), acc3_reduce(fa))));
+    }
+};
+extern "C" __global__ void ks_bytes_gaf1c8f09fce3816d(uint64_t *hist, uint32_t *flag, const uint4 *prog, uint32_t len, const uint64_t *consts, const uint64_t *main, const uint64_t *pre, uint32_t log_n, const uint64_t *unit, uint32_t bus) {
+    ks_bytes_with<KsGenaf1c8f09fce3816d>(hist, flag, prog, len, consts, main, pre, log_n, unit, bus);
 }

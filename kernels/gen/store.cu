@@ -4,6 +4,7 @@
 // Each kernel is the generic quotient or LogUp kernel (quotient.cuh, logup.cuh) with the
 // program's straight-line code in place of the interpreter; the backend picks it when
 // the program it compiles at run time has the same fingerprint.
+#include "bytes.cuh"
 #include "logup.cuh"
 #include "quotient.cuh"
 
@@ -204,4 +205,38 @@ struct KsGene27fa6d624b548a4 {
 };
 extern "C" __global__ void ks_logup_eval_ge27fa6d624b548a4(uint64_t *mults, uint64_t *fps, const uint4 *prog, uint32_t len, const uint64_t *consts, const uint64_t *main, const uint64_t *pre, uint32_t log_n, uint32_t k, const uint64_t *alpha_powers, uint64_t b0, uint64_t b1, uint64_t b2) {
     ks_logup_eval_with<KsGene27fa6d624b548a4>(mults, fps, prog, len, consts, main, pre, log_n, k, alpha_powers, b0, b1, b2);
+}
+
+// STORE byte lookups: 18 instructions, 1 sends
+struct KsGen2e0882a111c7b10d {
+    static constexpr bool kStraightLine = true;
+    static constexpr uint32_t kInteractions = 1u;
+    static __device__ __forceinline__ uint32_t interactions(uint32_t) { return 1u; }
+
+    template <typename C, typename I>
+    static __device__ __forceinline__ void run(const uint4 *, uint32_t, const uint64_t *consts, KsCols main, KsCols pre, uint64_t row, uint64_t next, const uint64_t *alpha_powers, ext3 beta, C on_constraint, I on_interaction) {
+        acc3 fa = acc3_zero();
+        (void)consts; (void)main; (void)pre; (void)row; (void)next; (void)alpha_powers; (void)beta; (void)fa; (void)on_constraint; (void)on_interaction;
+        const uint64_t v0 = 0x0000000000000000ull;
+        const uint64_t v1 = main.base[12ull * main.stride + row];
+        const uint64_t v2 = 0x0000000000000008ull;
+        const uint64_t v3 = gl_mul(v1, v2);
+        const uint64_t v4 = main.base[0ull * main.stride + row];
+        const uint64_t v5 = gl_add(v0, v4);
+        const uint64_t v6 = main.base[1ull * main.stride + row];
+        const uint64_t v7 = gl_add(v5, v6);
+        const uint64_t v8 = main.base[2ull * main.stride + row];
+        const uint64_t v9 = gl_add(v7, v8);
+        const uint64_t v10 = main.base[3ull * main.stride + row];
+        const uint64_t v11 = gl_add(v9, v10);
+        fa = acc3_zero();
+        acc3_mad(fa, e3_load(alpha_powers + 0), v0);
+        acc3_mad(fa, e3_load(alpha_powers + 3), v1);
+        acc3_mad(fa, e3_load(alpha_powers + 6), v3);
+        acc3_mad(fa, e3_load(alpha_powers + 9), v0);
+        on_interaction(0u, v11, e3_sub(beta, e3_add(e3(14ull), acc3_reduce(fa))));
+    }
+};
+extern "C" __global__ void ks_bytes_g2e0882a111c7b10d(uint64_t *hist, uint32_t *flag, const uint4 *prog, uint32_t len, const uint64_t *consts, const uint64_t *main, const uint64_t *pre, uint32_t log_n, const uint64_t *unit, uint32_t bus) {
+    ks_bytes_with<KsGen2e0882a111c7b10d>(hist, flag, prog, len, consts, main, pre, log_n, unit, bus);
 }

@@ -1032,6 +1032,11 @@ impl Guest {
                     .pack_stages
                     .iter()
                     .map(|(stage, d)| (format!("trace: pack: {stage}"), d.as_secs_f64() * 1e3)),
+            )
+            .chain(
+                times
+                    .bitwise
+                    .map(|d| ("trace: fill: bitwise".to_string(), d.as_secs_f64() * 1e3)),
             ),
         );
         // The prover's own timings of its phases replace the clock's (the same phases).

@@ -204,6 +204,31 @@ pub fn compile(
     public: &[Felt],
     constraints: bool,
 ) -> Result<Program, ProgramError> {
+    compile_kept(table, public, constraints, |_| true)
+}
+
+/// `table`'s sends on `bus` alone, as a program of interactions (no constraints): what the
+/// byte-lookup kernel (kernels/bytes.cuh) runs to count BITWISE's multiplicities from a
+/// table's trace, and [`sends_host`] on the host.
+///
+/// # Errors
+/// As [`compile`].
+pub fn compile_sends(
+    table: &dyn TableAir,
+    public: &[Felt],
+    bus: u32,
+) -> Result<Program, ProgramError> {
+    compile_kept(table, public, false, |it| {
+        it.bus == bus && it.direction == Direction::Send
+    })
+}
+
+fn compile_kept(
+    table: &dyn TableAir,
+    public: &[Felt],
+    constraints: bool,
+    keep: impl Fn(&kestrel_core::air::symbolic::SymInteraction) -> bool,
+) -> Result<Program, ProgramError> {
     let b = SymbolicBuilder::symbolic(table, public.len());
     let mut c = Compiler {
         public,
@@ -224,7 +249,8 @@ pub fn compile(
             });
         }
     }
-    for it in &b.interactions {
+    let kept: Vec<_> = b.interactions.iter().filter(|it| keep(it)).collect();
+    for it in &kept {
         let vals = it
             .values
             .iter()
@@ -243,7 +269,7 @@ pub fn compile(
     allocate(
         c,
         if constraints { b.constraints.len() } else { 0 },
-        b.interactions.len(),
+        kept.len(),
     )
 }
 
@@ -472,6 +498,105 @@ pub fn rv_programs() -> Result<Vec<(&'static str, bool, Program)>, ProgramError>
     Ok(out)
 }
 
+/// The RV64IM machine's byte-lookup programs ([`compile_sends`] on
+/// [`BUS_BYTE`](kestrel_core::rv::BUS_BYTE)), per table that sends byte lookups, named by
+/// table: what the device counts BITWISE's multiplicities with.
+pub fn rv_byte_programs() -> Result<Vec<(&'static str, Program)>, ProgramError> {
+    use kestrel_core::air::Machine;
+    use kestrel_core::rv::machine::{Rv64Machine, NUM_PUBLIC};
+    let machine = Rv64Machine::verifier();
+    let public = vec![Felt::ZERO; NUM_PUBLIC];
+    let mut out = Vec::new();
+    for (t, air) in kestrel_core::rv::table::TableId::ALL
+        .iter()
+        .zip(machine.tables())
+    {
+        let p = compile_sends(air, &public, kestrel_core::rv::BUS_BYTE)?;
+        if p.interactions > 0 {
+            out.push((t.name(), p));
+        }
+    }
+    Ok(out)
+}
+
+/// BITWISE's rows: byte pairs `x | y << 8`.
+pub const BYTE_ROWS: usize = 1 << kestrel_core::rv::bitwise::LOG_HEIGHT;
+
+/// The largest multiplicity one byte lookup may have (the kernel sums a warp's equal
+/// lookups in 32 bits); a program's larger one is an error, never a wrong count.
+pub const MAX_BYTE_MULTIPLICITY: u64 = 1 << 26;
+
+/// The byte lookups a program from [`compile_sends`] makes over every row of `main` (and
+/// `pre`, its preprocessed trace), added to `hist`: BITWISE's main trace column-major
+/// (`hist[op · 2^16 + (x | y << 8)]`), as the device's `ks_bytes` kernels count them. The
+/// host reference of those kernels.
+///
+/// # Errors
+/// A send whose operation is not a BITWISE column, whose `x` or `y` is not a byte, or whose
+/// multiplicity is [`MAX_BYTE_MULTIPLICITY`] or more (a malformed trace).
+pub fn byte_sends_host(
+    p: &Program,
+    main: &kestrel_core::matrix::RowMajorMatrix,
+    pre: Option<&kestrel_core::matrix::RowMajorMatrix>,
+    hist: &mut [u64],
+) -> Result<(), ProgramError> {
+    let n = main.height();
+    let width = kestrel_core::rv::bitwise::WIDTH;
+    if hist.len() != width * BYTE_ROWS {
+        return Err(ProgramError(format!(
+            "a histogram of {} counts",
+            hist.len()
+        )));
+    }
+    let mut r = vec![Felt::ZERO; p.registers.max(1)];
+    let mut vals: Vec<u64> = Vec::with_capacity(4);
+    for row in 0..n {
+        let next = (row + 1) % n;
+        let cell = |m: Option<&kestrel_core::matrix::RowMajorMatrix>, c: usize, b: u32| {
+            m.and_then(|m| m.row(if b == 1 { next } else { row }).get(c).copied())
+                .ok_or_else(|| ProgramError(format!("column {c} past the trace")))
+        };
+        for i in &p.code {
+            let (d, a, b) = (i[1] as usize, i[2] as usize, i[3] as usize);
+            match i[0] {
+                OP_CONST => r[d] = Felt::new(p.consts[a]),
+                OP_MAIN => r[d] = cell(Some(main), a, i[3])?,
+                OP_PRE => r[d] = cell(pre, a, i[3])?,
+                OP_ADD => r[d] = r[a] + r[b],
+                OP_SUB => r[d] = r[a] - r[b],
+                OP_MUL => r[d] = r[a] * r[b],
+                OP_NEG => r[d] = -r[a],
+                OP_INT_BEGIN => vals.clear(),
+                OP_INT_VAL => vals.push(r[a].as_u64()),
+                OP_INT_END => {
+                    let m = r[a].as_u64();
+                    if m == 0 {
+                        continue;
+                    }
+                    let key = byte_key(vals.first(), vals.get(1), vals.get(2), width);
+                    match key {
+                        Some(k) if m < MAX_BYTE_MULTIPLICITY => hist[k] += m,
+                        _ => {
+                            return Err(ProgramError(format!(
+                                "row {row}: byte lookup {vals:?} with multiplicity {m}"
+                            )))
+                        }
+                    }
+                }
+                op => return Err(ProgramError(format!("op {op} in a byte program"))),
+            }
+        }
+    }
+    Ok(())
+}
+
+/// A byte lookup's place in the column-major histogram: `op · 2^16 + (x | y << 8)`.
+fn byte_key(op: Option<&u64>, x: Option<&u64>, y: Option<&u64>, width: usize) -> Option<usize> {
+    let (&op, &x, &y) = (op?, x?, y?);
+    (op < width as u64 && x < 256 && y < 256)
+        .then(|| op as usize * BYTE_ROWS + (x | y << 8) as usize)
+}
+
 /// The largest quotient program (instructions) that gets a generated kernel. Measured on
 /// the H200 (2^22-cycle proof at blowup 4, `KESTREL_KERNEL_TIMES=1`, generated against
 /// `KESTREL_INTERPRET=1`): MEMW_R (140 instructions) 86.1 → 54.4 ms and EQ (87) 3.7 → 1.8 ms
@@ -493,9 +618,10 @@ pub fn cuda_source() -> Result<(Vec<(String, String)>, String), ProgramError> {
          // Each kernel is the generic quotient or LogUp kernel (quotient.cuh, logup.cuh) with the\n\
          // program's straight-line code in place of the interpreter; the backend picks it when\n\
          // the program it compiles at run time has the same fingerprint.\n\
-         #include \"logup.cuh\"\n#include \"quotient.cuh\"\n";
+         #include \"bytes.cuh\"\n#include \"logup.cuh\"\n#include \"quotient.cuh\"\n";
     let mut files: Vec<(String, String)> = Vec::new();
     let (mut quotient, mut logup, mut modules) = (Vec::new(), Vec::new(), Vec::new());
+    let mut bytes = Vec::new();
     for (table, constraints, p) in rv_programs()? {
         if constraints && p.code.len() > MAX_GENERATED_QUOTIENT {
             continue;
@@ -539,11 +665,48 @@ pub fn cuda_source() -> Result<(Vec<(String, String)>, String), ProgramError> {
         };
         modules.last_mut().expect("pushed").1.push(kernel);
     }
+    // The byte-lookup kernels, in their table's module (every table that sends byte lookups
+    // has interactions, so a LogUp kernel and a module).
+    for (table, p) in rv_byte_programs()? {
+        let module = format!("gen/{}", table.to_lowercase());
+        let (Some(file), Some(kernels)) = (
+            files.iter_mut().find(|f| f.0 == module),
+            modules.iter_mut().find(|m| m.0 == module),
+        ) else {
+            return Err(ProgramError(format!(
+                "{table} sends byte lookups but has no module"
+            )));
+        };
+        let fp = p.fingerprint();
+        let functor = format!("KsGen{fp:016x}");
+        let cu = &mut file.1;
+        if !cu.contains(&format!("struct {functor} ")) {
+            cu.push_str(&format!(
+                "\n// {table} byte lookups: {} instructions, {} sends\n",
+                p.code.len(),
+                p.interactions
+            ));
+            cu.push_str(&p.cuda_functor(&functor)?);
+        }
+        let k = format!("ks_bytes_g{fp:016x}");
+        cu.push_str(&format!(
+            "extern \"C\" __global__ void {k}(uint64_t *hist, uint32_t *flag, const uint4 *prog, \
+             uint32_t len, const uint64_t *consts, const uint64_t *main, const uint64_t *pre, \
+             uint32_t log_n, const uint64_t *unit, uint32_t bus) {{\n    ks_bytes_with<{functor}>(hist, \
+             flag, prog, len, consts, main, pre, log_n, unit, bus);\n}}\n"
+        ));
+        bytes.push((fp, k.clone(), table));
+        kernels.1.push(k);
+    }
     let mut rs = String::from(
         "// Generated with kernels/gen/*.cu by prover-gpu/src/program.rs (`cuda_source`); do not\n\
          // edit.\n\n",
     );
-    for (what, list) in [("QUOTIENT", &quotient), ("LOGUP", &logup)] {
+    for (what, list) in [
+        ("QUOTIENT", &quotient),
+        ("LOGUP", &logup),
+        ("BYTES", &bytes),
+    ] {
         rs.push_str(&format!(
             "/// The generated {} kernels: (program fingerprint, kernel, table).\n\
              pub const {what}: &[(u64, &str, &str)] = &[\n",

@@ -10,7 +10,7 @@ use kestrel_core::rv::machine::{
     PackedTraces, RecordRefs, Rv64Machine, TableId, TraceError, EARLY_TABLES, LATE_TABLES,
     RECORD_TABLES,
 };
-use kestrel_core::rv::pack::{build_traces, pack_traces_overlapped, pack_traces_with};
+use kestrel_core::rv::pack::{build_traces, pack_traces_overlapped, pack_traces_with, Lookups};
 
 use crate::backend::{DeviceTraces, MainTrace};
 use crate::cpu::CpuBackend;
@@ -155,6 +155,29 @@ pub trait RvFills: DeviceTraces {
     fn fills_early(&self, t: TableId) -> bool {
         EARLY_TABLES.contains(&t)
     }
+
+    /// Whether BITWISE is built here ([`RvFills::fill_bitwise`]) from the record tables'
+    /// traces, so that the packing pass counts no byte lookups of its own but the run
+    /// tables' ([`Lookups::Device`]). By default not.
+    fn counts_lookups(&self) -> bool {
+        false
+    }
+
+    /// BITWISE's main trace in the backend's memory: the byte lookups the AIR's sends make
+    /// over the traces `filled` (every record table's), added to `base`, the run tables'
+    /// lookups counted by the packing pass ([`PackedTraces::run_lookups`]).
+    ///
+    /// # Errors
+    /// Any backend failure, or a send BITWISE has no row for; nothing is built in its place.
+    fn fill_bitwise(
+        &self,
+        _machine: &Rv64Machine,
+        _filled: &[(TableId, &Self::DeviceTrace)],
+        _public: &[Felt],
+        _base: &[u64],
+    ) -> Result<Self::DeviceTrace, ProverError> {
+        Err(ProverError::Internal("this backend does not build BITWISE"))
+    }
 }
 
 impl RvFills for CpuBackend {
@@ -212,6 +235,8 @@ pub struct TraceTimes {
     pub real_rows: Vec<Option<usize>>,
     /// The packing pass's stages ([`ParMap::stage_done`]) and their times.
     pub pack_stages: Vec<(&'static str, std::time::Duration)>,
+    /// BITWISE built by the backend ([`RvFills::fill_bitwise`]), part of `fill`.
+    pub bitwise: Option<std::time::Duration>,
 }
 
 /// Main traces, public values and where the time went.
@@ -244,6 +269,7 @@ pub fn main_traces_timed<B: RvFills>(
             fill: start.elapsed() - pack,
             real_rows,
             pack_stages: par.stages(),
+            bitwise: None,
         };
         return Ok((tr.into_iter().map(MainTrace::Host).collect(), public, times));
     }
@@ -258,20 +284,37 @@ pub fn main_traces_timed<B: RvFills>(
     let (early_tables, late_tables): (Vec<TableId>, Vec<TableId>) =
         RECORD_TABLES.iter().partition(|&&t| backend.fills_early(t));
     let par = StageClock::new(Rayon::default());
-    let (packed, early) = pack_traces_overlapped(&par, machine, image, records, input, |r| {
-        backend.fill_records(image, &r, &early_tables)
-    })
-    .map_err(MainTracesError::Trace)?;
+    let lookups = if backend.counts_lookups() && !host_lookups_forced() {
+        Lookups::Device
+    } else {
+        Lookups::Host
+    };
+    let (mut packed, early) =
+        pack_traces_overlapped(&par, machine, image, records, input, lookups, |r| {
+            backend.fill_records(image, &r, &early_tables)
+        })
+        .map_err(MainTracesError::Trace)?;
     let pack = start.elapsed();
     let late = if late_tables.is_empty() {
         Ok(Vec::new())
     } else {
         backend.fill_records(image, &packed.records(), &late_tables)
     };
-    let real_rows = packed.real_rows();
-    if let Ok(e) = &early {
-        distinct_rows_agree(backend, &real_rows, e).map_err(MainTracesError::Fill)?;
+    let mut real_rows = packed.real_rows();
+    match lookups {
+        Lookups::Host => {
+            if let Ok(e) = &early {
+                distinct_rows_agree(backend, &real_rows, e).map_err(MainTracesError::Fill)?;
+            }
+        }
+        // The pass made no distinct rows: their counts are the backend's.
+        Lookups::Device => {
+            for t in LATE_TABLES {
+                real_rows[t.index()] = None;
+            }
+        }
     }
+    let run_lookups = packed.run_lookups.take();
     let mut filled: Vec<Option<B::DeviceTrace>> = (0..packed.traces.len()).map(|_| None).collect();
     for (t, trace) in early
         .and_then(|e| Ok(e.into_iter().chain(late?)))
@@ -299,6 +342,7 @@ pub fn main_traces_timed<B: RvFills>(
         traces,
         table_rows: _,
         public,
+        run_lookups: _,
     } = packed;
     // The records are on the device now: their host memory (hundreds of MB at 2^22 steps)
     // is given back on another thread instead of holding up the proof.
@@ -309,6 +353,27 @@ pub fn main_traces_timed<B: RvFills>(
     let _ = std::thread::Builder::new()
         .name("free records".into())
         .spawn(move || drop(records));
+    let bitwise = match (lookups, run_lookups) {
+        (Lookups::Host, _) => None,
+        (Lookups::Device, Some(base)) => {
+            let at = std::time::Instant::now();
+            let refs: Vec<(TableId, &B::DeviceTrace)> = TableId::ALL
+                .iter()
+                .zip(&filled)
+                .filter_map(|(&t, d)| d.as_ref().map(|d| (t, d)))
+                .collect();
+            let trace = backend
+                .fill_bitwise(machine, &refs, &public, &base)
+                .map_err(MainTracesError::Fill)?;
+            filled[TableId::Bitwise.index()] = Some(trace);
+            Some(at.elapsed())
+        }
+        (Lookups::Device, None) => {
+            return Err(MainTracesError::Fill(ProverError::Internal(
+                "the packing pass left BITWISE without the run tables' lookups",
+            )))
+        }
+    };
     let out = traces
         .into_iter()
         .zip(filled)
@@ -328,8 +393,15 @@ pub fn main_traces_timed<B: RvFills>(
         fill: start.elapsed() - pack,
         real_rows,
         pack_stages: par.stages(),
+        bitwise,
     };
     Ok((out, public, times))
+}
+
+/// `KESTREL_HOST_LOOKUPS=1`: the packing pass counts every byte lookup and builds BITWISE
+/// on the host even for a backend that would count them itself (to compare the two).
+fn host_lookups_forced() -> bool {
+    std::env::var("KESTREL_HOST_LOOKUPS").is_ok_and(|v| v == "1")
 }
 
 /// Checks that the ALU tables' traces a backend filled before the packing pass merged

@@ -400,6 +400,8 @@ impl SegmentedMachine {
             traces: mut run_traces,
             public,
             table_rows,
+            // Segmented runs count their lookups on the host: BITWISE has its trace.
+            run_lookups: _,
         } = run;
         let host =
             self.layout

@@ -10,7 +10,7 @@ use kestrel_core::par::ParMap;
 use kestrel_core::rv::cpu::Step;
 use kestrel_core::rv::decode::{class, decode_for_air, ProgramImage};
 use kestrel_core::rv::machine::{PackedTraces, Rv64Machine, TableId, TraceError};
-use kestrel_core::rv::pack::{pack_traces, pack_traces_overlapped, pack_traces_with};
+use kestrel_core::rv::pack::{pack_traces, pack_traces_overlapped, pack_traces_with, Lookups};
 use kestrel_prover_gpu::par::Rayon;
 use kestrel_prover_gpu::rv::{machine_for, program_image, steps};
 use kestrel_tests::vm_support::{input_of, run_recorded, PROVABLE_PROGRAMS};
@@ -112,6 +112,7 @@ fn records_handed_out_early_are_the_final_ones() {
                 &image,
                 &steps,
                 input,
+                Lookups::Host,
                 |r| {
                     assert!(
                         r.lt.is_empty()

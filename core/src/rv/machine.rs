@@ -538,6 +538,9 @@ mod records {
         /// `None` elsewhere. Index: [`TableId::index`].
         pub table_rows: Vec<Option<usize>>,
         pub public: Vec<Felt>,
+        /// With [`Lookups::Device`](super::super::pack::Lookups::Device), a whole run's run
+        /// tables' byte lookups ([`RunTraces::run_lookups`]); `None` otherwise.
+        pub run_lookups: Option<Vec<u64>>,
     }
 
     /// What a segmented run proves once, after its last segment
@@ -552,6 +555,11 @@ mod records {
         /// BITWISE and at the segment tables).
         pub table_rows: Vec<Option<usize>>,
         pub public: Vec<Felt>,
+        /// With [`Lookups::Device`](super::super::pack::Lookups::Device): the run tables'
+        /// own byte lookups ([`ByteTotals::into_counts`](super::super::bitwise::ByteTotals::into_counts)
+        /// order), which the device adds to the segment tables' to make BITWISE (whose
+        /// trace is then `None`).
+        pub run_lookups: Option<Vec<u64>>,
     }
 
     impl RunTraces {
@@ -652,6 +660,7 @@ mod records {
                 }
             }
             self.public = run.public;
+            self.run_lookups = run.run_lookups;
             self
         }
 

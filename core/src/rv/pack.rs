@@ -61,6 +61,20 @@ use crate::field::Felt;
 use crate::matrix::RowMajorMatrix;
 use crate::par::{ParMap, Sequential};
 
+/// Who counts the segment tables' byte lookups (BITWISE's multiplicities).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Lookups {
+    /// The packing pass: it counts every table's lookups (merging LT's, EQ's, SHIFT's,
+    /// MUL's and DVRM's distinct rows, whose lookups they are) and builds BITWISE.
+    #[default]
+    Host,
+    /// A device that fills the segment tables and counts their lookups from those traces
+    /// (the AIR's sends on the byte bus): the pass makes no distinct rows and counts only
+    /// the run tables' lookups, handed on as [`PackedTraces::run_lookups`]; BITWISE's trace
+    /// is left `None` (the device builds it).
+    Device,
+}
+
 /// The [`RECORD_TABLES`](super::machine::RECORD_TABLES) as packed records (no rows built),
 /// every other table's trace, and the public values. Memory is replayed from the program image; the recorded loads
 /// must agree with it, and `input` feeds the reads. Runs on the calling thread
@@ -89,7 +103,8 @@ pub fn pack_traces_with<S: Copy + Into<Step> + Sync>(
     steps: &[S],
     input: &[u8],
 ) -> Result<PackedTraces, TraceError> {
-    pack_traces_overlapped(par, machine, program, steps, input, |_| ()).map(|(p, ())| p)
+    pack_traces_overlapped(par, machine, program, steps, input, Lookups::Host, |_| ())
+        .map(|(p, ())| p)
 }
 
 /// [`pack_traces_with`], running `early` on the records of the
@@ -98,16 +113,19 @@ pub fn pack_traces_with<S: Copy + Into<Step> + Sync>(
 /// result with the records. `early` runs only if the pass gets that far.
 ///
 /// The whole run is one segment ([`Segmenter::pack_segment_overlapped`] with `last`), its
-/// run tables and public values ([`Segmenter::finish`]) merged in.
+/// run tables and public values ([`Segmenter::finish`]) merged in; `lookups` says who
+/// counts the byte lookups.
 ///
 /// # Errors
 /// [`TraceError`] when the execution cannot be proven.
+#[allow(clippy::too_many_arguments)]
 pub fn pack_traces_overlapped<S, R, E>(
     par: &impl ParMap,
     machine: &Rv64Machine,
     program: &ProgramImage,
     steps: &[S],
     input: &[u8],
+    lookups: Lookups,
     early: E,
 ) -> Result<(PackedTraces, R), TraceError>
 where
@@ -115,7 +133,7 @@ where
     R: Send,
     E: FnOnce(RecordRefs<'_>) -> R + Send,
 {
-    let mut run = Segmenter::new(machine, program, input)?;
+    let mut run = Segmenter::new(machine, program, input)?.with_lookups(lookups);
     let (segment, early) = run.pack_segment_overlapped(par, steps, true, early)?;
     Ok((segment.with_run(run.finish(par)?), early))
 }
@@ -141,8 +159,9 @@ pub struct Segmenter<'a> {
     carry: Carry<'a>,
     /// DECODE's multiplicities (executions per code slot) over the segments so far.
     mult: Vec<u64>,
-    /// The byte lookups of every segment's tables so far.
+    /// The byte lookups of every segment's tables so far (none with [`Lookups::Device`]).
     bytes: ByteTotals,
+    lookups: Lookups,
     /// Whether the last segment has been packed.
     ended: bool,
     /// The error a call failed with.
@@ -200,9 +219,16 @@ impl<'a> Segmenter<'a> {
                 exit_code: None,
             },
             bytes: ByteTotals::default(),
+            lookups: Lookups::Host,
             ended: false,
             failed: None,
         })
+    }
+
+    /// This segmenter with `lookups` counting the byte lookups (before its first segment).
+    pub fn with_lookups(mut self, lookups: Lookups) -> Self {
+        self.lookups = lookups;
+        self
     }
 
     /// The clock of the next segment's first step (0 before the first).
@@ -306,6 +332,7 @@ impl<'a> Segmenter<'a> {
             traces: vec![None; TableId::COUNT],
             table_rows: vec![None; TableId::COUNT],
             public: public_values(exit_code, &c.output),
+            run_lookups: None,
         };
         let mut lookups = Vec::with_capacity(built.len());
         for (trace, bytes) in built {
@@ -317,7 +344,10 @@ impl<'a> Segmenter<'a> {
         }
         par.stage_done("run tables");
         self.bytes.add(par, &lookups.iter().collect::<Vec<_>>());
-        out.traces[TableId::Bitwise.index()] = Some(self.bytes.trace(par));
+        match self.lookups {
+            Lookups::Host => out.traces[TableId::Bitwise.index()] = Some(self.bytes.trace(par)),
+            Lookups::Device => out.run_lookups = Some(self.bytes.into_counts()),
+        }
         par.stage_done("bitwise");
         Ok(out)
     }
@@ -419,6 +449,7 @@ impl<'a> Segmenter<'a> {
                 slots,
                 routes: &self.routes,
                 run: &view,
+                lookups: self.lookups,
             };
             let next = (i + 1 < pieces).then(|| c1..bound(i + 2));
             let replay = &mut replay;
@@ -500,10 +531,14 @@ impl<'a> Segmenter<'a> {
             io: &run.io,
         };
         let mult = &mut self.mult;
+        let lookups = self.lookups;
         let ((tables, ()), early) = par.join_waiting(
             || {
                 let out = par.join(
-                    || tables(par, &run, &memw_r.extra, &chunks),
+                    || match lookups {
+                        Lookups::Host => tables(par, &run, &memw_r.extra, &chunks),
+                        Lookups::Device => Tables::none(),
+                    },
                     || add_mult(mult, &chunks),
                 );
                 par.stage_done("tables");
@@ -522,8 +557,14 @@ impl<'a> Segmenter<'a> {
             table_rows,
             lookups,
         } = tables;
-        let lookups: Vec<&ByteCounts> = chunks.iter().map(|c| &c.bytes).chain(&lookups).collect();
-        self.bytes.add(par, &lookups);
+        let lookups: Vec<&ByteCounts> = chunks
+            .iter()
+            .filter_map(|c| c.bytes.as_ref())
+            .chain(&lookups)
+            .collect();
+        if !lookups.is_empty() {
+            self.bytes.add(par, &lookups);
+        }
         drop(chunks);
         par.stage_done("byte lookups");
         Ok((
@@ -545,6 +586,7 @@ impl<'a> Segmenter<'a> {
                 traces,
                 table_rows,
                 public: Vec::new(),
+                run_lookups: None,
             },
             early,
         ))
@@ -713,6 +755,23 @@ fn tables(par: &impl ParMap, run: &Replayed, extra: &[RegRow], chunks: &[Chunk])
         dvrm,
         table_rows: real_rows,
         lookups,
+    }
+}
+
+impl Tables {
+    /// Nothing built: with [`Lookups::Device`], the segment tables are all filled and
+    /// their lookups counted from their traces elsewhere.
+    fn none() -> Tables {
+        Tables {
+            traces: vec![None; TableId::COUNT],
+            lt: Vec::new(),
+            eq: Vec::new(),
+            shift: Vec::new(),
+            mul: Vec::new(),
+            dvrm: Vec::new(),
+            table_rows: vec![None; TableId::COUNT],
+            lookups: Vec::new(),
+        }
     }
 }
 
@@ -1189,12 +1248,20 @@ struct Cols<'a> {
 
 impl Cols<'_> {
     /// The chunk's CPU register access `i` (`3·k + j` for its step `k`): runs it on `file`,
-    /// records its MEMW_R columns and its lookups.
-    fn access(&mut self, i: usize, a: &RegAccess, file: &mut RegFile, bytes: &mut ByteCounts) {
+    /// records its MEMW_R columns and its lookups (if counted here).
+    fn access(
+        &mut self,
+        i: usize,
+        a: &RegAccess,
+        file: &mut RegFile,
+        bytes: &mut Option<ByteCounts>,
+    ) {
         let (old, old_ts) = file.access(a);
         self.meta[i] = a.reg as u64 | old_ts << 8;
         self.old[i] = old;
-        memw_r::ts_lookups(a.ts, old_ts, bytes);
+        if let Some(bytes) = bytes {
+            memw_r::ts_lookups(a.ts, old_ts, bytes);
+        }
     }
 }
 
@@ -1209,7 +1276,11 @@ struct Chunk {
     rows: Vec<Vec<Distinct>>,
     /// The first operation that no table accepts.
     no_table: Option<u32>,
-    bytes: ByteCounts,
+    /// The chunk's byte lookups, with [`Lookups::Host`].
+    bytes: Option<ByteCounts>,
+    /// Whether ALU operations are kept (with [`Lookups::Host`]: their distinct rows' lookups
+    /// are counted here) or only checked for a table that accepts them.
+    keep_ops: bool,
 }
 
 /// Operation codes are small: which ALU table accepts each.
@@ -1236,7 +1307,8 @@ impl AluRoutes {
 impl Chunk {
     fn push_alu(&mut self, routes: &AluRoutes, o: AluOp) {
         match routes.owner.get(o.op as usize).copied().flatten() {
-            Some(t) => self.ops[t.index()].push(o),
+            Some(t) if self.keep_ops => self.ops[t.index()].push(o),
+            Some(_) => {}
             None => {
                 self.no_table.get_or_insert(o.op);
             }
@@ -1256,6 +1328,7 @@ struct ChunkInputs<'a, S> {
     slots: &'a CodeSlots,
     routes: &'a AluRoutes,
     run: &'a ReplayView,
+    lookups: Lookups,
 }
 
 /// Chunk `c`: its steps' CPU and MEMW_R columns into `cols`, and the rest.
@@ -1272,7 +1345,9 @@ fn step_chunk<S: Copy + Into<Step>>(
         slots,
         routes,
         run,
+        lookups,
     } = inputs;
+    let host = lookups == Lookups::Host;
     let start = c * len;
     let steps = &steps[start..start + cols.rs1.len()];
     let mut out = Chunk {
@@ -1280,7 +1355,8 @@ fn step_chunk<S: Copy + Into<Step>>(
         ops: vec![Vec::new(); TableId::COUNT],
         rows: vec![Vec::new(); TableId::COUNT],
         no_table: None,
-        bytes: ByteCounts::default(),
+        bytes: host.then(ByteCounts::default),
+        keep_ops: host,
     };
     let mut file = run.file_at[c - run.c0].clone();
     let first_call = run.ecalls.partition_point(|e| e.clk < clk0 + start as u64);
@@ -1332,7 +1408,11 @@ fn step_chunk<S: Copy + Into<Step>>(
         };
         cols.access(3 * k + 2, &write, &mut file, &mut out.bytes);
         cols.new[k] = written;
-        if let Some(o) = cpu::step_lookups(d, s.rs1_val, b, res, sum, &mut out.bytes) {
+        let op = match &mut out.bytes {
+            Some(bytes) => cpu::step_lookups(d, s.rs1_val, b, res, sum, bytes),
+            None => cpu::alu_op(d, s.rs1_val, b, res),
+        };
+        if let Some(o) = op {
             out.push_alu(routes, o);
         }
     }

@@ -25,6 +25,7 @@ mod embedded {
 /// are `rv/<table>`).
 const KERNELS: &[(&str, &[&str])] = &[
     ("bench", &["ks_copy"]),
+    ("bytes", &["ks_bytes"]),
     ("deep", &["ks_deep_combine", "ks_deep_finish"]),
     (
         "eval",

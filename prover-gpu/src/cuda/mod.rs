@@ -9,6 +9,7 @@
 mod backend;
 pub mod bench;
 pub mod buffer;
+pub mod bytes;
 pub mod committed;
 pub mod deep;
 pub mod device;

@@ -23,6 +23,9 @@ pub struct CudaStats {
     pub d2h_bytes: BTreeMap<String, u64>,
     /// Main traces built in device memory by a fill kernel, per table.
     pub fills: BTreeMap<String, u64>,
+    /// Byte lookups counted on the device from a table's trace (for BITWISE), per table.
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    pub byte_counts: BTreeMap<String, u64>,
     /// Highest device memory held at once by this backend's buffers.
     pub device_bytes_peak: u64,
     /// Device memory held now.
@@ -45,6 +48,10 @@ impl CudaStats {
     pub fn fill(&self, table: &str) -> u64 {
         self.fills.get(table).copied().unwrap_or(0)
     }
+    /// Device counts of `table`'s byte lookups.
+    pub fn byte_counts(&self, table: &str) -> u64 {
+        self.byte_counts.get(table).copied().unwrap_or(0)
+    }
     pub fn h2d_total(&self) -> u64 {
         self.h2d_bytes.values().sum()
     }
@@ -61,6 +68,7 @@ struct Maps {
     h2d: BTreeMap<&'static str, u64>,
     d2h: BTreeMap<&'static str, u64>,
     fills: BTreeMap<&'static str, u64>,
+    byte_counts: BTreeMap<&'static str, u64>,
 }
 
 /// The live counters, shared by the device and every buffer it allocated.
@@ -99,6 +107,9 @@ impl Counters {
     pub fn fill(&self, table: &'static str) {
         self.with(|m| *m.fills.entry(table).or_default() += 1);
     }
+    pub fn byte_counts(&self, table: &'static str) {
+        self.with(|m| *m.byte_counts.entry(table).or_default() += 1);
+    }
     pub fn d2h(&self, category: &'static str, bytes: u64) {
         self.with(|m| *m.d2h.entry(category).or_default() += bytes);
     }
@@ -133,6 +144,7 @@ impl Counters {
             h2d_bytes: conv(&m.h2d),
             d2h_bytes: conv(&m.d2h),
             fills: conv(&m.fills),
+            byte_counts: conv(&m.byte_counts),
             device_bytes_peak: self.peak.load(Ordering::Relaxed),
             device_bytes_now: self.now.load(Ordering::Relaxed),
             vram_budget: 0,

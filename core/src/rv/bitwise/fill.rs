@@ -79,6 +79,11 @@ impl ByteTotals {
         });
     }
 
+    /// The counts, in BITWISE's row-major order (row `x | y << 8`, then the operation code).
+    pub fn into_counts(self) -> Vec<u64> {
+        self.counts
+    }
+
     /// BITWISE's main trace: these lookups' counts, converted slice by slice through `par`.
     pub fn trace(&self, par: &impl ParMap) -> RowMajorMatrix {
         const SLICE: usize = 1 << 12;

@@ -356,6 +356,13 @@ pub fn step_lookups(
     }
     let (l7, q) = extra_range_bytes(d, sum, res);
     bytes.range(l7, q);
+    alu_op(d, a, b, res)
+}
+
+/// The ALU operation a step's row looks up (an ALU or branch instruction's), given its
+/// operands and result: what [`step_lookups`] returns, without counting its lookups.
+#[inline]
+pub fn alu_op(d: &Decoded, a: u64, b: u64, res: u64) -> Option<AluOp> {
     (d.class[class::ALU] || d.class[class::BRANCH]).then_some(AluOp {
         op: d.alu_op,
         a,

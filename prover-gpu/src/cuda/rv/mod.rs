@@ -9,8 +9,8 @@
 //! register walk's operands (`alu_ops`). ECALL's and IO's records are uploaded, counted
 //! under "packed op records" ([`PACKED`](super::stats::PACKED)). Each kernel matches its
 //! room's host fill bit for bit (`tests/tests/cuda_fill.rs`, `cuda_fill_alu.rs`,
-//! `cuda_fill_mem.rs`, `cuda_fill_dvrm.rs`, `cuda_fill_sys.rs`); the byte lookups stay on
-//! the host. This module dispatches on [`TableId`]; `alu_ops` and `records` hold what the
+//! `cuda_fill_mem.rs`, `cuda_fill_dvrm.rs`, `cuda_fill_sys.rs`); BITWISE is counted from
+//! their traces ([`super::bytes`]). This module dispatches on [`TableId`]; `alu_ops` and `records` hold what the
 //! tables share.
 
 use std::sync::Arc;
@@ -164,6 +164,25 @@ impl RvFills for CudaBackend {
     /// Every fill: the ALU tables' distinct rows are made here, from the register walk.
     fn fills_early(&self, t: TableId) -> bool {
         device_fill(t).is_some()
+    }
+
+    /// BITWISE is counted here, from the fills' traces ([`super::bytes`]).
+    fn counts_lookups(&self) -> bool {
+        true
+    }
+
+    fn fill_bitwise(
+        &self,
+        machine: &rv::machine::Rv64Machine,
+        filled: &[(TableId, &CudaTrace)],
+        public: &[kestrel_core::field::Felt],
+        base: &[u64],
+    ) -> Result<CudaTrace, ProverError> {
+        let dev = self.device();
+        let s = dev.stream();
+        let trace = super::bytes::bitwise_trace(dev, &s, machine, filled, public, base)?;
+        dev.sync(&s, "bitwise trace")?;
+        Ok(trace)
     }
 
     /// Checks the plan of the requested tables alone (a lower bound: the others' traces

@@ -1,0 +1,9 @@
+// Byte lookups (BITWISE's multiplicities) from a table's trace, by the interpreter: the
+// tables without a generated kernel (kernels/gen/<table>.cu). See bytes.cuh.
+#include "bytes.cuh"
+
+extern "C" __global__ void ks_bytes(uint64_t *hist, uint32_t *flag, const uint4 *prog, uint32_t len,
+                                    const uint64_t *consts, const uint64_t *main, const uint64_t *pre,
+                                    uint32_t log_n, const uint64_t *unit, uint32_t bus) {
+    ks_bytes_with<KsInterp>(hist, flag, prog, len, consts, main, pre, log_n, unit, bus);
+}

@@ -1,0 +1,282 @@
+//! BITWISE's multiplicities from the AIR's own sends: every table's program of byte sends
+//! (`program::compile_sends`), run over its trace on the host (`byte_sends_host`, the
+//! reference of the device's `ks_bytes` kernels), counts exactly the packing pass's
+//! BITWISE trace on every program; the packing pass with `Lookups::Device` packs the same
+//! records and run tables, leaves BITWISE to the device with the run tables' own lookups,
+//! and fails like the host pass; a trace whose sends BITWISE has no row for is an error.
+//!
+//! The device's counts against these are in `cuda_fill.rs` (`bitwise_*`, GPU only).
+
+use kestrel_core::air::debug::preprocessed_traces;
+use kestrel_core::air::Machine;
+use kestrel_core::field::Felt;
+use kestrel_core::matrix::RowMajorMatrix;
+use kestrel_core::rv::bitwise::WIDTH;
+use kestrel_core::rv::cpu::Step;
+use kestrel_core::rv::decode::ProgramImage;
+use kestrel_core::rv::machine::{PackedTraces, Rv64Machine, TableId, TraceError};
+use kestrel_core::rv::pack::{pack_traces_overlapped, Lookups};
+use kestrel_core::rv::BUS_BYTE;
+use kestrel_prover_gpu::par::Rayon;
+use kestrel_prover_gpu::program::{
+    byte_sends_host, compile_sends, BYTE_ROWS, MAX_BYTE_MULTIPLICITY,
+};
+use kestrel_prover_gpu::rv::{machine_for, program_image, steps};
+use kestrel_tests::vm_support::{input_of, run_recorded, PROVABLE_PROGRAMS};
+
+fn load(name: &str) -> (ProgramImage, Vec<Step>) {
+    let (program, records, _) = run_recorded(name, input_of(name));
+    (program_image(&program), steps(&records))
+}
+
+fn pack(
+    machine: &Rv64Machine,
+    image: &ProgramImage,
+    steps: &[Step],
+    input: &[u8],
+    lookups: Lookups,
+    chunk_len: usize,
+) -> Result<PackedTraces, TraceError> {
+    pack_traces_overlapped(
+        &Rayon { chunk_len },
+        machine,
+        image,
+        steps,
+        input,
+        lookups,
+        |_| (),
+    )
+    .map(|(p, ())| p)
+}
+
+/// BITWISE's main trace column-major (`op · 2^16 + row`), as the device holds it.
+fn columns(bitwise: &RowMajorMatrix) -> Vec<u64> {
+    let mut out = vec![0u64; WIDTH * BYTE_ROWS];
+    for row in 0..BYTE_ROWS {
+        for (op, v) in bitwise.row(row).iter().enumerate() {
+            out[op * BYTE_ROWS + row] = v.as_u64();
+        }
+    }
+    out
+}
+
+/// Row-major counts (`row · WIDTH + op`) to column-major.
+fn transpose(counts: &[u64]) -> Vec<u64> {
+    let mut out = vec![0u64; counts.len()];
+    for (row, c) in counts.chunks_exact(WIDTH).enumerate() {
+        for (op, &v) in c.iter().enumerate() {
+            out[op * BYTE_ROWS + row] = v;
+        }
+    }
+    out
+}
+
+/// `hist` plus every send on the byte bus of the tables of `traces` (all but BITWISE).
+fn count_sends(
+    machine: &Rv64Machine,
+    traces: &[(TableId, &RowMajorMatrix)],
+    public: &[Felt],
+    hist: &mut [u64],
+) -> Result<(), String> {
+    let airs = machine.tables();
+    let pre = preprocessed_traces(machine);
+    for &(t, m) in traces {
+        let p = compile_sends(airs[t.index()], public, BUS_BYTE).unwrap();
+        byte_sends_host(&p, m, pre[t.index()].as_ref(), hist).map_err(|e| format!("{t}: {e}"))?;
+    }
+    Ok(())
+}
+
+/// The premise of counting on the device: the AIR's sends over every other table's trace
+/// are BITWISE's multiplicities as the packing pass counts them, on every program.
+#[test]
+fn the_air_sends_count_bitwise() {
+    for &(name, input) in PROVABLE_PROGRAMS {
+        let (image, steps) = load(name);
+        let machine = machine_for(&image);
+        let packed = pack(&machine, &image, &steps, input, Lookups::Host, 64).unwrap();
+        let (traces, public) = packed.into_host_traces(&image).unwrap();
+        let others: Vec<(TableId, &RowMajorMatrix)> = TableId::ALL
+            .into_iter()
+            .zip(&traces)
+            .filter(|(t, _)| *t != TableId::Bitwise)
+            .collect();
+        let mut hist = vec![0u64; WIDTH * BYTE_ROWS];
+        count_sends(&machine, &others, &public, &mut hist).unwrap();
+        let want = columns(&traces[TableId::Bitwise.index()]);
+        assert!(hist.iter().sum::<u64>() > 0, "{name}: no lookups");
+        let diff = hist.iter().zip(&want).position(|(a, b)| a != b);
+        assert!(
+            diff.is_none(),
+            "{name}: BITWISE differs at op {} row {:#06x}",
+            diff.unwrap_or(0) / BYTE_ROWS,
+            diff.unwrap_or(0) % BYTE_ROWS
+        );
+    }
+}
+
+/// With `Lookups::Device` the pass packs the same records and run tables, makes no
+/// distinct rows, leaves BITWISE out, and hands on the run tables' own lookups: those plus
+/// the segment tables' sends (over their host fills) are the host pass's BITWISE.
+#[test]
+fn device_lookups_pack_the_same_records() {
+    for &(name, input) in PROVABLE_PROGRAMS {
+        let (image, steps) = load(name);
+        let machine = machine_for(&image);
+        for chunk_len in [1, 64, 1 << 16] {
+            let host = pack(&machine, &image, &steps, input, Lookups::Host, chunk_len).unwrap();
+            let dev = pack(&machine, &image, &steps, input, Lookups::Device, chunk_len).unwrap();
+            assert_eq!(host.cpu, dev.cpu, "{name}");
+            assert_eq!(host.memw_r, dev.memw_r, "{name}");
+            assert_eq!(host.loads, dev.loads, "{name}");
+            assert_eq!(host.stores, dev.stores, "{name}");
+            assert_eq!(host.mem_a, dev.mem_a, "{name}");
+            assert_eq!(host.mem_start, dev.mem_start, "{name}");
+            assert_eq!(host.mem_s, dev.mem_s, "{name}");
+            assert_eq!(host.ecalls, dev.ecalls, "{name}");
+            assert_eq!(host.io, dev.io, "{name}");
+            assert_eq!(host.public, dev.public, "{name}");
+            assert!(
+                dev.lt.is_empty()
+                    && dev.eq.is_empty()
+                    && dev.shift.is_empty()
+                    && dev.mul.is_empty()
+                    && dev.dvrm.is_empty(),
+                "{name}: distinct rows made on the host"
+            );
+            assert!(host.run_lookups.is_none(), "{name}");
+            for t in TableId::ALL {
+                let (a, b) = (&host.traces[t.index()], &dev.traces[t.index()]);
+                if t == TableId::Bitwise {
+                    assert!(a.is_some() && b.is_none(), "{name}: BITWISE");
+                } else {
+                    assert!(a == b, "{name}: {t}");
+                }
+            }
+            let base = dev.run_lookups.as_deref().expect("run tables' lookups");
+            let mut hist = transpose(base);
+            let fills: Vec<(TableId, RowMajorMatrix)> = TableId::SEGMENT_TABLES
+                .into_iter()
+                .map(|t| (t, host.fill_host(&image, t).expect("a record table")))
+                .collect();
+            let refs: Vec<(TableId, &RowMajorMatrix)> =
+                fills.iter().map(|(t, m)| (*t, m)).collect();
+            count_sends(&machine, &refs, &dev.public, &mut hist).unwrap();
+            let want = columns(host.traces[TableId::Bitwise.index()].as_ref().unwrap());
+            assert!(
+                hist == want,
+                "{name} ({chunk_len}): device-side counts differ"
+            );
+        }
+    }
+}
+
+/// The device-lookups pass fails with the host pass's error (a pc outside the program, a
+/// load that disagrees with memory, a run that does not exit).
+#[test]
+fn device_lookups_fail_like_the_host_pass() {
+    let name = "sort";
+    let input = input_of(name);
+    let (image, steps) = load(name);
+    let machine = machine_for(&image);
+    let k = steps.len() / 2;
+    let mut bad_pc = steps.clone();
+    bad_pc[k].pc = 0x10;
+    let mut bad_load = steps.clone();
+    let j = (0..steps.len())
+        .find(|&j| steps[j].mem_addr != 0 && j > 100)
+        .unwrap();
+    bad_load[j].mem_val ^= 1;
+    for (what, s) in [
+        ("bad pc", &bad_pc[..]),
+        ("bad load", &bad_load[..]),
+        ("no exit", &steps[..steps.len() - 1]),
+    ] {
+        for chunk_len in [1, 64] {
+            let h = pack(&machine, &image, s, input, Lookups::Host, chunk_len).err();
+            let d = pack(&machine, &image, s, input, Lookups::Device, chunk_len).err();
+            assert!(h.is_some(), "{what}: the host pass accepts it");
+            assert_eq!(h, d, "{what} ({chunk_len})");
+        }
+    }
+}
+
+/// A trace whose sends BITWISE has no row for is an error, never a count: a byte cell
+/// moved past 255 (alone, and with the cells it is summed with moved to keep the CPU's
+/// other constraints), an operation past BITWISE's columns, a multiplicity of 2^26; a cell
+/// moved to another byte counts that byte instead.
+#[test]
+fn sends_without_a_bitwise_row_are_errors() {
+    let name = "fibonacci";
+    let (image, steps) = load(name);
+    let machine = machine_for(&image);
+    let input = input_of(name);
+    let packed = pack(&machine, &image, &steps, input, Lookups::Host, 64).unwrap();
+    let public = packed.public.clone();
+    let (traces, _) = packed.into_host_traces(&image).unwrap();
+    let airs = machine.tables();
+    // The MEMW_R table range-checks byte pairs of its timestamp difference: find a cell
+    // that one of its sends reads as `x`, by moving each cell and watching the counts.
+    let t = TableId::MemwR;
+    let p = compile_sends(airs[t.index()], &public, BUS_BYTE).unwrap();
+    let trace = &traces[t.index()];
+    let count = |m: &RowMajorMatrix| -> Result<Vec<u64>, String> {
+        let mut hist = vec![0u64; WIDTH * BYTE_ROWS];
+        byte_sends_host(&p, m, None, &mut hist)
+            .map(|()| hist)
+            .map_err(|e| e.to_string())
+    };
+    let base = count(trace).unwrap();
+    let mut byte_cells = 0;
+    for col in 0..trace.width {
+        let mut m = trace.clone();
+        let v = m.row(0)[col];
+        let moved = Felt::new((v.as_u64() + 1) % 256);
+        m.values[col] = moved;
+        // A byte cell: another byte moves counts but not their number (a cell that
+        // changes the number is a multiplicity); past 255, an error.
+        let Ok(h) = count(&m) else { continue };
+        if h == base || h.iter().sum::<u64>() != base.iter().sum::<u64>() {
+            continue;
+        }
+        byte_cells += 1;
+        m.values[col] = Felt::new(256);
+        assert!(count(&m).is_err(), "column {col} = 256 counted");
+        m.values[col] = Felt::new(0) - Felt::ONE;
+        assert!(count(&m).is_err(), "column {col} = -1 counted");
+    }
+    assert!(byte_cells > 0, "no byte cell found in MEMW_R");
+    // An operation past BITWISE's columns and a huge multiplicity: a hand-made send.
+    use kestrel_core::air::{Air, AirBuilder};
+    struct Sends(u64, u64);
+    impl Air for Sends {
+        fn name(&self) -> &str {
+            "SENDS"
+        }
+        fn width(&self) -> usize {
+            1
+        }
+        fn eval<B: AirBuilder>(&self, b: &mut B) {
+            let c = |v: u64| B::Expr::from(Felt::new(v));
+            b.send(BUS_BYTE, c(self.1), &[c(self.0), c(1), c(2), c(0)]);
+        }
+    }
+    let one = RowMajorMatrix::new(vec![Felt::ZERO; 16], 1);
+    for (op, m, ok) in [
+        (0, 1, true),
+        (WIDTH as u64 - 1, MAX_BYTE_MULTIPLICITY - 1, true),
+        (WIDTH as u64, 1, false),
+        (0, MAX_BYTE_MULTIPLICITY, false),
+        (0, 0, true),
+    ] {
+        let p = compile_sends(&Sends(op, m), &[], BUS_BYTE).unwrap();
+        let mut hist = vec![0u64; WIDTH * BYTE_ROWS];
+        let r = byte_sends_host(&p, &one, None, &mut hist);
+        assert_eq!(r.is_ok(), ok, "op {op} multiplicity {m}");
+        if ok {
+            let at = op as usize * BYTE_ROWS + (1 | 2 << 8);
+            assert_eq!(hist[at], 16 * m, "op {op} multiplicity {m}");
+            assert_eq!(hist.iter().sum::<u64>(), 16 * m);
+        }
+    }
+}
