@@ -13,6 +13,7 @@ use kestrel_core::field::Felt;
 use kestrel_core::rv::bitwise::{LOG_HEIGHT, WIDTH};
 use kestrel_core::rv::machine::TableId;
 use kestrel_core::rv::BUS_BYTE;
+use rayon::prelude::*;
 
 use super::committed::CudaTrace;
 use super::device::{grid_for, launch, CudaDevice};
@@ -48,6 +49,7 @@ pub fn bitwise_trace(
         ));
     }
     dev.counters.op("bitwise_trace");
+    let at = std::time::Instant::now();
     // Row-major (row · WIDTH + op) to column-major (op · 2^16 + row).
     let mut cols = vec![0u64; base.len()];
     for (row, counts) in base.chunks_exact(WIDTH).enumerate() {
@@ -63,23 +65,30 @@ pub fn bitwise_trace(
     }
     let unit = dev.upload(stream, &unit, "challenges")?;
     let airs = machine.tables();
-    for &(t, trace) in tables {
-        let air = *airs
-            .get(t.index())
-            .ok_or(ProverError::Internal("a table the machine does not have"))?;
-        if t == TableId::Bitwise {
-            return Err(ProverError::Internal(
-                "BITWISE's own trace counted for BITWISE",
-            ));
-        }
-        let prog = compile_sends(air, public, BUS_BYTE).map_err(CudaError::from)?;
+    // The programs, compiled on the host threads (the CPU's AIR alone takes milliseconds).
+    let progs = tables
+        .par_iter()
+        .map(|&(t, _)| {
+            let air = *airs
+                .get(t.index())
+                .ok_or(ProverError::Internal("a table the machine does not have"))?;
+            if t == TableId::Bitwise {
+                return Err(ProverError::Internal(
+                    "BITWISE's own trace counted for BITWISE",
+                ));
+            }
+            let prog = compile_sends(air, public, BUS_BYTE).map_err(CudaError::from)?;
+            if prog.interactions > 0 && air.preprocessed_width() != 0 {
+                return Err(ProverError::Internal(
+                    "byte lookups of a table with preprocessed columns",
+                ));
+            }
+            Ok((air, prog))
+        })
+        .collect::<Result<Vec<_>, ProverError>>()?;
+    for (&(t, trace), (air, prog)) in tables.iter().zip(progs) {
         if prog.interactions == 0 {
             continue;
-        }
-        if air.preprocessed_width() != 0 {
-            return Err(ProverError::Internal(
-                "byte lookups of a table with preprocessed columns",
-            ));
         }
         let (kernel, time_as) =
             dev.program_kernel(gen_programs::BYTES, &prog, "ks_bytes", air.name());
@@ -108,7 +117,11 @@ pub fn bitwise_trace(
         );
         dev.counters.byte_counts(t.name());
     }
-    if dev.download(stream, &flag, 0, 1, "flags")?[0] != 0 {
+    dev.counters.host_time("bitwise: programs, launches", at);
+    let at = std::time::Instant::now();
+    let bad = dev.download(stream, &flag, 0, 1, "flags")?[0] != 0;
+    dev.counters.host_time("bitwise: device (wait)", at);
+    if bad {
         return Err(ProverError::Internal(
             "a byte lookup BITWISE has no row for (malformed trace)",
         ));

@@ -17,6 +17,11 @@ pub struct CudaStats {
     /// proof runs slower and the phases' times are not representative).
     #[serde(skip_serializing_if = "BTreeMap::is_empty")]
     pub kernel_us: BTreeMap<String, u64>,
+    /// Microseconds of host time in the steps of the device fills (`fill: …`: the host's
+    /// preparation and enqueueing of each walk and fill, and the waits for the device),
+    /// summed over calls.
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    pub host_us: BTreeMap<String, u64>,
     /// Host→device bytes by category.
     pub h2d_bytes: BTreeMap<String, u64>,
     /// Device→host bytes by category.
@@ -65,6 +70,7 @@ struct Maps {
     ops: BTreeMap<&'static str, u64>,
     kernels: BTreeMap<&'static str, u64>,
     kernel_us: BTreeMap<&'static str, u64>,
+    host_us: BTreeMap<&'static str, u64>,
     h2d: BTreeMap<&'static str, u64>,
     d2h: BTreeMap<&'static str, u64>,
     fills: BTreeMap<&'static str, u64>,
@@ -100,6 +106,11 @@ impl Counters {
     }
     pub fn kernel_time(&self, name: &'static str, took: std::time::Duration) {
         self.with(|m| *m.kernel_us.entry(name).or_default() += took.as_micros() as u64);
+    }
+    /// Adds the host time of step `name` since `since`.
+    pub fn host_time(&self, name: &'static str, since: std::time::Instant) {
+        let us = since.elapsed().as_micros() as u64;
+        self.with(|m| *m.host_us.entry(name).or_default() += us);
     }
     pub fn h2d(&self, category: &'static str, bytes: u64) {
         self.with(|m| *m.h2d.entry(category).or_default() += bytes);
@@ -141,6 +152,7 @@ impl Counters {
             ops: conv(&m.ops),
             kernels: conv(&m.kernels),
             kernel_us: conv(&m.kernel_us),
+            host_us: conv(&m.host_us),
             h2d_bytes: conv(&m.h2d),
             d2h_bytes: conv(&m.d2h),
             fills: conv(&m.fills),

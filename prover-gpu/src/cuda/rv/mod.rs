@@ -195,6 +195,11 @@ impl RvFills for CudaBackend {
         tables: &[TableId],
     ) -> Result<Vec<(TableId, CudaTrace)>, ProverError> {
         let dev = self.device();
+        let mut at = std::time::Instant::now();
+        let mut mark = |name: &'static str| {
+            dev.counters.host_time(name, at);
+            at = std::time::Instant::now();
+        };
         let fills: Vec<DeviceFill> = tables
             .iter()
             .map(|&t| device_fill(t))
@@ -220,6 +225,7 @@ impl RvFills for CudaBackend {
         // its stream.
         let walk_stream = dev.stream();
         let decode = decode::fields_of(image);
+        mark("fill: plan, decode fields");
         let mut walk: Option<memw_r::RegWalk> = None;
         let mut mem: Option<memw::MemWalk> = None;
         // The ALU rows are made right after the register walk; their fills wait for their
@@ -242,6 +248,7 @@ impl RvFills for CudaBackend {
         } else {
             None
         };
+        mark("fill: register walk, ALU rows (enqueue)");
         let mut out: Vec<Option<(TableId, CudaTrace)>> = Vec::with_capacity(tables.len());
         for ((&t, fill), s) in tables.iter().zip(&fills).zip(&streams) {
             let trace = match fill.enqueue {
@@ -267,6 +274,7 @@ impl RvFills for CudaBackend {
             };
             out.push(Some((t, trace)));
         }
+        mark("fill: memory walk, fills (enqueue)");
         let alu = match pending {
             Some(p) => {
                 let rows = p.finish(dev, &walk_stream)?;
@@ -278,6 +286,7 @@ impl RvFills for CudaBackend {
             }
             None => None,
         };
+        mark("fill: ALU row counts (wait)");
         for ((slot, &t), fill) in out.iter_mut().zip(tables).zip(&fills) {
             if let (None, Launch::AluRows(table), Some(rows)) = (&slot, &fill.enqueue, &alu) {
                 *slot = Some((
@@ -290,10 +299,13 @@ impl RvFills for CudaBackend {
             .into_iter()
             .collect::<Option<Vec<_>>>()
             .ok_or(ProverError::Internal("a record table without its fill"))?;
+        mark("fill: ALU fills (enqueue)");
         for s in streams.iter().chain([&walk_stream]) {
             dev.sync(s, "trace fills")?;
         }
+        mark("fill: device (wait)");
         drop((walk, mem, alu));
+        mark("fill: free walks");
         Ok(out)
     }
 }
