@@ -17,7 +17,7 @@
 #include "program.cuh"
 
 #define KS_BYTE_OPS 4u
-#define KS_BYTE_MAX_MULT (1ull << 26)
+#define KS_BYTE_MAX_MULT 67108864ull  // 2^26
 
 template <typename Prog>
 __device__ __forceinline__ void ks_bytes_with(uint64_t *hist, uint32_t *flag, const uint4 *prog, uint32_t len,

@@ -64,6 +64,14 @@ fn rust_values() -> BTreeMap<&'static str, u64> {
         "RW_SCAN_THREADS",
         rust_source_const("prover-gpu/src/cuda/rv/memw_r.rs", "REGWALK_SCAN_THREADS"),
     );
+    // The byte-lookup kernels (kernels/bytes.cuh): BITWISE's columns (one per operation) and
+    // the largest multiplicity a send may have (`program::MAX_BYTE_MULTIPLICITY`, which the
+    // host reference enforces too).
+    put("KS_BYTE_OPS", u(kestrel_core::rv::bitwise::WIDTH));
+    put(
+        "KS_BYTE_MAX_MULT",
+        kestrel_prover_gpu::program::MAX_BYTE_MULTIPLICITY,
+    );
     put(
         "RW_CHUNK",
         rust_source_const("prover-gpu/src/cuda/rv/memw_r.rs", "REGWALK_CHUNK"),
