@@ -1276,11 +1276,10 @@ struct Chunk {
     rows: Vec<Vec<Distinct>>,
     /// The first operation that no table accepts.
     no_table: Option<u32>,
-    /// The chunk's byte lookups, with [`Lookups::Host`].
+    /// The chunk's byte lookups, with [`Lookups::Host`]; only then are its ALU operations
+    /// kept (their distinct rows' lookups are counted here), else only checked for a table
+    /// that accepts them.
     bytes: Option<ByteCounts>,
-    /// Whether ALU operations are kept (with [`Lookups::Host`]: their distinct rows' lookups
-    /// are counted here) or only checked for a table that accepts them.
-    keep_ops: bool,
 }
 
 /// Operation codes are small: which ALU table accepts each.
@@ -1307,7 +1306,7 @@ impl AluRoutes {
 impl Chunk {
     fn push_alu(&mut self, routes: &AluRoutes, o: AluOp) {
         match routes.owner.get(o.op as usize).copied().flatten() {
-            Some(t) if self.keep_ops => self.ops[t.index()].push(o),
+            Some(t) if self.bytes.is_some() => self.ops[t.index()].push(o),
             Some(_) => {}
             None => {
                 self.no_table.get_or_insert(o.op);
@@ -1347,7 +1346,6 @@ fn step_chunk<S: Copy + Into<Step>>(
         run,
         lookups,
     } = inputs;
-    let host = lookups == Lookups::Host;
     let start = c * len;
     let steps = &steps[start..start + cols.rs1.len()];
     let mut out = Chunk {
@@ -1355,8 +1353,7 @@ fn step_chunk<S: Copy + Into<Step>>(
         ops: vec![Vec::new(); TableId::COUNT],
         rows: vec![Vec::new(); TableId::COUNT],
         no_table: None,
-        bytes: host.then(ByteCounts::default),
-        keep_ops: host,
+        bytes: (lookups == Lookups::Host).then(ByteCounts::default),
     };
     let mut file = run.file_at[c - run.c0].clone();
     let first_call = run.ecalls.partition_point(|e| e.clk < clk0 + start as u64);
