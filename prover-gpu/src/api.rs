@@ -921,12 +921,28 @@ impl Guest {
         clock.start(1);
         let image = program_image(&self.program);
         let machine = machine_for(&image);
+        // What the proof will hold at its peak on a device: mapped while the run is recorded.
+        let warm_bytes = if std::env::var("KESTREL_WARM_POOL").is_ok_and(|v| v == "0") {
+            0
+        } else {
+            first
+                .cycles
+                .next_power_of_two()
+                .saturating_mul(CUDA_SEGMENT_BYTES_PER_CYCLE_AND_BLOWUP * options.blowup as u64)
+        };
+        let recorded = std::sync::atomic::AtomicBool::new(false);
         // The proving key depends on the program alone: it is set up on another thread while
         // this one records the run (the `setup` phase is then the wait for it, if any).
+        // The device's memory is warmed on a third until the recording ends (the scope's end
+        // waits for it to give the memory back).
         let (rec, pk, exit) = std::thread::scope(|s| {
             let keys = std::thread::Builder::new()
                 .name("setup".into())
                 .spawn_scoped(s, || setup(backend, &machine, params));
+            // If no thread can be started, nothing is warmed.
+            let _ = std::thread::Builder::new()
+                .name("warm memory".into())
+                .spawn_scoped(s, || backend.warm_memory(warm_bytes, &recorded));
             let mut vm = Vm::new(&self.program, input.to_vec()).with_max_cycles(first.cycles);
             let mut rec =
                 VecRecorder::with_capacity_mapped(usize::try_from(first.cycles).unwrap_or(0));
@@ -934,6 +950,7 @@ impl Guest {
                 source,
                 hint: String::new(),
             });
+            recorded.store(true, std::sync::atomic::Ordering::Relaxed);
             clock.start(2);
             let pk = match keys {
                 Ok(h) => h
@@ -983,7 +1000,11 @@ impl Guest {
             })
             .collect();
         let record_bytes = std::mem::size_of_val(rec.records.as_slice()) as u64;
-        drop(rec);
+        // The recording (48 B a cycle: 200 MB at 2^22) is given back on another thread
+        // instead of holding up the proof; if no thread can be started, it is dropped here.
+        let _ = std::thread::Builder::new()
+            .name("free recording".into())
+            .spawn(move || drop(rec));
         // From here the roofline model's least work per stage paces the time left.
         // The grinding nonce is not known yet: its expected count of tries stands in.
         let expected_nonce = 1u64 << params.pow_bits.min(40);

@@ -117,6 +117,13 @@ pub trait Backend: Sync {
         None
     }
 
+    /// Makes up to `bytes` of the backend's memory ready for a proof that will hold about
+    /// that much, until `stop` is set (e.g. mapping it into a device's allocation pool while
+    /// the run is recorded, so that the proof's own allocations do not map memory as they
+    /// go). A hint: nothing is held once it returns, and a backend that cannot does
+    /// nothing. By default nothing.
+    fn warm_memory(&self, _bytes: u64, _stop: &std::sync::atomic::AtomicBool) {}
+
     // Setup and round 1 (preprocessed and main traces).
 
     /// Checks, before any main trace is committed, that the backend can hold the proof of

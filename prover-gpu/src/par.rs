@@ -207,9 +207,64 @@ where
     (buf, first)
 }
 
+/// Calls `fill(region, at, out)` on each part of `dst` (words `off ..` of a buffer whose
+/// region `i` is words `bounds[i] .. bounds[i + 1]`), `at` its first word's index in its
+/// region.
+pub fn for_regions(
+    bounds: &[usize],
+    off: usize,
+    dst: &mut [u64],
+    mut fill: impl FnMut(usize, usize, &mut [u64]),
+) {
+    let mut g = off;
+    let mut rest = dst;
+    for (i, w) in bounds.windows(2).enumerate() {
+        if rest.is_empty() {
+            break;
+        }
+        if g >= w[1] {
+            continue;
+        }
+        let (part, tail) = rest.split_at_mut((w[1] - g).min(rest.len()));
+        fill(i, g - w[0], part);
+        g += part.len();
+        rest = tail;
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Each word of a piece goes to its region with its index there, whatever the piece.
+    #[test]
+    fn regions_split_a_piece_at_their_bounds() {
+        let bounds = [0, 3, 3, 7, 10];
+        for off in 0..10 {
+            for len in 0..=10 - off {
+                let mut dst = vec![0u64; len];
+                let mut calls = 0;
+                for_regions(&bounds, off, &mut dst, |i, at, out| {
+                    calls += 1;
+                    assert!(!out.is_empty() && i != 1, "empty region {i} filled");
+                    for (k, o) in out.iter_mut().enumerate() {
+                        *o = (i * 100 + at + k) as u64;
+                    }
+                });
+                let want: Vec<u64> = (off..off + len)
+                    .map(|g| {
+                        let i = bounds
+                            .windows(2)
+                            .position(|w| w[0] <= g && g < w[1])
+                            .unwrap();
+                        (i * 100 + g - bounds[i]) as u64
+                    })
+                    .collect();
+                assert_eq!(dst, want, "off {off} len {len}");
+                assert!(calls <= 3);
+            }
+        }
+    }
 
     #[test]
     fn stage_clock_sums_stages_in_report_order() {

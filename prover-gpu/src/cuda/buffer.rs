@@ -58,6 +58,25 @@ impl<T: DeviceRepr> DeviceBuffer<T> {
     pub(crate) fn slice_mut(&mut self) -> &mut CudaSlice<T> {
         &mut self.slice
     }
+
+    /// The same memory, freed on `stream` when dropped (instead of the stream it was
+    /// allocated on). The caller orders `stream` after the allocation (an event wait).
+    pub(crate) fn rehome(self, stream: &Arc<CudaStream>) -> Self {
+        let this = std::mem::ManuallyDrop::new(self);
+        // SAFETY: each field is moved out exactly once and `this` is never dropped, so the
+        // allocation is neither freed nor counted as freed here.
+        let (slice, counters) =
+            unsafe { (std::ptr::read(&this.slice), std::ptr::read(&this.counters)) };
+        let len = slice.len();
+        let ptr = slice.leak();
+        DeviceBuffer {
+            // SAFETY: `ptr` is a live allocation of `len` elements of `T` that nothing else
+            // owns (leaked just above).
+            slice: unsafe { stream.upgrade_device_ptr(ptr, len) },
+            counters,
+            _t: PhantomData,
+        }
+    }
 }
 
 impl<T: DeviceRepr> Drop for DeviceBuffer<T> {

@@ -86,6 +86,9 @@ pub fn bitwise_trace(
             Ok((air, prog))
         })
         .collect::<Result<Vec<_>, ProverError>>()?;
+    dev.counters
+        .host_time("bitwise: base, programs compiled", at);
+    let at = std::time::Instant::now();
     for (&(t, trace), (air, prog)) in tables.iter().zip(progs) {
         if prog.interactions == 0 {
             continue;
@@ -117,7 +120,7 @@ pub fn bitwise_trace(
         );
         dev.counters.byte_counts(t.name());
     }
-    dev.counters.host_time("bitwise: programs, launches", at);
+    dev.counters.host_time("bitwise: uploads, launches", at);
     let at = std::time::Instant::now();
     let bad = dev.download(stream, &flag, 0, 1, "flags")?[0] != 0;
     dev.counters.host_time("bitwise: device (wait)", at);

@@ -131,6 +131,9 @@ const STAGING_WORDS: usize = 1 << 22;
 pub struct CudaDevice {
     ctx: Arc<CudaContext>,
     streams: Vec<Arc<CudaStream>>,
+    /// Uploads' own stream (not in the pool): an upload's copies never queue behind the
+    /// kernels of the stream that will read it, so the host waits for the copies alone.
+    uploads: Arc<CudaStream>,
     next_stream: AtomicUsize,
     functions: HashMap<&'static str, CudaFunction>,
     pub(crate) counters: Arc<Counters>,
@@ -229,6 +232,9 @@ impl CudaDevice {
                     .map_err(CudaError::driver("cuStreamCreate", format!("stream {i}")))
             })
             .collect::<Result<Vec<_>, _>>()?;
+        let uploads = ctx
+            .new_stream()
+            .map_err(CudaError::driver("cuStreamCreate", "upload stream"))?;
         let mut functions = HashMap::new();
         for &(module, kernels) in KERNELS.iter().chain(super::gen_programs::MODULES) {
             let (_, cubin, ptx) = embedded::MODULES
@@ -279,6 +285,7 @@ impl CudaDevice {
         Ok(Arc::new(CudaDevice {
             ctx,
             streams,
+            uploads,
             next_stream: AtomicUsize::new(0),
             functions,
             counters: Arc::new(Counters::default()),
@@ -306,6 +313,17 @@ impl CudaDevice {
 
     pub fn context(&self) -> &Arc<CudaContext> {
         &self.ctx
+    }
+
+    /// A stream outside the pool, for work beside everything else (e.g. warming the memory
+    /// pool); each call makes a new one.
+    ///
+    /// # Errors
+    /// If the driver cannot make a stream.
+    pub fn side_stream(&self) -> Result<Arc<CudaStream>, CudaError> {
+        self.ctx
+            .new_stream()
+            .map_err(CudaError::driver("cuStreamCreate", "side stream"))
     }
 
     /// The next stream of the pool, round robin.
@@ -462,7 +480,12 @@ impl CudaDevice {
     }
 
     /// Uploads `len` words produced by `fill(offset, chunk)` through pinned staging memory,
-    /// counting them under `category`.
+    /// counting them under `category`, for work on `stream`.
+    ///
+    /// The buffer is allocated and copied on the device's upload stream, and `stream` waits
+    /// (on the device) for the copies before anything queued on it later: the host waits
+    /// for its own copies only, never for kernels already queued on `stream`. The buffer
+    /// is freed on `stream`, after the work that reads it there.
     pub fn upload_with(
         &self,
         stream: &Arc<CudaStream>,
@@ -470,7 +493,8 @@ impl CudaDevice {
         category: &'static str,
         fill: impl Fn(usize, &mut [u64]) + Sync,
     ) -> Result<DeviceBuffer<u64>, CudaError> {
-        let mut dst = self.alloc::<u64>(stream, len, category)?;
+        let up = &self.uploads;
+        let mut dst = self.alloc::<u64>(up, len, category)?;
         let mut guard = self.staging.lock().unwrap_or_else(|e| e.into_inner());
         let staging = self.staging_buffers(&mut guard, 2)?;
         // Double buffering: chunk k is filled (on the host threads) into buffer k % 2 while
@@ -489,32 +513,42 @@ impl CudaDevice {
                 .as_mut_slice()
                 .map_err(CudaError::driver("pinned staging", ""))?;
             let chunk = &mut host[..m];
+            let at = std::time::Instant::now();
             chunk
                 .par_chunks_mut(1 << 16)
                 .enumerate()
                 .for_each(|(i, c)| fill(start + (i << 16), c));
+            self.counters.host_time("uploads: staging filled", at);
             let mut view = dst.slice_mut().slice_mut(start..start + m);
             // A plain host slice: the copy is asynchronous (pinned memory); the event below
             // marks its completion.
-            stream
-                .memcpy_htod(&*chunk, &mut view)
+            up.memcpy_htod(&*chunk, &mut view)
                 .map_err(CudaError::driver(
                     "cuMemcpyHtoDAsync",
                     format!("{category}: {m} words at {start} of {len}"),
                 ))?;
             pending[b] = Some(
-                stream
-                    .record_event(None)
+                up.record_event(None)
                     .map_err(CudaError::driver("cuEventRecord", "staging copy"))?,
             );
             start += m;
             k += 1;
         }
+        // `stream`'s later work reads the buffer only after the allocation and the copies.
+        let copied = up
+            .record_event(None)
+            .map_err(CudaError::driver("cuEventRecord", "upload done"))?;
+        stream
+            .wait(&copied)
+            .map_err(CudaError::driver("cuStreamWaitEvent", category))?;
+        let dst = dst.rehome(stream);
         // The buffers go back to the pool only after every copy that reads them is done.
+        let at = std::time::Instant::now();
         for e in pending.into_iter().flatten() {
             e.synchronize()
                 .map_err(CudaError::driver("cuEventSynchronize", "staging release"))?;
         }
+        self.counters.host_time("uploads: last copies (wait)", at);
         self.counters.h2d(category, (len * 8) as u64);
         Ok(dst)
     }

@@ -43,6 +43,9 @@ pub struct CudaStats {
     /// The smallest budget the last plan accepts: the working set, its slack and what was
     /// held for other reasons when it was checked.
     pub vram_floor: u64,
+    /// Device memory mapped ahead of the proof while its run was recorded
+    /// (`Backend::warm_memory`), summed over proofs.
+    pub device_bytes_warmed: u64,
 }
 
 impl CudaStats {
@@ -85,6 +88,7 @@ pub struct Counters {
     peak: AtomicU64,
     planned: AtomicU64,
     floor: AtomicU64,
+    warmed: AtomicU64,
 }
 
 impl Counters {
@@ -136,6 +140,10 @@ impl Counters {
         self.planned.store(bytes, Ordering::Relaxed);
         self.floor.store(floor, Ordering::Relaxed);
     }
+    /// Adds device memory mapped ahead of a proof.
+    pub fn warmed(&self, bytes: u64) {
+        self.warmed.fetch_add(bytes, Ordering::Relaxed);
+    }
     /// Device memory held now.
     pub fn held(&self) -> u64 {
         self.now.load(Ordering::Relaxed)
@@ -162,11 +170,13 @@ impl Counters {
             vram_budget: 0,
             vram_planned: self.planned.load(Ordering::Relaxed),
             vram_floor: self.floor.load(Ordering::Relaxed),
+            device_bytes_warmed: self.warmed.load(Ordering::Relaxed),
         })
     }
     /// Clears every counter but the memory now held.
     pub fn reset(&self) {
         self.with(|m| *m = Maps::default());
+        self.warmed.store(0, Ordering::Relaxed);
         self.reset_peak();
     }
 }

@@ -282,6 +282,11 @@ pub(super) fn enqueue_memwalk(
     walk: &RegWalk,
 ) -> Result<MemWalk, CudaError> {
     const OP: &str = "memory walk";
+    let mut at = std::time::Instant::now();
+    let mut mark = |name: &'static str| {
+        dev.counters.host_time(name, at);
+        at = std::time::Instant::now();
+    };
     let cpu = r.cpu;
     let n = cpu.dec_row.len();
     let io = memw::transfers(cpu, r.mem_a, decode).ok_or_else(|| {
@@ -321,6 +326,7 @@ pub(super) fn enqueue_memwalk(
         1 => s.value,
         _ => s.ts | (s.ro as u64) << 63,
     };
+    mark("memory walk: checks, transfers");
     let input = dev.upload_with(stream, 3 * (x + d), MEM_RECORDS, |off, dst| {
         for (j, w) in dst.iter_mut().enumerate() {
             let g = off + j;
@@ -337,6 +343,7 @@ pub(super) fn enqueue_memwalk(
             };
         }
     })?;
+    mark("memory walk: upload");
     let (_, words) = MemWalk::layout([nl, ns, na, np]);
     let recs = dev.alloc::<u64>(stream, words, "memory walk records")?;
     let walked = MemWalk {
@@ -489,6 +496,7 @@ pub(super) fn enqueue_memwalk(
     );
     // Stream-ordered frees: released after the walk reads them.
     drop((input, cnt, sort, acc, ops));
+    mark("memory walk: launches");
     Ok(walked)
 }
 

@@ -21,7 +21,7 @@ use crate::cuda::device::{grid_for, launch, CudaDevice};
 use crate::cuda::error::CudaError;
 use crate::cuda::stats::PACKED;
 use crate::prover::ProverError;
-use crate::step_results::encode_results;
+use crate::step_results::SentResults;
 
 /// Enqueues the MEMW_R fill on `stream`.
 pub(super) fn enqueue_memw_r(
@@ -265,6 +265,11 @@ pub(super) fn enqueue_regwalk(
     decode: &[u64],
 ) -> Result<RegWalk, CudaError> {
     const OP: &str = "register walk";
+    let mut at = std::time::Instant::now();
+    let mut mark = |name: &'static str| {
+        dev.counters.host_time(name, at);
+        at = std::time::Instant::now();
+    };
     let n = cpu.len();
     let x = rec.extra.len();
     if n == 0
@@ -310,78 +315,88 @@ pub(super) fn enqueue_regwalk(
             "system call accesses out of order or outside the steps' clocks".into(),
         ));
     }
+    mark("register walk: checks");
     let dec = dev.upload(stream, decode, DECODE_TABLE)?;
-    // The results sent: per chunk of steps, those the device cannot derive, in order.
+    // The results sent: per chunk of steps, those the device cannot derive, in order,
+    // encoded (`encode_results`) straight into the upload.
     let sends = sends_results(decode);
-    let counts: Vec<usize> = cpu
-        .dec_row
-        .par_chunks(REGWALK_CHUNK)
-        .map(|rows| rows.iter().filter(|&&r| sends[r as usize]).count())
-        .collect();
-    let chunks = counts.len();
-    let (sent, first) = crate::par::fill_parts(&counts, |c, out: &mut [u64]| {
-        let at = c * REGWALK_CHUNK..((c + 1) * REGWALK_CHUNK).min(n);
-        let kept = cpu.dec_row[at.clone()]
-            .iter()
-            .zip(&cpu.res[at])
-            .filter(|(&r, _)| sends[r as usize]);
-        for (o, (_, &v)) in out.iter_mut().zip(kept) {
-            *o = v;
-        }
-    });
-    // The results sent, encoded (`encode_results`).
-    let enc = encode_results(&sent, &first, n.div_ceil(REGWALK_CHUNK));
-    drop(sent);
+    let sent = SentResults::new(&cpu.dec_row, &cpu.res, &sends, REGWALK_CHUNK);
+    let chunks = sent.first.len();
+    mark("register walk: results encoded");
     // DECODE rows as u16 when they fit (four per word), else u32 (two per word).
     let dec16 = dec_rows <= 1 << 16;
     let per_word = if dec16 { 4 } else { 2 };
     let rows = n.div_ceil(per_word);
     let nc = cpu.calls.len();
-    let (nt, nw) = (enc.tags.len(), enc.words.len().div_ceil(2));
+    let (nt, nw) = (sent.sent.div_ceil(32), sent.words.div_ceil(2));
     let (at_firstw, at_tags, at_words) = (rows + chunks, rows + 2 * chunks, rows + 2 * chunks + nt);
     let calls = at_words + nw;
     let xs = calls + 3 * nc;
     let words = xs + 3 * x + 2 * NUM_REGS;
+    // The upload's regions, in order: each is written a range at a time.
+    let bounds = [
+        0,
+        rows,
+        at_firstw,
+        at_tags,
+        at_words,
+        calls,
+        xs,
+        xs + 3 * x,
+        words,
+    ];
     let input = dev.upload_with(stream, words, STEP_RECORDS, |off, dst| {
-        for (j, w) in dst.iter_mut().enumerate() {
-            let g = off + j;
-            *w = if g < rows {
+        crate::par::for_regions(&bounds, off, dst, |region, at, out| match region {
+            0 => {
                 let bits = 64 / per_word;
-                (0..per_word).fold(0, |acc, k| {
-                    let r = cpu.dec_row.get(per_word * g + k).map_or(0, |&r| r as u64);
-                    acc | r << (bits * k)
-                })
-            } else if g < at_firstw {
-                first[g - rows] as u64
-            } else if g < at_tags {
-                enc.first_word[g - at_firstw] as u64
-            } else if g < at_words {
-                enc.tags[g - at_tags]
-            } else if g < calls {
-                let k = 2 * (g - at_words);
-                let hi = enc.words.get(k + 1).map_or(0, |&v| v as u64);
-                enc.words[k] as u64 | hi << 32
-            } else if g < xs {
-                call_word(&cpu.calls, g - calls)
-            } else if g < xs + 3 * x {
-                let (k, e) = ((g - xs) / x, (g - xs) % x);
-                let a = &rec.extra[e].access;
-                match k {
-                    0 => a.reg as u64,
-                    1 if a.is_write => a.value,
-                    1 => 0,
-                    _ => a.ts | (a.is_write as u64) << 63,
+                for (g, w) in (at..).zip(out.iter_mut()) {
+                    let steps = cpu.dec_row.iter().skip(per_word * g).take(per_word);
+                    *w = steps
+                        .enumerate()
+                        .fold(0, |acc, (k, &r)| acc | (r as u64) << (bits * k));
                 }
-            } else {
-                let r = g - xs - 3 * x;
-                if r < NUM_REGS {
-                    rec.start.values[r]
-                } else {
-                    rec.start.ts[r - NUM_REGS]
+            }
+            1 => {
+                for (o, &f) in out.iter_mut().zip(&sent.first[at..]) {
+                    *o = f as u64;
                 }
-            };
-        }
+            }
+            2 => {
+                for (o, &f) in out.iter_mut().zip(&sent.first_word[at..]) {
+                    *o = f as u64;
+                }
+            }
+            3 => sent.write_tags(at, out),
+            4 => sent.write_words(at, out),
+            5 => {
+                for (g, o) in (at..).zip(out.iter_mut()) {
+                    *o = call_word(&cpu.calls, g);
+                }
+            }
+            6 => {
+                for (g, o) in (at..).zip(out.iter_mut()) {
+                    let (k, e) = (g / x, g % x);
+                    let a = &rec.extra[e].access;
+                    *o = match k {
+                        0 => a.reg as u64,
+                        1 if a.is_write => a.value,
+                        1 => 0,
+                        _ => a.ts | (a.is_write as u64) << 63,
+                    };
+                }
+            }
+            _ => {
+                for (r, o) in (at..).zip(out.iter_mut()) {
+                    *o = if r < NUM_REGS {
+                        rec.start.values[r]
+                    } else {
+                        rec.start.ts[r - NUM_REGS]
+                    };
+                }
+            }
+        });
     })?;
+    mark("register walk: upload");
     let nm = 3 * n + x;
     let out = dev.alloc::<u64>(stream, 4 * n + 2 * nm + n.div_ceil(2), "register walk")?;
     let cells = chunks * NUM_REGS;
@@ -487,6 +502,7 @@ pub(super) fn enqueue_regwalk(
     );
     // Stream-ordered frees: released after the walk reads them.
     drop((sum_ts, sum_val, in_val, in_ts));
+    mark("register walk: launches");
     Ok(RegWalk {
         input,
         out,
