@@ -127,6 +127,10 @@ pub fn debug_check(
     check_machine(machine, &refs, &pre, public)
 }
 
+/// Byte lookups a backend has started counting ([`RvFills::count_lookups_early`]), of a
+/// type only that backend knows.
+pub type LookupTally = Box<dyn std::any::Any + Send>;
+
 /// Backends that can build RV64IM main traces in their own memory (device fills).
 pub trait RvFills: DeviceTraces {
     /// Whether [`RvFills::fill_records`] builds traces here (false: every trace is built on
@@ -163,18 +167,36 @@ pub trait RvFills: DeviceTraces {
         false
     }
 
-    /// BITWISE's main trace in the backend's memory: the byte lookups the AIR's sends make
-    /// over the traces `filled` (every record table's), added to `base`, the run tables'
-    /// lookups counted by the packing pass ([`PackedTraces::run_lookups`]).
+    /// Starts counting BITWISE's byte lookups over the traces `filled` (record tables'
+    /// fills) as soon as they are made, before the packing pass has the public values: the
+    /// backend's tally, which [`RvFills::fill_bitwise`] finishes. `None`: this backend counts
+    /// in `fill_bitwise` only (the default).
     ///
     /// # Errors
-    /// Any backend failure, or a send BITWISE has no row for; nothing is built in its place.
+    /// Any backend failure.
+    fn count_lookups_early(
+        &self,
+        _machine: &Rv64Machine,
+        _filled: &[(TableId, &Self::DeviceTrace)],
+    ) -> Result<Option<LookupTally>, ProverError> {
+        Ok(None)
+    }
+
+    /// BITWISE's main trace in the backend's memory: the byte lookups the AIR's sends make
+    /// over the traces `filled` (every record table's), added to `base`, the run tables'
+    /// lookups counted by the packing pass ([`PackedTraces::run_lookups`]). `tally`: what
+    /// [`RvFills::count_lookups_early`] counted already (those tables are not counted again).
+    ///
+    /// # Errors
+    /// Any backend failure, a tally this backend did not make, or a send BITWISE has no row
+    /// for; nothing is built in its place.
     fn fill_bitwise(
         &self,
         _machine: &Rv64Machine,
         _filled: &[(TableId, &Self::DeviceTrace)],
         _public: &[Felt],
         _base: &[u64],
+        _tally: Option<LookupTally>,
     ) -> Result<Self::DeviceTrace, ProverError> {
         Err(ProverError::Internal("this backend does not build BITWISE"))
     }
@@ -289,11 +311,26 @@ pub fn main_traces_timed<B: RvFills>(
     } else {
         Lookups::Host
     };
+    // With the device counting the byte lookups, the early fills' are counted right after
+    // them, while the pass ends.
     let (mut packed, early) =
         pack_traces_overlapped(&par, machine, image, records, input, lookups, |r| {
-            backend.fill_records(image, &r, &early_tables)
+            let filled = backend.fill_records(image, &r, &early_tables)?;
+            let tally = match lookups {
+                Lookups::Device => {
+                    let refs: Vec<(TableId, &B::DeviceTrace)> =
+                        filled.iter().map(|(t, d)| (*t, d)).collect();
+                    backend.count_lookups_early(machine, &refs)?
+                }
+                Lookups::Host => None,
+            };
+            Ok((filled, tally))
         })
         .map_err(MainTracesError::Trace)?;
+    let (early, tally) = match early {
+        Ok((filled, tally)) => (Ok(filled), tally),
+        Err(e) => (Err(e), None),
+    };
     let pack = start.elapsed();
     let late = if late_tables.is_empty() {
         Ok(Vec::new())
@@ -363,7 +400,7 @@ pub fn main_traces_timed<B: RvFills>(
                 .filter_map(|(&t, d)| d.as_ref().map(|d| (t, d)))
                 .collect();
             let trace = backend
-                .fill_bitwise(machine, &refs, &public, &base)
+                .fill_bitwise(machine, &refs, &public, &base, tally)
                 .map_err(MainTracesError::Fill)?;
             filled[TableId::Bitwise.index()] = Some(trace);
             Some(at.elapsed())

@@ -1242,8 +1242,10 @@ mod gpu {
             "device traces committed"
         );
         // BITWISE is counted on the device from every record table that sends byte
-        // lookups (EQ sends none), once per program.
+        // lookups (EQ sends none), once per program, right after the early fills.
         assert_eq!(s.fill("BITWISE"), runs);
+        assert_eq!(s.op("bitwise_early"), runs);
+        assert_eq!(s.kernels["ks_bytes_add"], runs);
         for table in tables.iter().filter(|&&t| t != "EQ") {
             assert_eq!(s.byte_counts(table), runs, "{table}'s byte lookups");
         }

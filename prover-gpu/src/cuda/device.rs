@@ -25,7 +25,7 @@ mod embedded {
 /// are `rv/<table>`).
 const KERNELS: &[(&str, &[&str])] = &[
     ("bench", &["ks_copy"]),
-    ("bytes", &["ks_bytes"]),
+    ("bytes", &["ks_bytes", "ks_bytes_add"]),
     ("deep", &["ks_deep_combine", "ks_deep_finish"]),
     (
         "eval",

@@ -8,6 +8,7 @@ use std::sync::Arc;
 use cudarc::driver::{CudaStream, LaunchConfig};
 use kestrel_core::rv::machine::RecordRefs;
 use kestrel_core::rv::{memw, LoadOp, StoreOp, WordAccess, WordStart};
+use rayon::prelude::*;
 
 use super::limit;
 use super::memw_r::RegWalk;
@@ -289,7 +290,15 @@ pub(super) fn enqueue_memwalk(
     };
     let cpu = r.cpu;
     let n = cpu.dec_row.len();
-    let io = memw::transfers(cpu, r.mem_a, decode).ok_or_else(|| {
+    // `transfers` over pieces of the accesses on the host threads (each access is checked
+    // and kept on its own), joined in order.
+    let io = r
+        .mem_a
+        .par_chunks(1 << 16)
+        .map(|part| memw::transfers(cpu, part, decode))
+        .collect::<Option<Vec<_>>>()
+        .map(|parts| parts.concat());
+    let io = io.ok_or_else(|| {
         limit(
             OP,
             "a MEMW_A row outside the steps' memory timestamps".into(),

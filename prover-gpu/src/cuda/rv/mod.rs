@@ -26,7 +26,27 @@ use super::device::CudaDevice;
 use super::error::CudaError;
 use crate::backend::TablePlan;
 use crate::prover::ProverError;
-use crate::rv::RvFills;
+use crate::rv::{LookupTally, RvFills};
+
+use super::bytes::ByteTally;
+
+/// Byte lookups counted right after the early fills ([`RvFills::count_lookups_early`]), with
+/// the stream their kernels were enqueued on (BITWISE is finished on it).
+struct EarlyTally {
+    /// `None` once taken.
+    tally: Option<ByteTally>,
+    stream: Arc<CudaStream>,
+}
+
+impl Drop for EarlyTally {
+    /// A tally dropped unfinished (a later step failed) waits for its kernels first: they
+    /// read traces that are freed on other streams.
+    fn drop(&mut self) {
+        if self.tally.is_some() {
+            let _ = self.stream.synchronize();
+        }
+    }
+}
 
 mod alu_ops;
 pub mod cpu;
@@ -171,16 +191,53 @@ impl RvFills for CudaBackend {
         true
     }
 
+    /// The byte kernels of the tables in `filled` whose sends read no public value, enqueued
+    /// on a stream the tally keeps (its kernels run while the packing pass ends).
+    fn count_lookups_early(
+        &self,
+        machine: &rv::machine::Rv64Machine,
+        filled: &[(TableId, &CudaTrace)],
+    ) -> Result<Option<LookupTally>, ProverError> {
+        let dev = self.device();
+        dev.counters.op("bitwise_early");
+        let stream = dev.stream();
+        let mut tally = ByteTally::new(dev, &stream)?;
+        tally.count(dev, &stream, machine, filled, None)?;
+        Ok(Some(Box::new(EarlyTally {
+            tally: Some(tally),
+            stream,
+        })))
+    }
+
     fn fill_bitwise(
         &self,
         machine: &rv::machine::Rv64Machine,
         filled: &[(TableId, &CudaTrace)],
         public: &[kestrel_core::field::Felt],
         base: &[u64],
+        tally: Option<LookupTally>,
     ) -> Result<CudaTrace, ProverError> {
         let dev = self.device();
-        let s = dev.stream();
-        let trace = super::bytes::bitwise_trace(dev, &s, machine, filled, public, base)?;
+        let taken = match tally.map(|t| t.downcast::<EarlyTally>()) {
+            Some(Ok(mut t)) => t.tally.take().map(|tally| (tally, t.stream.clone())),
+            Some(Err(_)) => {
+                return Err(ProverError::Internal(
+                    "a byte lookup tally of another backend",
+                ))
+            }
+            None => None,
+        };
+        let (mut tally, s) = match taken {
+            Some(t) => t,
+            None => {
+                let s = dev.stream();
+                (ByteTally::new(dev, &s)?, s)
+            }
+        };
+        // The tables not counted early (their sends read public values), then the run
+        // tables' lookups.
+        tally.count(dev, &s, machine, filled, Some(public))?;
+        let trace = tally.finish(dev, &s, base)?;
         dev.sync(&s, "bitwise trace")?;
         Ok(trace)
     }
