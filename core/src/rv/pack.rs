@@ -71,7 +71,10 @@ pub enum Lookups {
     /// A device that fills the segment tables and counts their lookups from those traces
     /// (the AIR's sends on the byte bus): the pass makes no distinct rows and counts only
     /// the run tables' lookups, handed on as [`PackedTraces::run_lookups`]; BITWISE's trace
-    /// is left `None` (the device builds it).
+    /// is left `None` (the device builds it). The device's register walk makes the CPU's
+    /// operands and MEMW_R's accesses from the steps' DECODE rows and results, so the pass
+    /// leaves those records empty (the CPU's `rs1` and `rs2`, MEMW_R's `meta`, `old` and
+    /// `new`): a fill that reads them refuses the records.
     Device,
 }
 
@@ -419,16 +422,20 @@ impl<'a> Segmenter<'a> {
             return Err(e);
         }
         par.stage_done("replay");
-        let (mut rs1, mut rs2, mut res) = (vec![0; n], vec![0; n], vec![0; n]);
-        let (mut meta, mut old, mut new) = (vec![0; 3 * n], vec![0; 3 * n], vec![0; n]);
-        let mut cols: Vec<Cols<'_>> = rs1
+        // With the device counting the lookups, its register walk makes the CPU's operands
+        // and MEMW_R's accesses: the pass leaves those records empty.
+        let full = self.lookups == Lookups::Host;
+        let m = if full { n } else { 0 };
+        let (mut rs1, mut rs2, mut res) = (vec![0; m], vec![0; m], vec![0; n]);
+        let (mut meta, mut old, mut new) = (vec![0; 3 * m], vec![0; 3 * m], vec![0; m]);
+        let mut cols: Vec<Cols<'_>> = res
             .chunks_mut(len)
-            .zip(rs2.chunks_mut(len))
-            .zip(res.chunks_mut(len))
-            .zip(meta.chunks_mut(3 * len))
-            .zip(old.chunks_mut(3 * len))
-            .zip(new.chunks_mut(len))
-            .map(|(((((rs1, rs2), res), meta), old), new)| Cols {
+            .zip(parts(&mut rs1, len, n_chunks))
+            .zip(parts(&mut rs2, len, n_chunks))
+            .zip(parts(&mut meta, 3 * len, n_chunks))
+            .zip(parts(&mut old, 3 * len, n_chunks))
+            .zip(parts(&mut new, len, n_chunks))
+            .map(|(((((res, rs1), rs2), meta), old), new)| Cols {
                 rs1,
                 rs2,
                 res,
@@ -1265,6 +1272,15 @@ impl Cols<'_> {
     }
 }
 
+/// `v` in `n` chunks of `len` (the last shorter), or `n` empty slices if `v` is empty (a
+/// column the pass leaves empty).
+fn parts(v: &mut [u64], len: usize, n: usize) -> Vec<&mut [u64]> {
+    if v.is_empty() {
+        return (0..n).map(|_| <&mut [u64]>::default()).collect();
+    }
+    v.chunks_mut(len).collect()
+}
+
 /// What a chunk of steps yields besides its CPU columns.
 struct Chunk {
     /// Executions per code slot (DECODE's multiplicities).
@@ -1347,7 +1363,9 @@ fn step_chunk<S: Copy + Into<Step>>(
         lookups,
     } = inputs;
     let start = c * len;
-    let steps = &steps[start..start + cols.rs1.len()];
+    let steps = &steps[start..start + cols.res.len()];
+    // Only with host lookups are the operands and register accesses recorded here.
+    let full = lookups == Lookups::Host;
     let mut out = Chunk {
         mult: vec![0; slots.len()],
         ops: vec![Vec::new(); TableId::COUNT],
@@ -1355,7 +1373,10 @@ fn step_chunk<S: Copy + Into<Step>>(
         no_table: None,
         bytes: (lookups == Lookups::Host).then(ByteCounts::default),
     };
-    let mut file = run.file_at[c - run.c0].clone();
+    let mut file = match full {
+        true => run.file_at[c - run.c0].clone(),
+        false => RegFile::default(),
+    };
     let first_call = run.ecalls.partition_point(|e| e.clk < clk0 + start as u64);
     let mut calls = run.ecalls[first_call..]
         .iter()
@@ -1366,9 +1387,23 @@ fn step_chunk<S: Copy + Into<Step>>(
         let d = slots.fields(r);
         out.mult[r as usize] += 1;
         let (b, sum, res) = cpu::values(d, &s);
+        cols.res[k] = res;
+        if !full {
+            if d.class[class::ECALL] {
+                if let Some((op, _)) = calls.next() {
+                    debug_assert_eq!(op.clk, clk);
+                    for o in ecall::alu_lookups(op) {
+                        out.push_alu(routes, o);
+                    }
+                }
+            }
+            if let Some(o) = cpu::alu_op(d, s.rs1_val, b, res) {
+                out.push_alu(routes, o);
+            }
+            continue;
+        }
         cols.rs1[k] = s.rs1_val;
         cols.rs2[k] = s.rs2_val;
-        cols.res[k] = res;
         // The register accesses: rs1, rs2, the system call's own, rd.
         let ts = 4 * clk;
         let read = |j: u64, reg: u8, value: u64| RegAccess {

@@ -272,19 +272,17 @@ pub(super) fn enqueue_regwalk(
     };
     let n = cpu.len();
     let x = rec.extra.len();
-    if n == 0
-        || cpu.res.len() != n
-        || rec.new.len() != n
-        || rec.meta.len() != 3 * n
-        || rec.clk0 != cpu.clk0
-    {
+    // The walk reads the steps' DECODE rows, results and calls, and MEMW_R's extra accesses
+    // and first register file (not the operands or accesses it makes itself, which a
+    // device-lookups packing pass leaves empty).
+    if n == 0 || cpu.res.len() != n || rec.clk0 != cpu.clk0 || rec.height < 3 * n + x {
         return Err(limit(
             OP,
             format!(
-                "{n} steps with {} results, {} MEMW_R steps, {} accesses, first clocks {} and {}",
+                "{n} steps with {} results, MEMW_R of height {} for {} accesses, first clocks {} and {}",
                 cpu.res.len(),
-                rec.new.len(),
-                rec.meta.len(),
+                rec.height,
+                3 * n + x,
                 cpu.clk0,
                 rec.clk0
             ),
