@@ -283,39 +283,3 @@ mod tests {
         }
     }
 }
-
-#[cfg(test)]
-mod timing {
-    use super::*;
-    #[test]
-    #[ignore]
-    fn time_fill() {
-        let n = 4_190_374usize;
-        let dec_row: Vec<u32> = (0..n).map(|i| (i * 7 % 40) as u32).collect();
-        let res: Vec<u64> = (0..n)
-            .map(|i| (i as u64).wrapping_mul(0x9e3779b97f4a7c15) >> (i % 3 * 20))
-            .collect();
-        let sends: Vec<bool> = (0..40).map(|r| r % 4 != 0).collect();
-        let t = std::time::Instant::now();
-        let s = SentResults::new(&dec_row, &res, &sends, 256);
-        eprintln!("layout {:?}", t.elapsed());
-        let mut tags = vec![1u64; s.sent.div_ceil(32)];
-        let mut words = vec![1u64; s.words.div_ceil(2)];
-        let t = std::time::Instant::now();
-        s.write_tags(0, &mut tags);
-        eprintln!("tags {:?} ({})", t.elapsed(), tags.len());
-        let t = std::time::Instant::now();
-        s.write_words(0, &mut words);
-        eprintln!("words {:?} ({})", t.elapsed(), words.len());
-        let mut rows = vec![1u64; n.div_ceil(4)];
-        let t = std::time::Instant::now();
-        for (w, rs) in rows.iter_mut().zip(dec_row.chunks(4)) {
-            *w = rs
-                .iter()
-                .enumerate()
-                .fold(0, |acc, (k, &r)| acc | (r as u64) << (16 * k));
-        }
-        eprintln!("rows {:?}", t.elapsed());
-        assert!(rows[1] != 0);
-    }
-}

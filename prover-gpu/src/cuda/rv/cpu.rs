@@ -28,7 +28,7 @@ pub(super) fn enqueue_cpu(
     rec: &CpuRecords,
     decode: &[u64],
 ) -> Result<CudaTrace, CudaError> {
-    let (n, log_h) = check_cpu(rec)?;
+    let (n, log_h) = check_cpu(rec, true)?;
     let dec_rows = decode.len() / DECODE_WORDS;
     if !decode.len().is_multiple_of(DECODE_WORDS)
         || rec.dec_row.iter().any(|&r| r as usize >= dec_rows)
@@ -66,11 +66,14 @@ pub(super) fn enqueue_cpu(
     Ok(t)
 }
 
-/// Checks the CPU records' shape: `(steps, log height)`.
-fn check_cpu(rec: &CpuRecords) -> Result<(usize, u32), CudaError> {
+/// Checks the CPU records' shape: `(steps, log height)`. `operands`: the fill reads the
+/// records' `rs1` and `rs2` (not the register walk's, which a device-lookups packing pass
+/// leaves empty).
+fn check_cpu(rec: &CpuRecords, operands: bool) -> Result<(usize, u32), CudaError> {
     let n = rec.len();
     let log_h = check_height(OP, rec.height, n)?;
-    if rec.rs1.len() != n || rec.rs2.len() != n || rec.res.len() != n || n == 0 {
+    let operands_ok = !operands || (rec.rs1.len() == n && rec.rs2.len() == n);
+    if !operands_ok || rec.res.len() != n || n == 0 {
         return Err(limit(OP, "record columns of different lengths".into()));
     }
     if rec.calls.windows(2).any(|w| w[0].clk >= w[1].clk) {
@@ -88,7 +91,7 @@ pub(super) fn enqueue_cpu_walked(
     rec: &CpuRecords,
     walk: &RegWalk,
 ) -> Result<CudaTrace, CudaError> {
-    let (_, log_h) = check_cpu(rec)?;
+    let (_, log_h) = check_cpu(rec, false)?;
     launch_cpu(dev, stream, rec, log_h, walk.cpu_arrays(stream), &walk.dec)
 }
 
