@@ -380,6 +380,7 @@ pub fn main_traces_timed<B: RvFills>(
         table_rows: _,
         public,
         run_lookups: _,
+        mem_counts: _,
     } = packed;
     // The records are on the device now: their host memory (hundreds of MB at 2^22 steps)
     // is given back on another thread instead of holding up the proof.

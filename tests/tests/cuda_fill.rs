@@ -859,6 +859,7 @@ mod gpu {
             mem_s: &c.mem_s,
             ecalls: &c.ecalls,
             io: &[],
+            mem_counts: None,
         }
     }
 

@@ -400,7 +400,8 @@ mod records {
             ),
             TableId::MemwR => (
                 Early,
-                |p| p.memw_r.meta.len() + p.memw_r.extra.len(),
+                // Three accesses per step (also where the pass left them to a device).
+                |p| 3 * p.cpu.dec_row.len() + p.memw_r.extra.len(),
                 |p, _| memw_r::fill_host(&p.memw_r),
             ),
             TableId::Lt => (
@@ -430,22 +431,22 @@ mod records {
             ),
             TableId::Load => (
                 Early,
-                |p| p.loads.len(),
+                |p| p.records().n_loads(),
                 |p, _| load::build_trace(&p.loads, &mut ByteCounts::default()),
             ),
             TableId::Store => (
                 Early,
-                |p| p.stores.len(),
+                |p| p.records().n_stores(),
                 |p, _| store::build_trace(&p.stores, &mut ByteCounts::default()),
             ),
             TableId::MemwA => (
                 Early,
-                |p| p.mem_a.len(),
+                |p| p.records().n_mem_a(),
                 |p, _| memw::build_trace_a(&p.mem_a, &mut ByteCounts::default()),
             ),
             TableId::Memw => (
                 Early,
-                |p| p.mem_s.len(),
+                |p| p.records().n_mem_s(),
                 |p, _| memw::build_trace_s(&p.mem_s, &mut ByteCounts::default()),
             ),
             TableId::Ecall => (Early, |p| p.ecalls.len(), |p, _| ecall::fill(&p.ecalls)),
@@ -527,6 +528,10 @@ mod records {
         pub ecalls: Vec<EcallOp>,
         /// IO's records: one per word of every transfer or zeroing chain.
         pub io: Vec<IoWord>,
+        /// `Some` when the pass left the memory accesses to a device's memory walk (and the
+        /// CPU's operands and MEMW_R's accesses to its register walk): [`MemCounts`].
+        /// Such records fill no host trace ([`PackedTraces::fill_host`] is `None`).
+        pub mem_counts: Option<MemCounts>,
         /// Every other table's trace, in [`Machine::tables`] order (index: [`TableId::index`]);
         /// `None` at the [`RECORD_TABLES`].
         pub traces: Vec<Option<RowMajorMatrix>>,
@@ -597,6 +602,43 @@ mod records {
         pub mem_s: &'a [(WordAccess, WordAccess)],
         pub ecalls: &'a [EcallOp],
         pub io: &'a [IoWord],
+        /// `Some` when the memory accesses are left to a device's memory walk
+        /// ([`PackedTraces::mem_counts`]).
+        pub mem_counts: Option<MemCounts>,
+    }
+
+    /// How many loads, stores and memory accesses a segment made, when the packing pass
+    /// leaves their records to a device's memory walk
+    /// ([`Lookups::Device`](super::super::pack::Lookups::Device)): `loads`, `stores` and
+    /// `mem_s` are then empty, and `mem_a` holds only the system calls' transfer and zeroing
+    /// accesses (IO's words), in execution order.
+    #[derive(Copy, Clone, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+    pub struct MemCounts {
+        pub loads: usize,
+        pub stores: usize,
+        /// MEMW_A's rows: the unsplit loads' and stores' accesses and the transfers'.
+        pub mem_a: usize,
+        /// MEMW's rows: the split accesses.
+        pub mem_s: usize,
+    }
+
+    impl RecordRefs<'_> {
+        /// LOAD's rows.
+        pub fn n_loads(&self) -> usize {
+            self.mem_counts.map_or(self.loads.len(), |c| c.loads)
+        }
+        /// STORE's rows.
+        pub fn n_stores(&self) -> usize {
+            self.mem_counts.map_or(self.stores.len(), |c| c.stores)
+        }
+        /// MEMW_A's rows.
+        pub fn n_mem_a(&self) -> usize {
+            self.mem_counts.map_or(self.mem_a.len(), |c| c.mem_a)
+        }
+        /// MEMW's rows.
+        pub fn n_mem_s(&self) -> usize {
+            self.mem_counts.map_or(self.mem_s.len(), |c| c.mem_s)
+        }
     }
 
     /// The [`RECORD_TABLES`] whose records are final before the packing pass's last stage
@@ -626,6 +668,7 @@ mod records {
                 mem_s: &self.mem_s,
                 ecalls: &self.ecalls,
                 io: &self.io,
+                mem_counts: self.mem_counts,
             }
         }
 
@@ -706,8 +749,12 @@ mod records {
         }
 
         /// Table `t`'s trace filled on the host from its records (`None` unless `t` is one of
-        /// the [`RECORD_TABLES`]); the same fills the device kernels make.
+        /// the [`RECORD_TABLES`], and for records a device completes: see
+        /// [`PackedTraces::mem_counts`]); the same fills the device kernels make.
         pub fn fill_host(&self, program: &ProgramImage, t: TableId) -> Option<RowMajorMatrix> {
+            if self.mem_counts.is_some() {
+                return None;
+            }
             record_table(t).map(|r| (r.fill)(self, program))
         }
     }

@@ -43,8 +43,8 @@ use super::ecall;
 use super::io;
 use super::load;
 use super::machine::{
-    distinct_rows, public_values, PackedTraces, RecordRefs, RunTraces, Rv64Machine, TraceError,
-    MAX_OUTPUT, MAX_RUN_CYCLES,
+    distinct_rows, public_values, MemCounts, PackedTraces, RecordRefs, RunTraces, Rv64Machine,
+    TraceError, MAX_OUTPUT, MAX_RUN_CYCLES,
 };
 use super::memw;
 use super::memw_r::{self, MemwRRecords, RegAccess, RegFile, RegRow};
@@ -415,8 +415,11 @@ impl<'a> Segmenter<'a> {
             1
         };
         let bound = |i: usize| i * n_chunks / pieces;
-        let mut replay = Run::new(&mut self.carry, n, len);
-        replay.rec.prefault(par, n_loads, n_stores);
+        let keep = self.lookups == Lookups::Host;
+        let mut replay = Run::new(&mut self.carry, n, len, keep);
+        if keep {
+            replay.rec.prefault(par, n_loads, n_stores);
+        }
         replay.chunks(slots, steps, &dec_row, len, clk0, 0..bound(1), upto)?;
         if let Some((_, e)) = first_bad {
             return Err(e);
@@ -509,7 +512,13 @@ impl<'a> Segmenter<'a> {
         };
 
         // 3. Tables, while `early` reads the records that are final.
-        let mem_start = mem_start(&run, clk0);
+        let (mem_start, mem_counts) = if keep {
+            (mem_start(&run, clk0), None)
+        } else {
+            let mut starts = core::mem::take(&mut run.starts);
+            starts.sort_unstable_by_key(|s| s.w);
+            (starts, Some(run.counts))
+        };
         let memw_r = MemwRRecords {
             height: (3 * n + run.extra.len())
                 .next_power_of_two()
@@ -536,6 +545,7 @@ impl<'a> Segmenter<'a> {
             mem_s: &run.mem_s,
             ecalls: &run.ecalls,
             io: &run.io,
+            mem_counts,
         };
         let mult = &mut self.mult;
         let lookups = self.lookups;
@@ -590,6 +600,7 @@ impl<'a> Segmenter<'a> {
                 mem_s: run.mem_s,
                 ecalls: run.ecalls,
                 io: run.io,
+                mem_counts,
                 traces,
                 table_rows,
                 public: Vec::new(),
@@ -800,6 +811,9 @@ const PIPELINE_PIECES: usize = 4;
 struct Run<'c, 'a> {
     st: &'c mut Carry<'a>,
     rec: Replayed,
+    /// Whether the loads', stores' and word accesses' records are kept (else counted, for a
+    /// device's memory walk: [`Lookups::Device`]).
+    keep: bool,
 }
 
 /// What a segment's replay records.
@@ -819,27 +833,35 @@ struct Replayed {
     /// The CPU's view of each system call.
     calls: Vec<CallMark>,
     io: Vec<IoWord>,
+    /// Without kept records: the accesses counted, and each word as the segment's first
+    /// access to it found it (`mem_start`, unsorted).
+    counts: MemCounts,
+    starts: Vec<WordStart>,
 }
 
 impl<'c, 'a> Run<'c, 'a> {
     /// The replay of a segment of `n` steps in chunks of `len` from the state `st`, before
-    /// its first step.
-    fn new(st: &'c mut Carry<'a>, n: usize, len: usize) -> Self {
+    /// its first step; `keep`: whether it keeps the memory records (see [`Run::keep`]).
+    fn new(st: &'c mut Carry<'a>, n: usize, len: usize, keep: bool) -> Self {
+        // Reserved for the worst case: untouched capacity costs no memory, and the records
+        // are never copied by a regrowth.
+        let room = if keep { n } else { 0 };
         Run {
             st,
+            keep,
             rec: Replayed {
                 file_at: Vec::with_capacity(n.div_ceil(len)),
                 extra: Vec::new(),
                 extra_of: Vec::new(),
-                // Reserved for the worst case: untouched capacity costs no memory, and the
-                // records are never copied by a regrowth.
-                loads: Vec::with_capacity(n),
-                stores: Vec::with_capacity(n),
-                mem_a: Vec::with_capacity(n),
+                loads: Vec::with_capacity(room),
+                stores: Vec::with_capacity(room),
+                mem_a: Vec::with_capacity(room),
                 mem_s: Vec::new(),
                 ecalls: Vec::new(),
                 calls: Vec::new(),
                 io: Vec::new(),
+                counts: MemCounts::default(),
+                starts: Vec::new(),
             },
         }
     }
@@ -1156,11 +1178,17 @@ impl Run<'_, '_> {
         }
         let (new0, new1) = if load {
             let (op, new) = load::record(ts, funct3, addr32, old0.value, old1.value);
-            self.rec.loads.push(op);
+            self.rec.counts.loads += 1;
+            if self.keep {
+                self.rec.loads.push(op);
+            }
             new
         } else {
             let (op, new) = store::record(ts, funct3, addr32, s.rs2_val, old0.value, old1.value);
-            self.rec.stores.push(op);
+            self.rec.counts.stores += 1;
+            if self.keep {
+                self.rec.stores.push(op);
+            }
             new
         };
         let a0 = self.st.mem.write(pc, w, old0, new0, ts, !load)?;
@@ -1174,9 +1202,37 @@ impl Run<'_, '_> {
     }
 
     fn route(&mut self, a0: WordAccess, a1: Option<WordAccess>) {
+        self.touched(&a0);
+        if let Some(a1) = &a1 {
+            self.touched(a1);
+        }
         match a1 {
-            Some(a1) => self.rec.mem_s.push((a0, a1)),
-            None => self.rec.mem_a.push(a0),
+            Some(a1) => {
+                self.rec.counts.mem_s += 1;
+                if self.keep {
+                    self.rec.mem_s.push((a0, a1));
+                }
+            }
+            None => {
+                self.rec.counts.mem_a += 1;
+                if self.keep {
+                    self.rec.mem_a.push(a0);
+                }
+            }
+        }
+    }
+
+    /// Without kept records, notes the word as access `a` found it if it is the segment's
+    /// first access to it (one from before the segment's first clock): `mem_start` from
+    /// the records otherwise.
+    fn touched(&mut self, a: &WordAccess) {
+        if !self.keep && a.old_ts <= self.st.clk {
+            self.rec.starts.push(WordStart {
+                w: a.w,
+                value: a.old,
+                ts: a.old_ts,
+                ro: a.ro,
+            });
         }
     }
 
@@ -1200,6 +1256,8 @@ impl Run<'_, '_> {
             self.st.input_pos += taken;
             let a = self.st.mem.write(pc, w, old, new, ts, io::writes(kind))?;
             self.rec.io.push(io::record(kind, pos, lo, c, &a));
+            self.touched(&a);
+            self.rec.counts.mem_a += 1;
             self.rec.mem_a.push(a);
             pos += c as u64;
         }

@@ -305,15 +305,18 @@ pub(super) fn enqueue_memwalk(
         )
     })?;
     let (nl, ns, na, x, d) = (
-        r.loads.len(),
-        r.stores.len(),
-        r.mem_a.len(),
+        r.n_loads(),
+        r.n_stores(),
+        r.n_mem_a(),
         io.len(),
         r.mem_start.len(),
     );
     // Loads and stores not in MEMW_A are split: two accesses each.
-    let np = r.mem_s.len();
-    let split = (nl + ns).checked_sub(na - x).filter(|&s| s == np);
+    let np = r.n_mem_s();
+    let split = na
+        .checked_sub(x)
+        .and_then(|single| (nl + ns).checked_sub(single))
+        .filter(|&s| s == np);
     let m = split.map(|s| na + 2 * s);
     let Some(m) = m.filter(|&m| m < 1 << 32) else {
         return Err(limit(

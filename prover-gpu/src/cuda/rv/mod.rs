@@ -147,15 +147,15 @@ fn device_fill(t: TableId) -> Option<DeviceFill> {
             enqueue: Launch::AluRows(alu_ops::AluTable::Dvrm),
         },
         TableId::Load => DeviceFill {
-            dims: |p| (rv::load::WIDTH, padded_rows(p.loads.len())),
+            dims: |p| (rv::load::WIDTH, padded_rows(p.n_loads())),
             enqueue: Launch::MemWalked(memw::Walked::Load),
         },
         TableId::Store => DeviceFill {
-            dims: |p| (rv::store::WIDTH, padded_rows(p.stores.len())),
+            dims: |p| (rv::store::WIDTH, padded_rows(p.n_stores())),
             enqueue: Launch::MemWalked(memw::Walked::Store),
         },
         TableId::MemwA => DeviceFill {
-            dims: |p| (rv::memw::MEMW_A.num_columns(), padded_rows(p.mem_a.len())),
+            dims: |p| (rv::memw::MEMW_A.num_columns(), padded_rows(p.n_mem_a())),
             enqueue: Launch::MemWalked(memw::Walked::MemwA),
         },
         TableId::Ecall => DeviceFill {
@@ -167,7 +167,7 @@ fn device_fill(t: TableId) -> Option<DeviceFill> {
             enqueue: Launch::Records(|d, s, r| io::enqueue_io(d, s, r.io)),
         },
         TableId::Memw => DeviceFill {
-            dims: |p| (rv::memw::MEMW.num_columns(), padded_rows(p.mem_s.len())),
+            dims: |p| (rv::memw::MEMW.num_columns(), padded_rows(p.n_mem_s())),
             enqueue: Launch::MemWalked(memw::Walked::Memw),
         },
         TableId::Decode | TableId::Register | TableId::Bitwise | TableId::Page | TableId::Page0 => {
