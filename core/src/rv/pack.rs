@@ -1446,58 +1446,51 @@ fn step_chunk<S: Copy + Into<Step>>(
         out.mult[r as usize] += 1;
         let (b, sum, res) = cpu::values(d, &s);
         cols.res[k] = res;
-        if !full {
-            if d.class[class::ECALL] {
-                if let Some((op, _)) = calls.next() {
-                    debug_assert_eq!(op.clk, clk);
-                    for o in ecall::alu_lookups(op) {
-                        out.push_alu(routes, o);
-                    }
-                }
-            }
-            if let Some(o) = cpu::alu_op(d, s.rs1_val, b, res) {
-                out.push_alu(routes, o);
-            }
-            continue;
-        }
-        cols.rs1[k] = s.rs1_val;
-        cols.rs2[k] = s.rs2_val;
-        // The register accesses: rs1, rs2, the system call's own, rd.
+        // The register accesses: rs1, rs2, the system call's own, rd (recorded only with
+        // host lookups; the device's register walk makes them otherwise).
         let ts = 4 * clk;
-        let read = |j: u64, reg: u8, value: u64| RegAccess {
-            reg,
-            value,
-            ts: ts + j,
-            is_write: false,
-        };
-        cols.access(3 * k, &read(1, d.rs1, s.rs1_val), &mut file, &mut out.bytes);
-        cols.access(
-            3 * k + 1,
-            &read(2, d.rs2, s.rs2_val),
-            &mut file,
-            &mut out.bytes,
-        );
+        if full {
+            cols.rs1[k] = s.rs1_val;
+            cols.rs2[k] = s.rs2_val;
+            let read = |j: u64, reg: u8, value: u64| RegAccess {
+                reg,
+                value,
+                ts: ts + j,
+                is_write: false,
+            };
+            cols.access(3 * k, &read(1, d.rs1, s.rs1_val), &mut file, &mut out.bytes);
+            cols.access(
+                3 * k + 1,
+                &read(2, d.rs2, s.rs2_val),
+                &mut file,
+                &mut out.bytes,
+            );
+        }
         if d.class[class::ECALL] {
             if let Some((op, rows)) = calls.next() {
                 debug_assert_eq!(op.clk, clk);
-                for row in &run.extra[rows.clone()] {
-                    file.access(&row.access);
+                if full {
+                    for row in &run.extra[rows.clone()] {
+                        file.access(&row.access);
+                    }
                 }
                 for o in ecall::alu_lookups(op) {
                     out.push_alu(routes, o);
                 }
             }
         }
-        let written = if d.wr { res } else { 0 };
-        debug_assert_eq!(written, cpu::written(&s, d));
-        let write = RegAccess {
-            reg: d.rd,
-            value: written,
-            ts: ts + 3,
-            is_write: true,
-        };
-        cols.access(3 * k + 2, &write, &mut file, &mut out.bytes);
-        cols.new[k] = written;
+        if full {
+            let written = if d.wr { res } else { 0 };
+            debug_assert_eq!(written, cpu::written(&s, d));
+            let write = RegAccess {
+                reg: d.rd,
+                value: written,
+                ts: ts + 3,
+                is_write: true,
+            };
+            cols.access(3 * k + 2, &write, &mut file, &mut out.bytes);
+            cols.new[k] = written;
+        }
         let op = match &mut out.bytes {
             Some(bytes) => cpu::step_lookups(d, s.rs1_val, b, res, sum, bytes),
             None => cpu::alu_op(d, s.rs1_val, b, res),

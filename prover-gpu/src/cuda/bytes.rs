@@ -82,11 +82,6 @@ impl ByteTally {
         })
     }
 
-    /// The tables counted so far.
-    pub fn counted(&self) -> &[TableId] {
-        &self.counted
-    }
-
     /// Enqueues the counts of the tables of `tables` not counted yet. With `public` `None`
     /// (not known yet), a table whose sends read a public value is left for a later call.
     ///
