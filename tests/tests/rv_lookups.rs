@@ -17,9 +17,9 @@ use kestrel_core::rv::decode::fields_of;
 use kestrel_core::rv::decode::ProgramImage;
 use kestrel_core::rv::machine::{MemCounts, PackedTraces, Rv64Machine, TableId, TraceError};
 use kestrel_core::rv::memw;
-use kestrel_core::rv::pack::{pack_traces_overlapped, Lookups};
+use kestrel_core::rv::pack::{pack_traces_overlapped, Lookups, Segmenter};
 use kestrel_core::rv::BUS_BYTE;
-use kestrel_prover_gpu::par::Rayon;
+use kestrel_prover_gpu::par::{Rayon, StageClock};
 use kestrel_prover_gpu::program::{
     byte_sends_host, compile_sends, BYTE_ROWS, MAX_BYTE_MULTIPLICITY,
 };
@@ -307,4 +307,174 @@ fn sends_without_a_bitwise_row_are_errors() {
             assert_eq!(hist.iter().sum::<u64>(), 16 * m);
         }
     }
+}
+
+/// Packs `steps` with device lookups in segments of `seg` steps, the replay in parallel
+/// (where it can) or sequentially; how many segments the parallel replay packed.
+fn pack_segments(
+    machine: &Rv64Machine,
+    image: &ProgramImage,
+    steps: &[Step],
+    input: &[u8],
+    seg: usize,
+    parallel: bool,
+) -> (Result<PackedTraces, TraceError>, Vec<PackedTraces>, usize) {
+    let mut run = Segmenter::new(machine, image, input)
+        .unwrap()
+        .with_lookups(Lookups::Device);
+    if !parallel {
+        run = run.with_sequential_replay();
+    }
+    let parts: Vec<&[Step]> = steps.chunks(seg).collect();
+    let (mut packed, mut ran) = (Vec::new(), 0);
+    let mut out = Err(TraceError::Empty);
+    for (i, part) in parts.iter().enumerate() {
+        let par = StageClock::new(Rayon { chunk_len: 64 });
+        let p = run.pack_segment(&par, part, i + 1 == parts.len());
+        ran += par.stages().iter().any(|(s, _)| *s == "replay: memory") as usize;
+        match p {
+            Ok(p) => packed.push(p),
+            Err(e) => {
+                out = Err(e);
+                break;
+            }
+        }
+    }
+    if packed.len() == parts.len() {
+        let par = Rayon { chunk_len: 64 };
+        out = run.finish(&par).map(|r| packed.pop().unwrap().with_run(r));
+    }
+    (out, packed, ran)
+}
+
+/// The parallel replay (device lookups) packs what the sequential one does, field for
+/// field, on every program, whole and in three segments (memory and registers carried
+/// across), and it is the one that ran.
+#[test]
+fn parallel_replay_is_the_sequential_one() {
+    for &(name, input) in PROVABLE_PROGRAMS {
+        let (image, steps) = load(name);
+        let machine = machine_for(&image);
+        for seg in [steps.len(), steps.len() / 3 + 1] {
+            let parts = steps.len().div_ceil(seg);
+            let (p, ps, ran) = pack_segments(&machine, &image, &steps, input, seg, true);
+            let (s, ss, none) = pack_segments(&machine, &image, &steps, input, seg, false);
+            assert_eq!(ran, parts, "{name}: the parallel replay did not run");
+            assert_eq!(none, 0, "{name}");
+            assert!(p.is_ok(), "{name}: {:?}", p.err());
+            assert!(p == s && ps == ss, "{name} ({parts} segments)");
+        }
+    }
+}
+
+/// Attacks on the records the parallel replay must refuse as the sequential replay and
+/// the host pass do (it gives up and the sequential replay names the earliest failing
+/// step), each alone and several cells changed together: loaded or overwritten bytes
+/// that memory does not hold, a store of another value (caught at the next load of it),
+/// bytes above the access's width, an address past 32 bits or outside the memory map, a
+/// store into read-only code with the bytes it holds, a system call the VM has none of,
+/// and a read past the input.
+#[test]
+fn parallel_replay_refuses_what_the_sequential_one_does() {
+    use kestrel_core::rv::decode::{class, decode_for_air};
+    let mut cases: Vec<(String, &str, Vec<Step>, Vec<u8>)> = Vec::new();
+    for (name, input) in [
+        ("sort", input_of("sort").to_vec()),
+        ("sha256", b"abc".to_vec()),
+    ] {
+        let (_, steps) = load_with(name, &input);
+        let class_of = |s: &Step| decode_for_air(s.pc, s.word).map(|d| d.class);
+        let find = |c: usize, from: usize| {
+            (from..steps.len())
+                .find(|&j| class_of(&steps[j]).is_some_and(|k| k[c]))
+                .unwrap()
+        };
+        let mid = steps.len() / 2;
+        let (ld, st, call) = (
+            find(class::LOAD, mid),
+            find(class::STORE, mid),
+            find(class::ECALL, 0),
+        );
+        let mut add = |what: &str, f: &dyn Fn(&mut Vec<Step>)| {
+            let mut s = steps.clone();
+            f(&mut s);
+            cases.push((format!("{name}: {what}"), name, s, input.clone()));
+        };
+        add("loaded bytes", &|s| s[ld].mem_val ^= 1);
+        add("overwritten bytes", &|s| s[st].mem_val ^= 1 << 2);
+        add("high bytes", &|s| {
+            let w = (ld..s.len())
+                .find(|&j| {
+                    let d = decode_for_air(s[j].pc, s[j].word);
+                    d.is_some_and(|d| d.class[class::LOAD] && (s[j].word >> 12) & 3 != 3)
+                })
+                .unwrap();
+            s[w].mem_val |= 1 << 63;
+        });
+        add("stored value", &|s| {
+            // A store whose word a later load reads back.
+            let (j, _) = (mid..s.len())
+                .filter(|&j| class_of(&s[j]).is_some_and(|k| k[class::STORE]))
+                .find_map(|j| {
+                    let next = (j + 1..s.len()).find(|&i| s[i].mem_addr == s[j].mem_addr)?;
+                    class_of(&s[next])
+                        .is_some_and(|k| k[class::LOAD])
+                        .then_some((j, next))
+                })
+                .unwrap();
+            s[j].rs2_val ^= 1;
+        });
+        add("address past 32 bits", &|s| s[ld].mem_addr |= 1 << 40);
+        add("unmapped address", &|s| s[ld].mem_addr = 0x100);
+        add("store into code", &|s| {
+            // A word-sized store over an instruction, with the instruction's bytes.
+            let j = (0..s.len())
+                .find(|&j| {
+                    let d = decode_for_air(s[j].pc, s[j].word);
+                    d.is_some_and(|d| d.class[class::STORE] && (s[j].word >> 12) & 7 == 2)
+                })
+                .unwrap();
+            let k = s.len() / 3;
+            s[j].mem_addr = s[k].pc as u64;
+            s[j].mem_val = s[k].word as u64;
+        });
+        add("unknown call", &|s| s[call].rs1_val = 4000);
+        add("steps cut short", &|s| s.truncate(mid));
+    }
+    let (_, steps) = load_with("sha256", b"abc");
+    let reads: Vec<usize> = (0..steps.len())
+        .filter(|&j| {
+            let d = decode_for_air(steps[j].pc, steps[j].word);
+            d.is_some_and(|d| d.class[class::ECALL]) && steps[j].rs1_val == 63
+        })
+        .collect();
+    assert!(!reads.is_empty(), "sha256 reads no input");
+    let mut past = steps.clone();
+    past[reads[0]].rd_val += 1;
+    let read_past = (
+        "sha256: a read past the input".into(),
+        "sha256",
+        past,
+        b"abc".to_vec(),
+    );
+    cases.push(read_past);
+    for (what, name, s, input) in &cases {
+        let image = load_with(name, input).0;
+        let machine = machine_for(&image);
+        let h = pack(&machine, &image, s, input, Lookups::Host, 64).err();
+        assert!(h.is_some(), "{what}: the host pass accepts it");
+        for seg in [s.len(), s.len() / 3 + 1] {
+            let (p, _, _) = pack_segments(&machine, &image, s, input, seg, true);
+            let (q, _, _) = pack_segments(&machine, &image, s, input, seg, false);
+            assert_eq!(p.as_ref().err(), q.as_ref().err(), "{what} ({seg})");
+            if seg == s.len() {
+                assert_eq!(p.err(), h, "{what}");
+            }
+        }
+    }
+}
+
+fn load_with(name: &str, input: &[u8]) -> (ProgramImage, Vec<Step>) {
+    let (program, records, _) = run_recorded(name, input);
+    (program_image(&program), steps(&records))
 }

@@ -61,6 +61,8 @@ use crate::field::Felt;
 use crate::matrix::RowMajorMatrix;
 use crate::par::{ParMap, Sequential};
 
+mod replay_par;
+
 /// Who counts the segment tables' byte lookups (BITWISE's multiplicities).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum Lookups {
@@ -165,6 +167,8 @@ pub struct Segmenter<'a> {
     /// The byte lookups of every segment's tables so far (none with [`Lookups::Device`]).
     bytes: ByteTotals,
     lookups: Lookups,
+    /// Whether the replay may run in parallel (with [`Lookups::Device`]).
+    parallel_replay: bool,
     /// Whether the last segment has been packed.
     ended: bool,
     /// The error a call failed with.
@@ -223,6 +227,7 @@ impl<'a> Segmenter<'a> {
             },
             bytes: ByteTotals::default(),
             lookups: Lookups::Host,
+            parallel_replay: true,
             ended: false,
             failed: None,
         })
@@ -231,6 +236,14 @@ impl<'a> Segmenter<'a> {
     /// This segmenter with `lookups` counting the byte lookups (before its first segment).
     pub fn with_lookups(mut self, lookups: Lookups) -> Self {
         self.lookups = lookups;
+        self
+    }
+
+    /// This segmenter replaying sequentially even where it could in parallel (with
+    /// [`Lookups::Device`]): the reference the parallel replay is tested against.
+    #[doc(hidden)]
+    pub fn with_sequential_replay(mut self) -> Self {
+        self.parallel_replay = false;
         self
     }
 
@@ -409,18 +422,26 @@ impl<'a> Segmenter<'a> {
         // steps of the whole segment would give, in the same order of checks).
         let upto = first_bad.as_ref().map_or(n, |&(k, _)| k);
         let n_chunks = n.div_ceil(len);
-        let pieces = if first_bad.is_none() {
+        let keep = self.lookups == Lookups::Host;
+        let mut replay = Run::new(&mut self.carry, n, len, keep);
+        // Without the memory records kept, the replay runs in parallel (sequentially where
+        // that one gives up: a step it would refuse).
+        let replayed = !keep
+            && self.parallel_replay
+            && first_bad.is_none()
+            && replay.replay_parallel(par, slots, steps, &dec_row, len, clk0);
+        let pieces = if first_bad.is_none() && !replayed {
             (n_chunks / PIPELINE_CHUNKS).clamp(1, PIPELINE_PIECES)
         } else {
             1
         };
         let bound = |i: usize| i * n_chunks / pieces;
-        let keep = self.lookups == Lookups::Host;
-        let mut replay = Run::new(&mut self.carry, n, len, keep);
         if keep {
             replay.rec.prefault(par, n_loads, n_stores);
         }
-        replay.chunks(slots, steps, &dec_row, len, clk0, 0..bound(1), upto)?;
+        if !replayed {
+            replay.chunks(slots, steps, &dec_row, len, clk0, 0..bound(1), upto)?;
+        }
         if let Some((_, e)) = first_bad {
             return Err(e);
         }
