@@ -173,6 +173,9 @@ pub struct Segmenter<'a> {
     ended: bool,
     /// The error a call failed with.
     failed: Option<TraceError>,
+    /// The run tables, when the last segment built them while its early job ran (with
+    /// [`Lookups::Device`]).
+    run: Option<RunTraces>,
 }
 
 /// The replay state one segment hands on to the next.
@@ -230,6 +233,7 @@ impl<'a> Segmenter<'a> {
             parallel_replay: true,
             ended: false,
             failed: None,
+            run: None,
         })
     }
 
@@ -324,48 +328,18 @@ impl<'a> Segmenter<'a> {
         let (true, Some(exit_code)) = (self.ended, self.carry.exit_code) else {
             return Err(TraceError::NoExit);
         };
-        let c = &self.carry;
-        let mem = &c.mem;
-        let zero = page0::zero_words(
-            &mem.image,
-            mem.words.iter().map(|(w, (v, t))| (w, v, t & !RO_BIT)),
-        );
-        let run = RunState {
-            program: self.program,
-            mult: &self.mult,
-            carry: c,
-            zero: &zero,
-        };
-        let built = par.map(TableId::RUN_TABLES.len(), |j| {
-            let mut bytes = ByteCounts::default();
-            let t = TableId::RUN_TABLES[j];
-            (
-                run_table(t, &run, &mut bytes).map(|(m, rows)| (t, m, rows)),
-                bytes,
-            )
-        });
-        let mut out = RunTraces {
-            traces: vec![None; TableId::COUNT],
-            table_rows: vec![None; TableId::COUNT],
-            public: public_values(exit_code, &c.output),
-            run_lookups: None,
-        };
-        let mut lookups = Vec::with_capacity(built.len());
-        for (trace, bytes) in built {
-            if let Some((t, m, rows)) = trace {
-                out.traces[t.index()] = Some(m);
-                out.table_rows[t.index()] = Some(rows);
-            }
-            lookups.push(bytes);
+        if let Some(run) = self.run.take() {
+            return Ok(run);
         }
-        par.stage_done("run tables");
-        self.bytes.add(par, &lookups.iter().collect::<Vec<_>>());
-        match self.lookups {
-            Lookups::Host => out.traces[TableId::Bitwise.index()] = Some(self.bytes.trace(par)),
-            Lookups::Device => out.run_lookups = Some(self.bytes.into_counts()),
-        }
-        par.stage_done("bitwise");
-        Ok(out)
+        Ok(run_traces(
+            par,
+            self.program,
+            &self.mult,
+            &self.carry,
+            exit_code,
+            &mut self.bytes,
+            self.lookups,
+        ))
     }
 
     /// [`Segmenter::pack_segment_overlapped`] on a segmenter that has not failed or ended.
@@ -429,7 +403,7 @@ impl<'a> Segmenter<'a> {
         let replayed = !keep
             && self.parallel_replay
             && first_bad.is_none()
-            && replay.replay_parallel(par, slots, steps, &dec_row, len, clk0);
+            && replay.replay_parallel(par, slots, steps, &dec_row, n_loads + n_stores, len, clk0);
         let pieces = if first_bad.is_none() && !replayed {
             (n_chunks / PIPELINE_CHUNKS).clamp(1, PIPELINE_PIECES)
         } else {
@@ -570,7 +544,13 @@ impl<'a> Segmenter<'a> {
         };
         let mult = &mut self.mult;
         let lookups = self.lookups;
-        let ((tables, ()), early) = par.join_waiting(
+        // With device lookups the pass has no tables of its own to build: the last
+        // segment's run tables are built while the early job runs instead of after it.
+        let (program, carry, totals) = (self.program, &self.carry, &mut self.bytes);
+        let run_now = (last && lookups == Lookups::Device)
+            .then_some(carry.exit_code)
+            .flatten();
+        let (((tables, ()), run_traces), early) = par.join_waiting(
             || {
                 let out = par.join(
                     || match lookups {
@@ -580,10 +560,13 @@ impl<'a> Segmenter<'a> {
                     || add_mult(mult, &chunks),
                 );
                 par.stage_done("tables");
-                out
+                let run = run_now
+                    .map(|code| run_traces(par, program, mult, carry, code, totals, lookups));
+                (out, run)
             },
             || early(refs),
         );
+        self.run = run_traces;
         par.stage_done("early fills (wait)");
         let Tables {
             traces,
@@ -650,6 +633,62 @@ fn mem_start(run: &Replayed, clk0: u64) -> Vec<WordStart> {
         })
         .collect();
     out.sort_unstable_by_key(|s| s.w);
+    out
+}
+
+/// The [`RUN_TABLES`](TableId::RUN_TABLES)' traces after the last segment (see
+/// [`Segmenter::finish`]): from DECODE's multiplicities `mult`, the final replay state `c`
+/// and the exit code; the run tables' byte lookups are added to `bytes` (BITWISE's trace
+/// from them with [`Lookups::Host`], their counts handed on with [`Lookups::Device`]).
+fn run_traces(
+    par: &impl ParMap,
+    program: &ProgramImage,
+    mult: &[u64],
+    c: &Carry<'_>,
+    exit_code: u64,
+    bytes: &mut ByteTotals,
+    lookups: Lookups,
+) -> RunTraces {
+    let mem = &c.mem;
+    let zero = page0::zero_words(
+        &mem.image,
+        mem.words.iter().map(|(w, (v, t))| (w, v, t & !RO_BIT)),
+    );
+    let run = RunState {
+        program,
+        mult,
+        carry: c,
+        zero: &zero,
+    };
+    let built = par.map(TableId::RUN_TABLES.len(), |j| {
+        let mut bytes = ByteCounts::default();
+        let t = TableId::RUN_TABLES[j];
+        (
+            run_table(t, &run, &mut bytes).map(|(m, rows)| (t, m, rows)),
+            bytes,
+        )
+    });
+    let mut out = RunTraces {
+        traces: vec![None; TableId::COUNT],
+        table_rows: vec![None; TableId::COUNT],
+        public: public_values(exit_code, &c.output),
+        run_lookups: None,
+    };
+    let mut counted = Vec::with_capacity(built.len());
+    for (trace, bytes) in built {
+        if let Some((t, m, rows)) = trace {
+            out.traces[t.index()] = Some(m);
+            out.table_rows[t.index()] = Some(rows);
+        }
+        counted.push(bytes);
+    }
+    par.stage_done("run tables");
+    bytes.add(par, &counted.iter().collect::<Vec<_>>());
+    match lookups {
+        Lookups::Host => out.traces[TableId::Bitwise.index()] = Some(bytes.trace(par)),
+        Lookups::Device => out.run_lookups = Some(core::mem::take(bytes).into_counts()),
+    }
+    par.stage_done("bitwise");
     out
 }
 

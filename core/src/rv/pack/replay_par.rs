@@ -161,8 +161,8 @@ struct Owned {
     starts: Vec<WordStart>,
     /// Its transfer words' accesses.
     transfers: Vec<(Transfer, WordAccess)>,
-    /// Output bytes its transfers wrote: position, bytes.
-    out: Vec<(usize, Vec<u8>)>,
+    /// Output bytes its transfers wrote: position, bytes (the first `cnt` of the word's).
+    out: Vec<(usize, [u8; 8], u8)>,
     ok: bool,
 }
 
@@ -194,11 +194,12 @@ fn scan<S: Copy + Into<Step>>(
     slots: &CodeSlots,
     clk0: u64,
     range: core::ops::Range<usize>,
+    per_owner: usize,
 ) -> Scan {
     let mut out = Scan {
         regs: Vec::new(),
         calls: Vec::new(),
-        parts: vec![Vec::new(); OWNERS],
+        parts: (0..OWNERS).map(|_| Vec::with_capacity(per_owner)).collect(),
         counts: MemCounts::default(),
         ok: true,
     };
@@ -285,7 +286,8 @@ impl OwnerMem<'_> {
 
 impl Run<'_, '_> {
     /// Replays chunks of `len` steps of the segment's `steps` (their DECODE rows `dec_row`,
-    /// every step with one) from its first clock `clk0`, in parallel, without keeping the
+    /// every step with one; `accesses` of them loads or stores) from its first clock
+    /// `clk0`, in parallel, without keeping the
     /// loads', stores' and word accesses' records (see the module's notes). False, with
     /// nothing replayed or changed, where the sequential replay would fail (the caller
     /// replays sequentially then).
@@ -295,6 +297,7 @@ impl Run<'_, '_> {
         slots: &CodeSlots,
         steps: &[S],
         dec_row: &[u32],
+        accesses: usize,
         len: usize,
         clk0: u64,
     ) -> bool {
@@ -303,8 +306,13 @@ impl Run<'_, '_> {
         if dec_row.len() != n || len == 0 {
             return false;
         }
+        // Room for each owner's share of a chunk's accesses (and an eighth more), so that
+        // the lists seldom grow.
+        let share = (len as u64 * accesses as u64 / n.max(1) as u64) as usize;
+        let per_owner = share / OWNERS * 9 / 8 + 8;
         let scans = par.map(n.div_ceil(len), |c| {
-            scan(steps, dec_row, slots, clk0, c * len..((c + 1) * len).min(n))
+            let range = c * len..((c + 1) * len).min(n);
+            scan(steps, dec_row, slots, clk0, range, per_owner)
         });
         if scans.iter().any(|s| !s.ok) {
             return false;
@@ -445,7 +453,7 @@ impl Run<'_, '_> {
         }
         counts.mem_a += seq;
         let mut moved: Vec<(Transfer, WordAccess)> = Vec::with_capacity(seq);
-        let mut out: Vec<(usize, Vec<u8>)> = Vec::new();
+        let mut out: Vec<(usize, [u8; 8], u8)> = Vec::new();
         for o in owned {
             for &w in &o.touched {
                 if let Some(e) = o.words.get(w / OWNERS as u32) {
@@ -457,13 +465,13 @@ impl Run<'_, '_> {
             out.extend(o.out);
         }
         moved.sort_unstable_by_key(|(t, _)| t.seq);
-        out.sort_unstable_by_key(|(at, _)| *at);
+        out.sort_unstable_by_key(|o| o.0);
         for (t, a) in &moved {
             self.rec.io.push(io::record(t.kind, t.pos, t.lo, t.cnt, a));
             self.rec.mem_a.push(*a);
         }
-        for (_, bytes) in out {
-            self.st.output.extend_from_slice(&bytes);
+        for (_, bytes, cnt) in out {
+            self.st.output.extend_from_slice(&bytes[..cnt as usize]);
         }
         let st = &mut *self.st;
         (st.file, st.input_pos, st.outpos, st.exit_code) = (file, input_pos, outpos, exit_code);
@@ -522,7 +530,9 @@ fn owner_replay(
         mem.write(t.w, &old, new, t.ts);
         first(&old, t.w, &mut out.starts);
         if t.kind == IO_OUT {
-            out.out.push((t.at, bytes.clone()));
+            let mut word = [0; 8];
+            word[..bytes.len()].copy_from_slice(&bytes);
+            out.out.push((t.at, word, bytes.len() as u8));
         }
         let a = WordAccess {
             w: t.w,
