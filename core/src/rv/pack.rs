@@ -371,12 +371,23 @@ impl<'a> Segmenter<'a> {
         // At most MAX_CHUNKS chunks: each has its own byte lookup counter.
         let len = par.chunk_len().max(n.div_ceil(MAX_CHUNKS)).clamp(1, n);
 
-        // 0. Decode, counting the loads and stores.
+        // 0. Decode, counting the loads and stores; for a parallel replay, each chunk's scan
+        // right after its decode (its steps still in cache).
+        let keep = self.lookups == Lookups::Host;
+        let parallel = !keep && self.parallel_replay;
         let mut dec_row = vec![0u32; n];
         let mut rows: Vec<&mut [u32]> = dec_row.chunks_mut(len).collect();
         let (mut first_bad, mut n_loads, mut n_stores) = (None, 0, 0);
-        for r in par.map_mut(&mut rows, |c, rows| {
-            decode_chunk(c * len, rows, steps, slots)
+        let mut scans = Vec::with_capacity(if parallel { rows.len() } else { 0 });
+        for (r, scan) in par.map_mut(&mut rows, |c, rows| {
+            let decoded = decode_chunk(c * len, rows, steps, slots);
+            let scan = match &decoded {
+                Ok((l, s)) if parallel => {
+                    Some(replay_par::scan(steps, rows, slots, clk0, c * len, l + s))
+                }
+                _ => None,
+            };
+            (decoded, scan)
         }) {
             match r {
                 Ok((l, s)) => (n_loads, n_stores) = (n_loads + l, n_stores + s),
@@ -384,6 +395,7 @@ impl<'a> Segmenter<'a> {
                     first_bad.get_or_insert(e);
                 }
             }
+            scans.extend(scan);
         }
         drop(rows);
         par.stage_done("decode");
@@ -396,14 +408,12 @@ impl<'a> Segmenter<'a> {
         // steps of the whole segment would give, in the same order of checks).
         let upto = first_bad.as_ref().map_or(n, |&(k, _)| k);
         let n_chunks = n.div_ceil(len);
-        let keep = self.lookups == Lookups::Host;
         let mut replay = Run::new(&mut self.carry, n, len, keep);
         // Without the memory records kept, the replay runs in parallel (sequentially where
         // that one gives up: a step it would refuse).
-        let replayed = !keep
-            && self.parallel_replay
+        let replayed = parallel
             && first_bad.is_none()
-            && replay.replay_parallel(par, slots, steps, &dec_row, n_loads + n_stores, len, clk0);
+            && replay.replay_parallel(par, slots, steps, &dec_row, scans, len, clk0);
         let pieces = if first_bad.is_none() && !replayed {
             (n_chunks / PIPELINE_CHUNKS).clamp(1, PIPELINE_PIECES)
         } else {

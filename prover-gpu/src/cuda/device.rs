@@ -124,8 +124,12 @@ const KERNELS: &[(&str, &[&str])] = &[
 
 /// Streams in the pool; each backend operation runs on one and synchronises it.
 const STREAMS: usize = 4;
-/// Pinned staging buffer size in u64 words (32 MiB); transfers go through it in chunks.
-const STAGING_WORDS: usize = 1 << 22;
+/// Pinned staging buffer size in u64 words (8 MiB); transfers go through it in chunks, an
+/// upload's next chunk filled while the last one is copied.
+const STAGING_WORDS: usize = 1 << 20;
+/// Words per task when an upload's chunk is filled on the host threads: small, because a
+/// word can stand for many steps (a tag word of the register walk's results covers 32).
+const FILL_PIECE: usize = 1 << 12;
 
 /// One CUDA device with the kernels loaded.
 pub struct CudaDevice {
@@ -515,9 +519,9 @@ impl CudaDevice {
             let chunk = &mut host[..m];
             let at = std::time::Instant::now();
             chunk
-                .par_chunks_mut(1 << 16)
+                .par_chunks_mut(FILL_PIECE)
                 .enumerate()
-                .for_each(|(i, c)| fill(start + (i << 16), c));
+                .for_each(|(i, c)| fill(start + i * FILL_PIECE, c));
             self.counters.host_time("uploads: staging filled", at);
             let mut view = dst.slice_mut().slice_mut(start..start + m);
             // A plain host slice: the copy is asynchronous (pinned memory); the event below

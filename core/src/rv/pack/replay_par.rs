@@ -40,8 +40,8 @@ use crate::rv::{WordAccess, WordStart, IO_IN, IO_OUT, IO_ZERO, NUM_REGS};
 /// not pages: a stack's accesses spread over every owner).
 const OWNERS: usize = 64;
 
-/// What a chunk's scan found.
-struct Scan {
+/// What a chunk's scan found ([`scan`]).
+pub(super) struct Scan {
     /// The register file's changes between the chunk's system calls: per stretch of steps,
     /// the last access to each register it touches (a write if the stretch writes it, with
     /// the last value written).
@@ -187,15 +187,20 @@ fn byte_mask(cnt: u32) -> u64 {
     }
 }
 
-/// A chunk's scan: steps `range` of the segment starting at clock `clk0`.
-fn scan<S: Copy + Into<Step>>(
+/// A chunk's scan: the steps `start .. start + rows.len()` of the segment `steps` starting
+/// at clock `clk0`, their DECODE rows `rows` (each a row of `slots`), `accesses` of them
+/// loads or stores.
+pub(super) fn scan<S: Copy + Into<Step>>(
     steps: &[S],
-    dec_row: &[u32],
+    rows: &[u32],
     slots: &CodeSlots,
     clk0: u64,
-    range: core::ops::Range<usize>,
-    per_owner: usize,
+    start: usize,
+    accesses: usize,
 ) -> Scan {
+    // Room for each owner's share of the accesses (and an eighth more), so that the lists
+    // seldom grow.
+    let per_owner = accesses / OWNERS * 9 / 8 + 8;
     let mut out = Scan {
         regs: Vec::new(),
         calls: Vec::new(),
@@ -204,9 +209,9 @@ fn scan<S: Copy + Into<Step>>(
         ok: true,
     };
     let mut stretch = Stretch::new();
-    for k in range {
-        let s: Step = steps[k].into();
-        let d = slots.fields(dec_row[k]);
+    for (k, (&step, &r)) in (start..).zip(steps[start..].iter().zip(rows)) {
+        let s: Step = step.into();
+        let d = slots.fields(r);
         if d.class[class::ECALL] {
             // The call's step is replayed whole, after the stretch before it.
             stretch.flush(&mut out.regs);
@@ -285,35 +290,27 @@ impl OwnerMem<'_> {
 }
 
 impl Run<'_, '_> {
-    /// Replays chunks of `len` steps of the segment's `steps` (their DECODE rows `dec_row`,
-    /// every step with one; `accesses` of them loads or stores) from its first clock
-    /// `clk0`, in parallel, without keeping the
-    /// loads', stores' and word accesses' records (see the module's notes). False, with
-    /// nothing replayed or changed, where the sequential replay would fail (the caller
-    /// replays sequentially then).
+    /// Replays the segment's `steps` (their DECODE rows `dec_row`, every step with one) from
+    /// its first clock `clk0`, in parallel, without keeping the loads', stores' and word
+    /// accesses' records (see the module's notes), from the [`scan`]s of its chunks of
+    /// `len` steps. False, with nothing replayed or changed, where the sequential replay
+    /// would fail (the caller replays sequentially then).
+    #[allow(clippy::too_many_arguments)]
     pub(super) fn replay_parallel<S: Copy + Into<Step> + Sync>(
         &mut self,
         par: &impl ParMap,
         slots: &CodeSlots,
         steps: &[S],
         dec_row: &[u32],
-        accesses: usize,
+        scans: Vec<Scan>,
         len: usize,
         clk0: u64,
     ) -> bool {
         debug_assert!(!self.keep && self.rec.file_at.is_empty());
         let n = steps.len();
-        if dec_row.len() != n || len == 0 {
+        if dec_row.len() != n || len == 0 || scans.len() != n.div_ceil(len) {
             return false;
         }
-        // Room for each owner's share of a chunk's accesses (and an eighth more), so that
-        // the lists seldom grow.
-        let share = (len as u64 * accesses as u64 / n.max(1) as u64) as usize;
-        let per_owner = share / OWNERS * 9 / 8 + 8;
-        let scans = par.map(n.div_ceil(len), |c| {
-            let range = c * len..((c + 1) * len).min(n);
-            scan(steps, dec_row, slots, clk0, range, per_owner)
-        });
         if scans.iter().any(|s| !s.ok) {
             return false;
         }
