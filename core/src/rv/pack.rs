@@ -13,7 +13,10 @@
 //!    the register file, memory replayed from the image, system calls with their IO chains,
 //!    the input and output positions, the exit code. It makes every other check a step can
 //!    fail, in step order, so an error is the earliest failing step's. Of the register file
-//!    it keeps only a copy at the start of each chunk.
+//!    it keeps only a copy at the start of each chunk. With [`Lookups::Device`] (the memory
+//!    records left to the device's walk) it runs in parallel instead ([`replay_par`]: chunk
+//!    scans during the decode, memory by word owners), giving up to the sequential replay
+//!    on anything that one would refuse.
 //! 2. **Steps** (the chunks again, in parallel): what each step implies given the replay —
 //!    its CPU and MEMW_R columns (the chunk runs the register file again from its copy),
 //!    DECODE multiplicities, ALU operations per table (merged into distinct rows per chunk:
