@@ -379,15 +379,22 @@ impl<'a> Segmenter<'a> {
         let keep = self.lookups == Lookups::Host;
         let parallel = !keep && self.parallel_replay;
         let mut dec_row = vec![0u32; n];
-        let mut rows: Vec<&mut [u32]> = dec_row.chunks_mut(len).collect();
+        let mut res = vec![0u64; n];
+        let mut rows: Vec<(&mut [u32], &mut [u64])> =
+            dec_row.chunks_mut(len).zip(res.chunks_mut(len)).collect();
         let (mut first_bad, mut n_loads, mut n_stores) = (None, 0, 0);
         let mut scans = Vec::with_capacity(if parallel { rows.len() } else { 0 });
-        for (r, scan) in par.map_mut(&mut rows, |c, rows| {
+        let mut stepped = Vec::with_capacity(scans.capacity());
+        let routes = &self.routes;
+        for (r, scan) in par.map_mut(&mut rows, |c, (rows, res)| {
             let decoded = decode_chunk(c * len, rows, steps, slots);
+            // With a parallel replay, the chunk's scan and (needing nothing replayed) its
+            // steps.
             let scan = match &decoded {
-                Ok((l, s)) if parallel => {
-                    Some(replay_par::scan(steps, rows, slots, clk0, c * len, l + s))
-                }
+                Ok((l, s)) if parallel => Some((
+                    replay_par::scan(steps, rows, slots, clk0, c * len, l + s),
+                    step_values(c * len, rows, res, steps, slots, routes),
+                )),
                 _ => None,
             };
             (decoded, scan)
@@ -398,7 +405,10 @@ impl<'a> Segmenter<'a> {
                     first_bad.get_or_insert(e);
                 }
             }
-            scans.extend(scan);
+            if let Some((scan, chunk)) = scan {
+                scans.push(scan);
+                stepped.push(chunk);
+            }
         }
         drop(rows);
         par.stage_done("decode");
@@ -437,7 +447,7 @@ impl<'a> Segmenter<'a> {
         // and MEMW_R's accesses: the pass leaves those records empty.
         let full = self.lookups == Lookups::Host;
         let m = if full { n } else { 0 };
-        let (mut rs1, mut rs2, mut res) = (vec![0; m], vec![0; m], vec![0; n]);
+        let (mut rs1, mut rs2) = (vec![0; m], vec![0; m]);
         let (mut meta, mut old, mut new) = (vec![0; 3 * m], vec![0; 3 * m], vec![0; m]);
         let mut cols: Vec<Cols<'_>> = res
             .chunks_mut(len)
@@ -456,6 +466,27 @@ impl<'a> Segmenter<'a> {
             })
             .collect();
         let mut chunks = Vec::with_capacity(n_chunks);
+        // The parallel replay's steps ran with the decode: the system calls' ALU operations
+        // are checked here, each in its chunk in step order.
+        let pieces = if replayed && stepped.len() == n_chunks {
+            for (op, mark) in replay.rec.ecalls.iter().zip(&replay.rec.calls) {
+                let k = (mark.clk - clk0) as usize;
+                let (chunk, first) = &mut stepped[k / len];
+                if first.is_some_and(|f| f < k) {
+                    continue;
+                }
+                if let Some(o) = ecall::alu_lookups(op)
+                    .into_iter()
+                    .find(|o| routes.owner.get(o.op as usize).copied().flatten().is_none())
+                {
+                    (chunk.no_table, *first) = (Some(o.op), Some(k));
+                }
+            }
+            chunks.extend(stepped.into_iter().map(|(c, _)| c));
+            0
+        } else {
+            pieces
+        };
         for i in 0..pieces {
             let (c0, c1) = (bound(i), bound(i + 1));
             let view = replay.rec.view(c0..c1);
@@ -1475,6 +1506,42 @@ struct ChunkInputs<'a, S> {
     routes: &'a AluRoutes,
     run: &'a ReplayView,
     lookups: Lookups,
+}
+
+/// With device lookups, the steps stage of the chunk of steps `start ..` with DECODE rows
+/// `rows` (it needs nothing replayed): each step's result into `res`, DECODE's
+/// multiplicities and the first ALU operation no table takes, and that step's index in the
+/// segment (the system calls' ALU operations are left to the caller).
+fn step_values<S: Copy + Into<Step>>(
+    start: usize,
+    rows: &[u32],
+    res: &mut [u64],
+    steps: &[S],
+    slots: &CodeSlots,
+    routes: &AluRoutes,
+) -> (Chunk, Option<usize>) {
+    let mut out = Chunk {
+        mult: vec![0; slots.len()],
+        ops: vec![Vec::new(); TableId::COUNT],
+        rows: vec![Vec::new(); TableId::COUNT],
+        no_table: None,
+        bytes: None,
+    };
+    let mut first = None;
+    for (k, ((&step, &r), res)) in steps[start..].iter().zip(rows).zip(res).enumerate() {
+        let s: Step = step.into();
+        let d = slots.fields(r);
+        out.mult[r as usize] += 1;
+        let (b, _, v) = cpu::values(d, &s);
+        *res = v;
+        if let Some(o) = cpu::alu_op(d, s.rs1_val, b, v) {
+            out.push_alu(routes, o);
+            if out.no_table.is_some() && first.is_none() {
+                first = Some(start + k);
+            }
+        }
+    }
+    (out, first)
 }
 
 /// Chunk `c`: its steps' CPU and MEMW_R columns into `cols`, and the rest.
