@@ -589,7 +589,8 @@ impl<'a> Segmenter<'a> {
         let mult = &mut self.mult;
         let lookups = self.lookups;
         // With device lookups the pass has no tables of its own to build: the last
-        // segment's run tables are built while the early job runs instead of after it.
+        // segment's run tables (and BITWISE's base counts) are built while the early job
+        // runs instead of after it.
         let (program, carry, totals) = (self.program, &self.carry, &mut self.bytes);
         let run_now = (last && lookups == Lookups::Device)
             .then_some(carry.exit_code)
@@ -604,8 +605,13 @@ impl<'a> Segmenter<'a> {
                     || add_mult(mult, &chunks),
                 );
                 par.stage_done("tables");
-                let run = run_now
-                    .map(|code| run_traces(par, program, mult, carry, code, totals, lookups));
+                // On this thread alone: the early job's host steps are the longer branch
+                // and need the pool.
+                let run = run_now.map(|code| {
+                    let run = run_traces(&Sequential, program, mult, carry, code, totals, lookups);
+                    par.stage_done("run tables");
+                    run
+                });
                 (out, run)
             },
             || early(refs),

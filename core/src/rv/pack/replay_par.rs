@@ -302,7 +302,7 @@ impl Run<'_, '_> {
         slots: &CodeSlots,
         steps: &[S],
         dec_row: &[u32],
-        scans: Vec<Scan>,
+        mut scans: Vec<Scan>,
         len: usize,
         clk0: u64,
     ) -> bool {
@@ -435,7 +435,18 @@ impl Run<'_, '_> {
         }
         par.stage_done("replay: calls");
         // 3. Memory, by owner.
-        let owned = par.map(OWNERS, |p| owner_replay(st, clk0, &scans, p, &transfers[p]));
+        // Each owner's lists, handed over so that each frees its own (in parallel).
+        let mut by_owner: Vec<Vec<Vec<Part>>> = (0..OWNERS)
+            .map(|_| Vec::with_capacity(scans.len()))
+            .collect();
+        for scan in &mut scans {
+            for (lists, parts) in by_owner.iter_mut().zip(scan.parts.drain(..)) {
+                lists.push(parts);
+            }
+        }
+        let owned = par.map_mut(&mut by_owner, |p, lists| {
+            owner_replay(st, clk0, core::mem::take(lists), p, &transfers[p])
+        });
         if owned.iter().any(|o| !o.ok) {
             return false;
         }
@@ -485,7 +496,7 @@ impl Run<'_, '_> {
 fn owner_replay(
     st: &super::Carry<'_>,
     clk0: u64,
-    scans: &[Scan],
+    lists: Vec<Vec<Part>>,
     p: usize,
     transfers: &[Transfer],
 ) -> Owned {
@@ -543,8 +554,8 @@ fn owner_replay(
         out.transfers.push((*t, a));
         Some(())
     };
-    for scan in scans {
-        for e in &scan.parts[p] {
+    for list in &lists {
+        for e in list {
             let ts = clk0 + e.step() as u64 + 1;
             while let Some(t) = next.next_if(|t| t.ts < ts) {
                 if transfer(t, &mut mem, &mut out).is_none() {
