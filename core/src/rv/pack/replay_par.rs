@@ -445,7 +445,7 @@ impl Run<'_, '_> {
             }
         }
         let owned = par.map_mut(&mut by_owner, |p, lists| {
-            owner_replay(st, clk0, core::mem::take(lists), p, &transfers[p])
+            owner_replay(st, clk0, core::mem::take(lists), &transfers[p])
         });
         if owned.iter().any(|o| !o.ok) {
             return false;
@@ -491,13 +491,12 @@ impl Run<'_, '_> {
     }
 }
 
-/// Owner `p`'s replay: its words' parts of the chunks' loads and stores (`scans`) and its
+/// An owner's replay: its words' parts of the chunks' loads and stores (`lists`) and its
 /// transfer words (`transfers`, in order), in time order.
 fn owner_replay(
     st: &super::Carry<'_>,
     clk0: u64,
     lists: Vec<Vec<Part>>,
-    p: usize,
     transfers: &[Transfer],
 ) -> Owned {
     let mut mem = OwnerMem {
