@@ -1538,7 +1538,7 @@ fn step_values<S: Copy + Into<Step>>(
         let s: Step = step.into();
         let d = slots.fields(r);
         out.mult[r as usize] += 1;
-        let (b, _, v) = cpu::values(d, &s);
+        let (b, v) = cpu::b_and_result(d, &s);
         *res = v;
         if let Some(o) = cpu::alu_op(d, s.rs1_val, b, v) {
             out.push_alu(routes, o);

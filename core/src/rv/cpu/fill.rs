@@ -326,6 +326,17 @@ pub fn values(d: &Decoded, s: &Step) -> (u64, u64, u64) {
     (b, sum, result(s, d, b, sum))
 }
 
+/// A step's operand b and result bytes' value: [`values`] without the adder's sum where
+/// the result does not need it (every row that takes its result from the step).
+pub fn b_and_result(d: &Decoded, s: &Step) -> (u64, u64) {
+    let b = operand_b(d, s.rs2_val);
+    let res = result_from_step(s, d).unwrap_or_else(|| {
+        let (sum, _) = sum_and_carries(s.rs1_val, b, d);
+        result_without_write(d, s.rs1_val, b, sum)
+    });
+    (b, res)
+}
+
 /// What one CPU step asks of other tables besides registers: its ALU operation (ALU
 /// instructions and branch compares; returned), its byte-logic lookups, and the range
 /// checks of its result and adder bytes and of the two split-off values (`2·L7`, `2·H`).

@@ -114,7 +114,11 @@ impl Stretch {
     }
 
     fn access(&mut self, reg: u8, ts: u64, written: Option<u64>) {
-        let r = reg as usize % NUM_REGS;
+        // As the register file takes it (a decoded register is below 32: no division).
+        let r = match reg as usize {
+            r if r < NUM_REGS => r,
+            r => r % NUM_REGS,
+        };
         self.last_ts[r] = ts;
         if written.is_some() {
             self.written[r] = written;
