@@ -468,7 +468,9 @@ impl<'a> Segmenter<'a> {
         let mut chunks = Vec::with_capacity(n_chunks);
         // The parallel replay's steps ran with the decode: the system calls' ALU operations
         // are checked here, each in its chunk in step order.
-        let pieces = if replayed && stepped.len() == n_chunks {
+        let pieces = if replayed {
+            // Every chunk decoded, so every chunk was stepped.
+            debug_assert_eq!(stepped.len(), n_chunks);
             for (op, mark) in replay.rec.ecalls.iter().zip(&replay.rec.calls) {
                 let k = (mark.clk - clk0) as usize;
                 let (chunk, first) = &mut stepped[k / len];
@@ -477,7 +479,7 @@ impl<'a> Segmenter<'a> {
                 }
                 if let Some(o) = ecall::alu_lookups(op)
                     .into_iter()
-                    .find(|o| routes.owner.get(o.op as usize).copied().flatten().is_none())
+                    .find(|o| routes.table_of(o.op).is_none())
                 {
                     (chunk.no_table, *first) = (Some(o.op), Some(k));
                 }
@@ -1485,11 +1487,16 @@ impl AluRoutes {
             }),
         }
     }
+
+    /// The ALU table that takes operation `op`, if one does.
+    fn table_of(&self, op: u32) -> Option<TableId> {
+        self.owner.get(op as usize).copied().flatten()
+    }
 }
 
 impl Chunk {
     fn push_alu(&mut self, routes: &AluRoutes, o: AluOp) {
-        match routes.owner.get(o.op as usize).copied().flatten() {
+        match routes.table_of(o.op) {
             Some(t) if self.bytes.is_some() => self.ops[t.index()].push(o),
             Some(_) => {}
             None => {

@@ -357,77 +357,76 @@ impl Run<'_, '_> {
                 };
                 file.access(&read(d.rs1, ts + 1));
                 file.access(&read(d.rs2, ts + 2));
-                if d.class[class::ECALL] {
-                    let (a7, a0) = (s.rs1_val, s.rs2_val);
-                    let Some(mut op) =
-                        ecall::record(clk, a7, a0, s.mem_addr, s.mem_val, s.rd_val, outpos)
-                    else {
-                        return false;
+                // The scan lists only system calls here.
+                let (a7, a0) = (s.rs1_val, s.rs2_val);
+                let Some(mut op) =
+                    ecall::record(clk, a7, a0, s.mem_addr, s.mem_val, s.rd_val, outpos)
+                else {
+                    return false;
+                };
+                let first = extra.len();
+                ecall::reg_accesses(&mut op, |reg, value, ts, is_write| {
+                    let access = RegAccess {
+                        reg: reg as u8,
+                        value,
+                        ts,
+                        is_write,
                     };
-                    let first = extra.len();
-                    ecall::reg_accesses(&mut op, |reg, value, ts, is_write| {
-                        let access = RegAccess {
-                            reg: reg as u8,
-                            value,
-                            ts,
-                            is_write,
+                    let (old, old_ts) = file.access(&access);
+                    extra.push(RegRow {
+                        access,
+                        old,
+                        old_ts,
+                    });
+                    old
+                });
+                extra_of.push(first..extra.len());
+                let chains = [
+                    ecall::transfer(&op).map(|(kind, buf, cnt)| (kind, buf, cnt, outpos)),
+                    ecall::zero_range(&op).map(|(from, cnt)| (IO_ZERO, from, cnt, 0)),
+                ];
+                for (kind, from, cnt, mut pos) in chains.into_iter().flatten() {
+                    for (w, lo, cnt) in io::words_of(from, cnt) {
+                        let at = match kind {
+                            IO_IN => {
+                                if st.input.len() - input_pos < cnt as usize {
+                                    return false;
+                                }
+                                input_pos += cnt as usize;
+                                input_pos - cnt as usize
+                            }
+                            IO_OUT => {
+                                out_len += cnt as usize;
+                                out_len - cnt as usize
+                            }
+                            _ => 0,
                         };
-                        let (old, old_ts) = file.access(&access);
-                        extra.push(RegRow {
-                            access,
-                            old,
-                            old_ts,
+                        transfers[w as usize % OWNERS].push(Transfer {
+                            seq,
+                            ts: clk + 1,
+                            w,
+                            kind,
+                            lo,
+                            cnt,
+                            pos,
+                            at,
                         });
-                        old
-                    });
-                    extra_of.push(first..extra.len());
-                    let chains = [
-                        ecall::transfer(&op).map(|(kind, buf, cnt)| (kind, buf, cnt, outpos)),
-                        ecall::zero_range(&op).map(|(from, cnt)| (IO_ZERO, from, cnt, 0)),
-                    ];
-                    for (kind, from, cnt, mut pos) in chains.into_iter().flatten() {
-                        for (w, lo, cnt) in io::words_of(from, cnt) {
-                            let at = match kind {
-                                IO_IN => {
-                                    if st.input.len() - input_pos < cnt as usize {
-                                        return false;
-                                    }
-                                    input_pos += cnt as usize;
-                                    input_pos - cnt as usize
-                                }
-                                IO_OUT => {
-                                    out_len += cnt as usize;
-                                    out_len - cnt as usize
-                                }
-                                _ => 0,
-                            };
-                            transfers[w as usize % OWNERS].push(Transfer {
-                                seq,
-                                ts: clk + 1,
-                                w,
-                                kind,
-                                lo,
-                                cnt,
-                                pos,
-                                at,
-                            });
-                            seq += 1;
-                            pos += cnt as u64;
-                        }
+                        seq += 1;
+                        pos += cnt as u64;
                     }
-                    let outn = ecall::outn(&op);
-                    let exit = ecall::is_exit(&op);
-                    calls.push(CallMark {
-                        clk,
-                        outpos,
-                        outn,
-                        exit,
-                    });
-                    ecalls.push(op);
-                    outpos += outn;
-                    if exit {
-                        exit_code = Some(s.rs2_val);
-                    }
+                }
+                let outn = ecall::outn(&op);
+                let exit = ecall::is_exit(&op);
+                calls.push(CallMark {
+                    clk,
+                    outpos,
+                    outn,
+                    exit,
+                });
+                ecalls.push(op);
+                outpos += outn;
+                if exit {
+                    exit_code = Some(s.rs2_val);
                 }
                 file.access(&RegAccess {
                     reg: d.rd,
