@@ -7,8 +7,8 @@ use kestrel_core::rv::cpu::Step;
 use kestrel_core::rv::decode::ProgramImage;
 use kestrel_core::rv::distinct_height;
 use kestrel_core::rv::machine::{
-    PackedTraces, RecordRefs, Rv64Machine, TableId, TraceError, EARLY_TABLES, LATE_TABLES,
-    RECORD_TABLES,
+    PackedTraces, RecordRefs, RunRecords, Rv64Machine, TableId, TraceError, EARLY_TABLES,
+    LATE_TABLES, RECORD_TABLES,
 };
 use kestrel_core::rv::pack::{build_traces, pack_traces_overlapped, pack_traces_with, Lookups};
 
@@ -160,11 +160,28 @@ pub trait RvFills: DeviceTraces {
         EARLY_TABLES.contains(&t)
     }
 
-    /// Whether BITWISE is built here ([`RvFills::fill_bitwise`]) from the record tables'
-    /// traces, so that the packing pass counts no byte lookups of its own but the run
-    /// tables' ([`Lookups::Device`]). By default not.
+    /// Whether BITWISE is built here ([`RvFills::fill_bitwise`]) from the other tables'
+    /// traces, so that the packing pass counts no byte lookups of its own but REGISTER's
+    /// ([`Lookups::Device`]); a whole run's run tables are then built here too: DECODE by
+    /// [`RvFills::fill_records`] (its multiplicities counted from the steps' DECODE rows),
+    /// REGISTER, PAGE and PAGE0 by [`RvFills::fill_run`]. By default not.
     fn counts_lookups(&self) -> bool {
         false
+    }
+
+    /// REGISTER's, PAGE's and PAGE0's main traces in the backend's memory from a whole run's
+    /// run records ([`PackedTraces::run`]), each with its table.
+    ///
+    /// # Errors
+    /// Any backend failure; nothing is built in its place.
+    fn fill_run(
+        &self,
+        _image: &ProgramImage,
+        _run: &RunRecords,
+    ) -> Result<Vec<(TableId, Self::DeviceTrace)>, ProverError> {
+        Err(ProverError::Internal(
+            "this backend does not build the run tables",
+        ))
     }
 
     /// Starts counting BITWISE's byte lookups over the traces `filled` (record tables'
@@ -303,7 +320,7 @@ pub fn main_traces_timed<B: RvFills>(
     // The fills that read only the records final first run while the packing pass builds
     // the others (with a backend that makes the ALU tables' distinct rows itself, every
     // fill); the rest follow it.
-    let (early_tables, late_tables): (Vec<TableId>, Vec<TableId>) =
+    let (mut early_tables, late_tables): (Vec<TableId>, Vec<TableId>) =
         RECORD_TABLES.iter().partition(|&&t| backend.fills_early(t));
     let par = StageClock::new(Rayon::default());
     let lookups = if backend.counts_lookups() && !host_lookups_forced() {
@@ -311,6 +328,11 @@ pub fn main_traces_timed<B: RvFills>(
     } else {
         Lookups::Host
     };
+    // With the device counting the byte lookups, it builds the run tables too: DECODE
+    // with the early fills (from the steps' DECODE rows), the others from the run records.
+    if lookups == Lookups::Device {
+        early_tables.push(TableId::Decode);
+    }
     // With the device counting the byte lookups, the early fills' are counted right after
     // them, while the pass ends.
     let (mut packed, early) =
@@ -352,10 +374,17 @@ pub fn main_traces_timed<B: RvFills>(
         }
     }
     let run_lookups = packed.run_lookups.take();
+    let run_filled = match packed.run.take() {
+        Some(run) => backend
+            .fill_run(image, &run)
+            .map_err(MainTracesError::Fill)?,
+        None => Vec::new(),
+    };
     let mut filled: Vec<Option<B::DeviceTrace>> = (0..packed.traces.len()).map(|_| None).collect();
     for (t, trace) in early
         .and_then(|e| Ok(e.into_iter().chain(late?)))
         .map_err(MainTracesError::Fill)?
+        .chain(run_filled)
     {
         if let Some(slot) = filled.get_mut(t.index()) {
             *slot = Some(trace);
@@ -380,6 +409,7 @@ pub fn main_traces_timed<B: RvFills>(
         table_rows: _,
         public,
         run_lookups: _,
+        run: _,
         mem_counts: _,
     } = packed;
     // The records are on the device now: their host memory (hundreds of MB at 2^22 steps)
@@ -395,9 +425,12 @@ pub fn main_traces_timed<B: RvFills>(
         (Lookups::Host, _) => None,
         (Lookups::Device, Some(base)) => {
             let at = std::time::Instant::now();
+            // REGISTER's lookups are the packing pass's (in `base`): their multiplicity is
+            // preprocessed.
             let refs: Vec<(TableId, &B::DeviceTrace)> = TableId::ALL
                 .iter()
                 .zip(&filled)
+                .filter(|(&t, _)| t != TableId::Register)
                 .filter_map(|(&t, d)| d.as_ref().map(|d| (t, d)))
                 .collect();
             let trace = backend

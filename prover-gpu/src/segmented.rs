@@ -402,6 +402,7 @@ impl SegmentedMachine {
             table_rows,
             // Segmented runs count their lookups on the host: BITWISE has its trace.
             run_lookups: _,
+            records: _,
         } = run;
         let host =
             self.layout

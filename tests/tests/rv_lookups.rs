@@ -2,8 +2,9 @@
 //! (`program::compile_sends`), run over its trace on the host (`byte_sends_host`, the
 //! reference of the device's `ks_bytes` kernels), counts exactly the packing pass's
 //! BITWISE trace on every program; the packing pass with `Lookups::Device` packs the same
-//! records and run tables, leaves BITWISE to the device with the run tables' own lookups,
-//! and fails like the host pass; a trace whose sends BITWISE has no row for is an error.
+//! records, leaves the run tables to the device (their records' host fills are the host
+//! pass's traces) and BITWISE with REGISTER's lookups, and fails like the host pass; a
+//! trace whose sends BITWISE has no row for is an error.
 //!
 //! The device's counts against these are in `cuda_fill.rs` (`bitwise_*`, GPU only).
 
@@ -11,13 +12,14 @@ use kestrel_core::air::debug::preprocessed_traces;
 use kestrel_core::air::Machine;
 use kestrel_core::field::Felt;
 use kestrel_core::matrix::RowMajorMatrix;
-use kestrel_core::rv::bitwise::WIDTH;
+use kestrel_core::rv::bitwise::{ByteCounts, WIDTH};
 use kestrel_core::rv::cpu::Step;
-use kestrel_core::rv::decode::fields_of;
 use kestrel_core::rv::decode::ProgramImage;
+use kestrel_core::rv::decode::{self, fields_of};
 use kestrel_core::rv::machine::{MemCounts, PackedTraces, Rv64Machine, TableId, TraceError};
 use kestrel_core::rv::memw;
 use kestrel_core::rv::pack::{pack_traces_overlapped, Lookups, Segmenter};
+use kestrel_core::rv::page::MemoryImage;
 use kestrel_core::rv::BUS_BYTE;
 use kestrel_prover_gpu::par::{Rayon, StageClock};
 use kestrel_prover_gpu::program::{
@@ -117,11 +119,12 @@ fn the_air_sends_count_bitwise() {
     }
 }
 
-/// With `Lookups::Device` the pass packs the same records and run tables (but the CPU's
-/// operands and MEMW_R's accesses, which the device's register walk makes, and the memory
-/// accesses, which its memory walk makes: those are counted), makes no
-/// distinct rows, leaves BITWISE out, and hands on the run tables' own lookups: those plus
-/// the segment tables' sends (over their host fills) are the host pass's BITWISE.
+/// With `Lookups::Device` the pass packs the same records (but the CPU's operands and
+/// MEMW_R's accesses, which the device's register walk makes, and the memory accesses,
+/// which its memory walk makes: those are counted), makes no distinct rows, leaves BITWISE
+/// and the run tables out (their records' host fills, DECODE's from the steps' DECODE rows,
+/// are the host pass's traces), and hands on REGISTER's lookups: those plus every other
+/// table's sends (over their host fills) are the host pass's BITWISE.
 #[test]
 fn device_lookups_pack_the_same_records() {
     for &(name, input) in PROVABLE_PROGRAMS {
@@ -172,20 +175,46 @@ fn device_lookups_pack_the_same_records() {
                     && dev.dvrm.is_empty(),
                 "{name}: distinct rows made on the host"
             );
-            assert!(host.run_lookups.is_none(), "{name}");
+            assert!(host.run_lookups.is_none() && host.run.is_none(), "{name}");
+            // The run tables are left to the device: their records' host fills are the host
+            // pass's traces, DECODE's with the steps' DECODE rows counted.
+            let run = dev.run.as_ref().expect("run records");
+            assert_eq!(run.mult, None, "{name}: DECODE counted on the host");
+            let mut mult = vec![0u64; image.code.len()];
+            for &r in &dev.cpu.dec_row {
+                mult[r as usize] += 1;
+            }
+            let mem = MemoryImage::of(&image);
+            let mut run_fills = Vec::new();
             for t in TableId::ALL {
                 let (a, b) = (&host.traces[t.index()], &dev.traces[t.index()]);
                 if t == TableId::Bitwise {
                     assert!(a.is_some() && b.is_none(), "{name}: BITWISE");
+                } else if t.is_run_table() {
+                    let mut bytes = ByteCounts::default();
+                    let fill = match t {
+                        TableId::Decode => decode::build_trace(&image, [&mult[..]]),
+                        _ => run.fill_host(t, &image, &mem, &mut bytes).unwrap(),
+                    };
+                    assert!(b.is_none(), "{name}: {t} built on the host");
+                    assert!(a.as_ref() == Some(&fill), "{name}: {t}");
+                    run_fills.push((t, fill));
                 } else {
                     assert!(a == b, "{name}: {t}");
                 }
             }
+            // REGISTER's lookups are handed on (their multiplicity is preprocessed); the
+            // device counts the other run tables' from their traces.
             let base = dev.run_lookups.as_deref().expect("run tables' lookups");
             let mut hist = transpose(base);
             let fills: Vec<(TableId, RowMajorMatrix)> = TableId::SEGMENT_TABLES
                 .into_iter()
                 .map(|t| (t, host.fill_host(&image, t).expect("a record table")))
+                .chain(
+                    run_fills
+                        .into_iter()
+                        .filter(|(t, _)| *t != TableId::Register),
+                )
                 .collect();
             let refs: Vec<(TableId, &RowMajorMatrix)> =
                 fills.iter().map(|(t, m)| (*t, m)).collect();

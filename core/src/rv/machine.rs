@@ -546,6 +546,9 @@ mod records {
         /// With [`Lookups::Device`](super::super::pack::Lookups::Device), a whole run's run
         /// tables' byte lookups ([`RunTraces::run_lookups`]); `None` otherwise.
         pub run_lookups: Option<Vec<u64>>,
+        /// With [`Lookups::Device`](super::super::pack::Lookups::Device), a whole run's run
+        /// tables' records ([`RunTraces::records`]); `None` otherwise.
+        pub run: Option<RunRecords>,
     }
 
     /// What a segmented run proves once, after its last segment
@@ -565,6 +568,58 @@ mod records {
         /// order), which the device adds to the segment tables' to make BITWISE (whose
         /// trace is then `None`).
         pub run_lookups: Option<Vec<u64>>,
+        /// With [`Lookups::Device`](super::super::pack::Lookups::Device): the run tables'
+        /// records, whose fills a device makes (DECODE's, REGISTER's, PAGE's and PAGE0's
+        /// traces are then `None`, and `run_lookups` holds REGISTER's lookups alone:
+        /// [`register::input_lookups`](crate::rv::register::input_lookups)).
+        pub records: Option<RunRecords>,
+    }
+
+    /// What the run tables' fills read after the last segment
+    /// ([`RunTraces::records`]): DECODE's multiplicities, REGISTER's final register file
+    /// and input length, PAGE's final image words and zero-range counts, PAGE0's touched
+    /// zero-initialised words. [`RunRecords::fill_host`] is the host fill a device's is
+    /// checked against.
+    #[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+    pub struct RunRecords {
+        /// Executions per code slot; `None` with
+        /// [`Lookups::Device`](super::super::pack::Lookups::Device), where the device
+        /// counts them from the CPU's DECODE rows (a whole run's only segment).
+        pub mult: Option<Vec<u64>>,
+        /// The final register file.
+        pub file: memw_r::RegFile,
+        /// The input's length ([`REG_INPUT`](crate::rv::REG_INPUT)'s initial value).
+        pub input_len: u32,
+        /// Per image word ([`MemoryImage::words`](page::MemoryImage::words) order), its final
+        /// value and timestamp (its initial value at 0 if never written or read).
+        pub page: Vec<(u64, u64)>,
+        /// Per zero range, the touched words in it (PAGE's `zmult`).
+        pub zmult: Vec<u64>,
+        /// The touched zero-initialised words by increasing index (PAGE0's rows).
+        pub zero: Vec<crate::rv::page0::ZeroWord>,
+    }
+
+    impl RunRecords {
+        /// Run table `t`'s host trace from these records, its byte lookups added to
+        /// `bytes`: DECODE (with multiplicities), REGISTER, PAGE and PAGE0; `None` for the
+        /// other tables and for DECODE without multiplicities. `image`: the memory map of
+        /// `program` ([`MemoryImage::of`](page::MemoryImage::of)).
+        pub fn fill_host(
+            &self,
+            t: TableId,
+            program: &ProgramImage,
+            image: &page::MemoryImage,
+            bytes: &mut ByteCounts,
+        ) -> Option<RowMajorMatrix> {
+            use crate::rv::{page0, register};
+            Some(match t {
+                TableId::Decode => decode::build_trace(program, [self.mult.as_deref()?]),
+                TableId::Register => register::build_trace(&self.file, self.input_len, bytes),
+                TableId::Page => page::build_trace(image, &self.page, &self.zmult),
+                TableId::Page0 => page0::build_trace(&self.zero, bytes),
+                _ => return None,
+            })
+        }
     }
 
     impl RunTraces {
@@ -704,6 +759,7 @@ mod records {
             }
             self.public = run.public;
             self.run_lookups = run.run_lookups;
+            self.run = run.records;
             self
         }
 

@@ -41,13 +41,13 @@ use core::ops::Range;
 
 use super::bitwise::{ByteCounts, ByteTotals};
 use super::cpu::{self, CallMark, CpuRecords, Step};
-use super::decode::{self, class, decode_for_air, CodeSlots, Decoded, NoRow, ProgramImage};
+use super::decode::{class, decode_for_air, CodeSlots, Decoded, NoRow, ProgramImage};
 use super::ecall;
 use super::io;
 use super::load;
 use super::machine::{
-    distinct_rows, public_values, MemCounts, PackedTraces, RecordRefs, RunTraces, Rv64Machine,
-    TraceError, MAX_OUTPUT, MAX_RUN_CYCLES,
+    distinct_rows, public_values, MemCounts, PackedTraces, RecordRefs, RunRecords, RunTraces,
+    Rv64Machine, TraceError, MAX_OUTPUT, MAX_RUN_CYCLES,
 };
 use super::memw;
 use super::memw_r::{self, MemwRRecords, RegAccess, RegFile, RegRow};
@@ -661,6 +661,7 @@ impl<'a> Segmenter<'a> {
                 table_rows,
                 public: Vec::new(),
                 run_lookups: None,
+                run: None,
             },
             early,
         ))
@@ -688,10 +689,13 @@ fn mem_start(run: &Replayed, clk0: u64) -> Vec<WordStart> {
     out
 }
 
-/// The [`RUN_TABLES`](TableId::RUN_TABLES)' traces after the last segment (see
+/// The [`RUN_TABLES`](TableId::RUN_TABLES)' records and traces after the last segment (see
 /// [`Segmenter::finish`]): from DECODE's multiplicities `mult`, the final replay state `c`
-/// and the exit code; the run tables' byte lookups are added to `bytes` (BITWISE's trace
-/// from them with [`Lookups::Host`], their counts handed on with [`Lookups::Device`]).
+/// and the exit code. With [`Lookups::Host`] every run table's trace is built here and its
+/// byte lookups added to `bytes` (BITWISE's trace from them); with [`Lookups::Device`] the
+/// records are handed on ([`RunTraces::records`], without the multiplicities the device
+/// counts) with REGISTER's lookups, the one a device does not count, added to the counts
+/// handed on.
 fn run_traces(
     par: &impl ParMap,
     program: &ProgramImage,
@@ -706,96 +710,71 @@ fn run_traces(
         &mem.image,
         mem.words.iter().map(|(w, (v, t))| (w, v, t & !RO_BIT)),
     );
-    let run = RunState {
-        program,
-        mult,
-        carry: c,
-        zero: &zero,
+    // Final memory of the image words (untouched ones keep their initial token).
+    let page = mem
+        .image
+        .words
+        .iter()
+        .map(|&(w, init, _)| {
+            mem.words
+                .get(w)
+                .map_or((init, 0), |(v, t)| (v, t & !RO_BIT))
+        })
+        .collect();
+    let records = RunRecords {
+        mult: (lookups == Lookups::Host).then(|| mult.to_vec()),
+        file: c.file.clone(),
+        // `Segmenter::new` refuses inputs of 2^32 bytes or more.
+        input_len: c.input.len() as u32,
+        page,
+        zmult: page::zero_counts(&mem.image, &zero),
+        zero,
     };
-    let built = par.map(TableId::RUN_TABLES.len(), |j| {
-        let mut bytes = ByteCounts::default();
-        let t = TableId::RUN_TABLES[j];
-        (
-            run_table(t, &run, &mut bytes).map(|(m, rows)| (t, m, rows)),
-            bytes,
-        )
-    });
     let mut out = RunTraces {
         traces: vec![None; TableId::COUNT],
         table_rows: vec![None; TableId::COUNT],
         public: public_values(exit_code, &c.output),
         run_lookups: None,
+        records: None,
     };
-    let mut counted = Vec::with_capacity(built.len());
-    for (trace, bytes) in built {
-        if let Some((t, m, rows)) = trace {
-            out.traces[t.index()] = Some(m);
-            out.table_rows[t.index()] = Some(rows);
-        }
-        counted.push(bytes);
+    for (t, rows) in [
+        (TableId::Decode, program.code.len()),
+        (TableId::Register, super::NUM_REGS),
+        (
+            TableId::Page,
+            mem.image.words.len().max(mem.image.zero.len()),
+        ),
+        (TableId::Page0, records.zero.len()),
+    ] {
+        out.table_rows[t.index()] = Some(rows);
     }
-    par.stage_done("run tables");
-    bytes.add(par, &counted.iter().collect::<Vec<_>>());
     match lookups {
-        Lookups::Host => out.traces[TableId::Bitwise.index()] = Some(bytes.trace(par)),
-        Lookups::Device => out.run_lookups = Some(core::mem::take(bytes).into_counts()),
-    }
-    par.stage_done("bitwise");
-    out
-}
-
-/// What the run tables are built from, after the last segment.
-struct RunState<'r> {
-    program: &'r ProgramImage,
-    /// DECODE's multiplicities over the run.
-    mult: &'r [u64],
-    /// The final replay state.
-    carry: &'r Carry<'r>,
-    /// The touched zero-initialised words (PAGE0's rows, PAGE's counts).
-    zero: &'r [page0::ZeroWord],
-}
-
-/// Run table `t`'s trace and real rows, recording its byte lookups in `bytes`; `None` for
-/// BITWISE (built last, from every other table's lookups) and the segment tables.
-fn run_table(
-    t: TableId,
-    r: &RunState<'_>,
-    bytes: &mut ByteCounts,
-) -> Option<(RowMajorMatrix, usize)> {
-    let (c, mem) = (r.carry, &r.carry.mem);
-    Some(match t {
-        TableId::Decode => (
-            decode::build_trace(r.program, [r.mult]),
-            r.program.code.len(),
-        ),
-        TableId::Register => (
-            register::build_trace(&c.file, c.input.len() as u32, bytes),
-            super::NUM_REGS,
-        ),
-        TableId::Page => {
-            // Final memory of the image words (untouched ones keep their initial token).
-            let last = |w: u32| mem.words.get(w).map(|(v, t)| (v, t & !RO_BIT));
-            (
-                page::build_final(&mem.image, last, r.zero),
-                mem.image.words.len().max(mem.image.zero.len()),
-            )
+        Lookups::Host => {
+            let built = par.map(TableId::RUN_TABLES.len(), |j| {
+                let mut bytes = ByteCounts::default();
+                let t = TableId::RUN_TABLES[j];
+                (records.fill_host(t, program, &mem.image, &mut bytes), bytes)
+            });
+            let mut counted = Vec::with_capacity(built.len());
+            for (&t, (trace, bytes)) in TableId::RUN_TABLES.iter().zip(built) {
+                out.traces[t.index()] = trace;
+                counted.push(bytes);
+            }
+            par.stage_done("run tables");
+            bytes.add(par, &counted.iter().collect::<Vec<_>>());
+            out.traces[TableId::Bitwise.index()] = Some(bytes.trace(par));
+            par.stage_done("bitwise");
         }
-        TableId::Page0 => (page0::build_trace(r.zero, bytes), r.zero.len()),
-        TableId::Bitwise
-        | TableId::Cpu
-        | TableId::MemwR
-        | TableId::Lt
-        | TableId::Eq
-        | TableId::Shift
-        | TableId::Mul
-        | TableId::Dvrm
-        | TableId::Load
-        | TableId::Store
-        | TableId::MemwA
-        | TableId::Memw
-        | TableId::Ecall
-        | TableId::Io => return None,
-    })
+        Lookups::Device => {
+            let mut counted = ByteCounts::default();
+            register::input_lookups(records.input_len, &mut counted);
+            bytes.add(par, &[&counted]);
+            out.run_lookups = Some(core::mem::take(bytes).into_counts());
+            out.records = Some(records);
+            par.stage_done("run records");
+        }
+    }
+    out
 }
 
 /// Adds the chunks' DECODE multiplicities to the run's.
@@ -1533,8 +1512,9 @@ fn step_values<S: Copy + Into<Step>>(
     slots: &CodeSlots,
     routes: &AluRoutes,
 ) -> (Chunk, Option<usize>) {
+    // DECODE's multiplicities are the device's to count.
     let mut out = Chunk {
-        mult: vec![0; slots.len()],
+        mult: Vec::new(),
         ops: vec![Vec::new(); TableId::COUNT],
         rows: vec![Vec::new(); TableId::COUNT],
         no_table: None,
@@ -1544,7 +1524,6 @@ fn step_values<S: Copy + Into<Step>>(
     for (k, ((&step, &r), res)) in steps[start..].iter().zip(rows).zip(res).enumerate() {
         let s: Step = step.into();
         let d = slots.fields(r);
-        out.mult[r as usize] += 1;
         let (b, v) = cpu::b_and_result(d, &s);
         *res = v;
         if let Some(o) = cpu::alu_op(d, s.rs1_val, b, v) {

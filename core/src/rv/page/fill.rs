@@ -51,19 +51,3 @@ pub fn zero_counts(image: &MemoryImage, words: &[ZeroWord]) -> Vec<u64> {
     }
     counts
 }
-
-/// PAGE's main trace from the final memory: `last(w)` is word `w`'s last value and
-/// timestamp if it was touched (an untouched image word keeps its initial token), `zero`
-/// the touched zero-initialised words (PAGE0's rows, counted per zero range).
-pub fn build_final(
-    image: &MemoryImage,
-    last: impl Fn(u32) -> Option<(u64, u64)>,
-    zero: &[ZeroWord],
-) -> RowMajorMatrix {
-    let finals: Vec<(u64, u64)> = image
-        .words
-        .iter()
-        .map(|&(w, init, _)| last(w).unwrap_or((init, 0)))
-        .collect();
-    build_trace(image, &finals, &zero_counts(image, zero))
-}

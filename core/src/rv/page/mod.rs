@@ -87,7 +87,7 @@ use crate::col;
 use crate::field::Felt;
 
 /// One range of zero-initialised words, `lo .. hi`, read-only or writable.
-#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct ZeroRange {
     pub lo: u32,
     pub hi: u32,

@@ -10,7 +10,7 @@ use crate::rv::page::ZeroRange;
 use alloc::vec::Vec;
 
 /// One touched zero-initialised word: its index, range, final value and timestamp.
-#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct ZeroWord {
     pub w: u32,
     pub range: ZeroRange,

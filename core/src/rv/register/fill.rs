@@ -24,7 +24,15 @@ pub fn build_trace(file: &RegFile, input_len: u32, bytes: &mut ByteCounts) -> Ro
     let mut c = RegisterCols::read(row);
     c.input = len.map(|x| Felt::from(x as u32));
     c.write(row);
+    input_lookups(input_len, bytes);
+    m
+}
+
+/// REGISTER's byte lookups (the input length's bytes, two range checks), into `bytes`.
+/// Their multiplicity is the preprocessed `is_input`, so a device that counts the other
+/// tables' lookups from their main traces leaves these to the host.
+pub fn input_lookups(input_len: u32, bytes: &mut ByteCounts) {
+    let len = input_len.to_le_bytes();
     bytes.range(len[0], len[1]);
     bytes.range(len[2], len[3]);
-    m
 }

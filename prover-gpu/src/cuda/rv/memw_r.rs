@@ -173,6 +173,8 @@ pub(super) struct RegWalk {
     out: DeviceBuffer<u64>,
     /// The program's DECODE field table ([`decode::fields_of`]).
     pub(super) dec: DeviceBuffer<u64>,
+    /// DECODE's rows (the program's code slots).
+    pub(super) dec_rows: usize,
     n: usize,
     x: usize,
     /// Where the calls start in `input`.
@@ -196,6 +198,11 @@ impl RegWalk {
             self.out.ptr_at(s, 3 * n + 2 * nm),
             self.input.ptr_at(s, self.calls),
         ]
+    }
+
+    /// The device address of the steps' DECODE rows (`u32` each) and how many steps.
+    pub(super) fn dec_rows(&self, s: &CudaStream) -> (u64, usize) {
+        (self.out.ptr_at(s, 4 * self.n + 2 * self.nm()), self.n)
     }
 
     /// Device addresses of the memory walk's per-step arrays: `[dec_row, rs1, rs2]`.
@@ -505,6 +512,7 @@ pub(super) fn enqueue_regwalk(
         input,
         out,
         dec,
+        dec_rows,
         n,
         x,
         calls,

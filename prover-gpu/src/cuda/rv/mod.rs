@@ -18,7 +18,7 @@ use std::sync::Arc;
 use cudarc::driver::CudaStream;
 use kestrel_core::rv;
 use kestrel_core::rv::decode::{self, ProgramImage};
-use kestrel_core::rv::machine::{RecordRefs, TableId};
+use kestrel_core::rv::machine::{RecordRefs, RunRecords, TableId};
 
 use super::backend::CudaBackend;
 use super::committed::CudaTrace;
@@ -60,6 +60,7 @@ pub mod memw;
 pub mod memw_r;
 pub mod mul;
 mod records;
+pub mod run;
 pub mod shift;
 pub mod store;
 
@@ -81,7 +82,7 @@ fn check_height(op: &'static str, height: usize, rows: usize) -> Result<u32, Cud
 /// tables': from the rows the device made), and the launcher that enqueues its kernel on a
 /// stream.
 struct DeviceFill {
-    dims: fn(&RecordRefs<'_>) -> (usize, usize),
+    dims: fn(&RecordRefs<'_>, &ProgramImage) -> (usize, usize),
     enqueue: Launch,
 }
 
@@ -119,60 +120,64 @@ fn padded_rows(n: usize) -> usize {
 fn device_fill(t: TableId) -> Option<DeviceFill> {
     Some(match t {
         TableId::Cpu => DeviceFill {
-            dims: |p| (rv::cpu::WIDTH, p.cpu.height),
+            dims: |p, _| (rv::cpu::WIDTH, p.cpu.height),
             enqueue: Launch::Walked(|d, s, r, w| cpu::enqueue_cpu_walked(d, s, r.cpu, w)),
         },
         TableId::MemwR => DeviceFill {
-            dims: |p| (rv::memw_r::WIDTH, p.memw_r.height),
+            dims: |p, _| (rv::memw_r::WIDTH, p.memw_r.height),
             enqueue: Launch::Walked(|d, s, r, w| memw_r::enqueue_memw_r_walked(d, s, r.memw_r, w)),
         },
         TableId::Lt => DeviceFill {
-            dims: |p| (rv::lt::WIDTH, padded_rows(p.lt.len())),
+            dims: |p, _| (rv::lt::WIDTH, padded_rows(p.lt.len())),
             enqueue: Launch::AluRows(alu_ops::AluTable::Lt),
         },
         TableId::Eq => DeviceFill {
-            dims: |p| (rv::eq::WIDTH, padded_rows(p.eq.len())),
+            dims: |p, _| (rv::eq::WIDTH, padded_rows(p.eq.len())),
             enqueue: Launch::AluRows(alu_ops::AluTable::Eq),
         },
         TableId::Shift => DeviceFill {
-            dims: |p| (rv::shift::WIDTH, padded_rows(p.shift.len())),
+            dims: |p, _| (rv::shift::WIDTH, padded_rows(p.shift.len())),
             enqueue: Launch::AluRows(alu_ops::AluTable::Shift),
         },
         TableId::Mul => DeviceFill {
-            dims: |p| (rv::mul::WIDTH, padded_rows(p.mul.len())),
+            dims: |p, _| (rv::mul::WIDTH, padded_rows(p.mul.len())),
             enqueue: Launch::AluRows(alu_ops::AluTable::Mul),
         },
         TableId::Dvrm => DeviceFill {
-            dims: |p| (rv::dvrm::WIDTH, padded_rows(p.dvrm.len())),
+            dims: |p, _| (rv::dvrm::WIDTH, padded_rows(p.dvrm.len())),
             enqueue: Launch::AluRows(alu_ops::AluTable::Dvrm),
         },
         TableId::Load => DeviceFill {
-            dims: |p| (rv::load::WIDTH, padded_rows(p.n_loads())),
+            dims: |p, _| (rv::load::WIDTH, padded_rows(p.n_loads())),
             enqueue: Launch::MemWalked(memw::Walked::Load),
         },
         TableId::Store => DeviceFill {
-            dims: |p| (rv::store::WIDTH, padded_rows(p.n_stores())),
+            dims: |p, _| (rv::store::WIDTH, padded_rows(p.n_stores())),
             enqueue: Launch::MemWalked(memw::Walked::Store),
         },
         TableId::MemwA => DeviceFill {
-            dims: |p| (rv::memw::MEMW_A.num_columns(), padded_rows(p.n_mem_a())),
+            dims: |p, _| (rv::memw::MEMW_A.num_columns(), padded_rows(p.n_mem_a())),
             enqueue: Launch::MemWalked(memw::Walked::MemwA),
         },
         TableId::Ecall => DeviceFill {
-            dims: |p| (rv::ecall::WIDTH, padded_rows(p.ecalls.len())),
+            dims: |p, _| (rv::ecall::WIDTH, padded_rows(p.ecalls.len())),
             enqueue: Launch::Records(|d, s, r| ecall::enqueue_ecall(d, s, r.ecalls)),
         },
         TableId::Io => DeviceFill {
-            dims: |p| (rv::io::WIDTH, padded_rows(p.io.len())),
+            dims: |p, _| (rv::io::WIDTH, padded_rows(p.io.len())),
             enqueue: Launch::Records(|d, s, r| io::enqueue_io(d, s, r.io)),
         },
         TableId::Memw => DeviceFill {
-            dims: |p| (rv::memw::MEMW.num_columns(), padded_rows(p.n_mem_s())),
+            dims: |p, _| (rv::memw::MEMW.num_columns(), padded_rows(p.n_mem_s())),
             enqueue: Launch::MemWalked(memw::Walked::Memw),
         },
-        TableId::Decode | TableId::Register | TableId::Bitwise | TableId::Page | TableId::Page0 => {
-            return None
-        }
+        // A whole run's DECODE: its multiplicities counted from the register walk's DECODE
+        // rows (`run.rs`, with REGISTER's, PAGE's and PAGE0's fills from the run records).
+        TableId::Decode => DeviceFill {
+            dims: |_, image| (1, padded_rows(image.code.len())),
+            enqueue: Launch::Walked(|d, s, _, w| run::enqueue_decode(d, s, w)),
+        },
+        TableId::Register | TableId::Bitwise | TableId::Page | TableId::Page0 => return None,
     })
 }
 
@@ -184,6 +189,27 @@ impl RvFills for CudaBackend {
     /// Every fill: the ALU tables' distinct rows are made here, from the register walk.
     fn fills_early(&self, t: TableId) -> bool {
         device_fill(t).is_some()
+    }
+
+    /// REGISTER, PAGE and PAGE0 from the run records (`run.rs`), each table's plan checked
+    /// first (as [`RvFills::fill_records`] checks the record tables').
+    fn fill_run(
+        &self,
+        image: &ProgramImage,
+        run: &RunRecords,
+    ) -> Result<Vec<(TableId, CudaTrace)>, ProverError> {
+        let mem = rv::page::MemoryImage::of(image);
+        let page_rows = padded_rows(mem.words.len().max(mem.zero.len()));
+        self.check_plan(
+            &[
+                plan_of(rv::register::WIDTH, 1 << rv::register::LOG_HEIGHT),
+                plan_of(rv::page::WIDTH, page_rows),
+                plan_of(rv::page0::P0_WIDTH, padded_rows(run.zero.len())),
+            ],
+            1,
+            0,
+        )?;
+        Ok(self.fill_run_records(run, &mem)?)
     }
 
     /// BITWISE is counted here, from the fills' traces ([`super::bytes`]).
@@ -269,7 +295,7 @@ impl RvFills for CudaBackend {
                     (Launch::AluRows(t), Some(a)) => {
                         (ALU_FILLS[*t as usize].fill.width, a.height(*t))
                     }
-                    _ => (f.dims)(r),
+                    _ => (f.dims)(r, image),
                 })
                 .map(|(main, h)| plan_of(main, h))
                 .collect()
