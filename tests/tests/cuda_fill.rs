@@ -715,6 +715,7 @@ mod gpu {
     use kestrel_prover_gpu::cpu::CpuBackend;
     use kestrel_prover_gpu::cuda::rv::memw::MEM_RECORDS;
     use kestrel_prover_gpu::cuda::rv::memw_r::STEP_RECORDS;
+    use kestrel_prover_gpu::cuda::rv::RUN_RECORDS;
     use kestrel_prover_gpu::cuda::CudaBackend;
     use kestrel_prover_gpu::prover::{prove, prove_main, setup};
     use kestrel_prover_gpu::rv::{debug_check_main, main_traces, verifier_machine};
@@ -1177,7 +1178,8 @@ mod gpu {
         let (main, public2) =
             main_traces(g, &machine, &image, &records, input_of(name), true).unwrap();
         assert_eq!(public, public2);
-        for &t in RECORD_TABLES.iter().chain(&[TableId::Bitwise]) {
+        // Every table: the record tables, BITWISE and the run tables.
+        for t in TableId::ALL {
             assert!(
                 main[t.index()].is_device(),
                 "{name}: table {t} not filled on the device"
@@ -1229,7 +1231,7 @@ mod gpu {
         let s = g.stats();
         let tables = [
             "CPU", "MEMW_R", "LT", "EQ", "SHIFT", "MUL", "DVRM", "LOAD", "STORE", "MEMW_A", "MEMW",
-            "ECALL", "IO",
+            "ECALL", "IO", "DECODE", "REGISTER", "PAGE", "PAGE0",
         ];
         for table in tables {
             assert_eq!(
@@ -1242,15 +1244,24 @@ mod gpu {
             s.op("commit_device_trace") >= tables.len() as u64 * runs,
             "device traces committed"
         );
-        // BITWISE is counted on the device from every record table that sends byte
-        // lookups (EQ sends none), once per program, right after the early fills.
+        // BITWISE is counted on the device from every table that sends byte lookups (EQ,
+        // DECODE and PAGE send none; REGISTER's, whose multiplicity is preprocessed, are
+        // the packing pass's), once per program, the early fills' right after them.
         assert_eq!(s.fill("BITWISE"), runs);
         assert_eq!(s.op("bitwise_early"), runs);
         assert_eq!(s.kernels["ks_bytes_add"], runs);
-        for table in tables.iter().filter(|&&t| t != "EQ") {
+        let none = ["EQ", "DECODE", "PAGE", "REGISTER"];
+        for table in tables.iter().filter(|t| !none.contains(t)) {
             assert_eq!(s.byte_counts(table), runs, "{table}'s byte lookups");
         }
-        assert_eq!(s.byte_counts("EQ"), 0);
+        for table in none {
+            assert_eq!(s.byte_counts(table), 0, "{table}'s byte lookups");
+        }
+        // DECODE's multiplicities from the register walk's DECODE rows; REGISTER's, PAGE's
+        // and PAGE0's from their records; no host-built trace is uploaded.
+        assert_eq!(s.kernels["ks_fill_decode_mult"], runs);
+        assert!(s.h2d_bytes[RUN_RECORDS] > 0);
+        assert_eq!(s.h2d_bytes.get("trace upload").copied().unwrap_or(0), 0);
         assert!(s.h2d_bytes.get("packed op records").copied().unwrap_or(0) > 0);
         // CPU's and MEMW_R's records come from the register walk, once per program.
         assert_eq!(s.kernels["ks_regwalk"], runs);
@@ -1387,7 +1398,7 @@ mod gpu {
             let s = g.stats();
             for table in [
                 "CPU", "MEMW_R", "LT", "EQ", "SHIFT", "MUL", "DVRM", "LOAD", "STORE", "MEMW_A",
-                "MEMW", "ECALL", "IO",
+                "MEMW", "ECALL", "IO", "DECODE", "REGISTER", "PAGE", "PAGE0",
             ] {
                 assert_eq!(s.fill(table) > 0, !host_fills, "{table}");
             }

@@ -14,6 +14,7 @@ use kestrel_core::field::P;
 use kestrel_core::rv::decode::{self, class};
 use kestrel_core::rv::memw::{self, MEMW, MEMW_A};
 use kestrel_core::rv::{cpu, dvrm, ecall, eq, io, load, lt, memw_r, mul, shift, store};
+use kestrel_core::rv::{page, page0, register};
 use kestrel_core::rv::{
     ALU_DIV, ALU_DIVU, ALU_DIVUW, ALU_DIVW, ALU_REM, ALU_REMU, ALU_REMUW, ALU_REMW,
 };
@@ -22,11 +23,19 @@ use kestrel_core::rv::{ALU_SLL, ALU_SLLW, ALU_SLT, ALU_SRA, ALU_SRAW, ALU_SRL, A
 use kestrel_core::rv::{IO_IN, IO_OUT, IO_ZERO, SYS_BRK, SYS_EXIT, SYS_READ, SYS_WRITE};
 
 /// Defines that are not table layouts, and why they are not checked here.
-const NOT_LAYOUT: &[(&str, &str)] = &[(
-    "KS_MAX_REGS",
-    "the quotient program's register file, checked against cuda::program::MAX_REGS by \
+const NOT_LAYOUT: &[(&str, &str)] = &[
+    (
+        "DEC_SHARED_SLOTS",
+        "the most code slots DECODE's count keeps in one block's shared memory: the kernel \
+         picks shared or global counters itself, and the GPU parity suite (cuda_fill_run.rs) \
+         counts programs on both sides of it",
+    ),
+    (
+        "KS_MAX_REGS",
+        "the quotient program's register file, checked against cuda::program::MAX_REGS by \
          the program compiler at run time",
-)];
+    ),
+];
 
 /// Prefix of the quotient program's op codes (`kernels/program.cuh`), mirrored by the
 /// private constants of `prover-gpu/src/cuda/program.rs` (behind the `cuda` feature) and
@@ -323,6 +332,29 @@ fn rust_values() -> BTreeMap<&'static str, u64> {
         ("SYS_WRITE", SYS_WRITE as usize),
         ("SYS_EXIT", SYS_EXIT as usize),
         ("SYS_BRK", SYS_BRK as usize),
+        // The run tables (kernels/rv/run.cu): DECODE (core/src/rv/decode/mod.rs), REGISTER
+        // (register/mod.rs), PAGE (page/mod.rs), PAGE0 (page0/mod.rs).
+        ("DEC_M", decode::M),
+        ("DEC_WIDTH", decode::WIDTH),
+        ("RG_FINAL", register::FINAL),
+        ("RG_FINAL_TS", register::FINAL_TS),
+        ("RG_IN", register::IN),
+        ("RG_WIDTH", register::WIDTH),
+        ("PG_FIN", page::FIN),
+        ("PG_FIN_TS", page::FIN_TS),
+        ("PG_ZMULT", page::ZMULT),
+        ("PG_WIDTH", page::WIDTH),
+        ("P0_REAL", page0::P0_REAL),
+        ("P0_W", page0::P0_W),
+        ("P0_D", page0::P0_D),
+        ("P0_E", page0::P0_E),
+        ("P0_F", page0::P0_F),
+        ("P0_LO", page0::P0_LO),
+        ("P0_HI", page0::P0_HI),
+        ("P0_RO", page0::P0_RO),
+        ("P0_FIN", page0::P0_FIN),
+        ("P0_FIN_TS", page0::P0_FIN_TS),
+        ("P0_WIDTH", page0::P0_WIDTH),
         // IO (core/src/rv/io/mod.rs) and the chain kinds.
         ("IOW_REAL", io::REAL),
         ("IOW_KIND", io::KIND),
@@ -685,7 +717,11 @@ fn fills_mirror_the_rooms() {
         kernels, launchers,
         "kernels/rv/*.cu and prover-gpu/src/cuda/rv/*.rs"
     );
-    assert_eq!(kernels.len(), 12, "the record tables' fills: {kernels:?}");
+    assert_eq!(
+        kernels.len(),
+        16,
+        "the record tables' and run tables' fills: {kernels:?}"
+    );
     for t in &kernels {
         let room = repo().join("core/src/rv").join(t).join("mod.rs");
         assert!(

@@ -81,6 +81,7 @@ const KERNELS: &[(&str, &[&str])] = &[
         ],
     ),
     ("rv/cpu", &["ks_fill_cpu"]),
+    ("rv/decode", &["ks_fill_decode_mult"]),
     ("rv/dvrm", &["ks_fill_dvrm"]),
     ("rv/ecall", &["ks_fill_ecall"]),
     ("rv/eq", &["ks_fill_eq"]),
@@ -118,6 +119,9 @@ const KERNELS: &[(&str, &[&str])] = &[
         ],
     ),
     ("rv/mul", &["ks_fill_mul"]),
+    ("rv/page", &["ks_fill_page"]),
+    ("rv/page0", &["ks_fill_page0"]),
+    ("rv/register", &["ks_fill_register"]),
     ("rv/shift", &["ks_fill_shift"]),
     ("rv/store", &["ks_fill_store"]),
 ];

@@ -272,6 +272,9 @@ crate::columns! {
 /// The multiplicity column (for tests), from [`DecodeCols`].
 pub const M: usize = col!(DecodeCols, m);
 
+/// DECODE's main columns.
+pub const WIDTH: usize = <DecodeCols<u8> as Columns<u8>>::WIDTH;
+
 const _: () = assert!(col!(DecodePreCols, entry) == TUPLE);
 
 /// Preprocessed columns: the tuple, then the entry flag.
@@ -315,7 +318,7 @@ impl Air for DecodeAir {
         "DECODE"
     }
     fn width(&self) -> usize {
-        <DecodeCols<u8> as Columns<u8>>::WIDTH
+        WIDTH
     }
     fn preprocessed_width(&self) -> usize {
         PRE_WIDTH

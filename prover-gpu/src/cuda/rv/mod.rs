@@ -17,7 +17,7 @@ use std::sync::Arc;
 
 use cudarc::driver::CudaStream;
 use kestrel_core::rv;
-use kestrel_core::rv::decode::{self, ProgramImage};
+use kestrel_core::rv::decode::{fields_of, ProgramImage};
 use kestrel_core::rv::machine::{RecordRefs, RunRecords, TableId};
 
 use super::backend::CudaBackend;
@@ -50,6 +50,7 @@ impl Drop for EarlyTally {
 
 mod alu_ops;
 pub mod cpu;
+pub mod decode;
 pub mod dvrm;
 pub mod ecall;
 pub mod eq;
@@ -59,8 +60,11 @@ pub mod lt;
 pub mod memw;
 pub mod memw_r;
 pub mod mul;
+pub mod page;
+pub mod page0;
 mod records;
-pub mod run;
+pub mod register;
+pub use records::RUN_RECORDS;
 pub mod shift;
 pub mod store;
 
@@ -172,10 +176,10 @@ fn device_fill(t: TableId) -> Option<DeviceFill> {
             enqueue: Launch::MemWalked(memw::Walked::Memw),
         },
         // A whole run's DECODE: its multiplicities counted from the register walk's DECODE
-        // rows (`run.rs`, with REGISTER's, PAGE's and PAGE0's fills from the run records).
+        // rows (REGISTER, PAGE and PAGE0 are filled from the run records: `fill_run`).
         TableId::Decode => DeviceFill {
             dims: |_, image| (1, padded_rows(image.code.len())),
-            enqueue: Launch::Walked(|d, s, _, w| run::enqueue_decode(d, s, w)),
+            enqueue: Launch::Walked(|d, s, _, w| decode::enqueue_decode(d, s, w)),
         },
         TableId::Register | TableId::Bitwise | TableId::Page | TableId::Page0 => return None,
     })
@@ -191,8 +195,8 @@ impl RvFills for CudaBackend {
         device_fill(t).is_some()
     }
 
-    /// REGISTER, PAGE and PAGE0 from the run records (`run.rs`), each table's plan checked
-    /// first (as [`RvFills::fill_records`] checks the record tables').
+    /// REGISTER, PAGE and PAGE0 from the run records, each table's plan checked first (as
+    /// [`RvFills::fill_records`] checks the record tables').
     fn fill_run(
         &self,
         image: &ProgramImage,
@@ -307,7 +311,7 @@ impl RvFills for CudaBackend {
         // CPU and MEMW_R read the register walk: it runs once, and they run after it on
         // its stream.
         let walk_stream = dev.stream();
-        let decode = decode::fields_of(image);
+        let decode = fields_of(image);
         mark("fill: plan, decode fields");
         let mut walk: Option<memw_r::RegWalk> = None;
         let mut mem: Option<memw::MemWalk> = None;
@@ -424,8 +428,30 @@ fn plan_of(main: usize, h: usize) -> TablePlan {
 }
 
 impl CudaBackend {
+    /// REGISTER's, PAGE's and PAGE0's main traces in device memory from a whole run's run
+    /// records `run` (`image`: the program's memory map), each with its table: equal to
+    /// [`RunRecords::fill_host`]'s.
+    ///
+    /// # Errors
+    /// Records that do not fit the memory map or are out of order, or any device failure.
+    pub fn fill_run_records(
+        &self,
+        run: &RunRecords,
+        image: &rv::page::MemoryImage,
+    ) -> Result<Vec<(TableId, CudaTrace)>, ProverError> {
+        let dev = self.device();
+        let s = dev.stream();
+        let out = vec![
+            (TableId::Register, register::enqueue_register(dev, &s, run)?),
+            (TableId::Page, page::enqueue_page(dev, &s, run, image)?),
+            (TableId::Page0, page0::enqueue_page0(dev, &s, run)?),
+        ];
+        dev.sync(&s, "fill run tables")?;
+        Ok(out)
+    }
+
     /// The ALU tables' distinct rows made on the device from one segment's records `r`
-    /// (`decode`: [`decode::fields_of`] of the program), downloaded in table order (LT, EQ,
+    /// (`decode`: [`fields_of`] of the program), downloaded in table order (LT, EQ,
     /// SHIFT, MUL, DVRM): what a proof's fills of those tables read; for tests and
     /// diagnostics.
     ///

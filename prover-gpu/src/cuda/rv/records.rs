@@ -10,8 +10,10 @@
 //! | ECALL | `clk \| outpos << 40 \| kind << 61, res, p1, p2, p3` (by kind: `ecall.rs`) | 40 |
 //! | IO | `ts \| kind << 55 \| lo << 57 \| (cnt − 1) << 60, w \| pos << 29, old, new` | 32 |
 //!
-//! It also holds what the CPU fill and the register walk (`memw_r.rs`) both upload: the
-//! system calls' words and the DECODE field table's category.
+//! The run tables REGISTER, PAGE and PAGE0 are filled the same way from a whole run's run
+//! records, counted under "run table records" ([`RUN_RECORDS`]): 24, 24 and 32 bytes per
+//! row. It also holds what the CPU fill and the register walk (`memw_r.rs`) both upload:
+//! the system calls' words and the DECODE field table's category.
 
 use std::sync::Arc;
 
@@ -22,6 +24,10 @@ use crate::cuda::committed::CudaTrace;
 use crate::cuda::device::{grid_for, launch, CudaDevice};
 use crate::cuda::error::CudaError;
 use crate::cuda::stats::PACKED;
+
+/// Category of the run tables' records (REGISTER's, PAGE's and PAGE0's, from
+/// [`RunRecords`](kestrel_core::rv::machine::RunRecords)).
+pub const RUN_RECORDS: &str = "run table records";
 
 /// Category of the DECODE field table the CPU fill and the register walk read.
 pub const DECODE_TABLE: &str = "fill decode table";
@@ -75,8 +81,21 @@ pub(super) fn fill_uploaded(
     arrays: usize,
     word: impl Fn(usize, usize) -> u64 + Sync,
 ) -> Result<CudaTrace, CudaError> {
+    fill_uploaded_as(dev, stream, t, n, arrays, PACKED, word)
+}
+
+/// [`fill_uploaded`] with the upload counted under `category`.
+pub(super) fn fill_uploaded_as(
+    dev: &CudaDevice,
+    stream: &Arc<CudaStream>,
+    t: &MemTable,
+    n: usize,
+    arrays: usize,
+    category: &'static str,
+    word: impl Fn(usize, usize) -> u64 + Sync,
+) -> Result<CudaTrace, CudaError> {
     log_height(t.op, n)?;
-    let packed = dev.upload_with(stream, arrays * n, PACKED, |off, dst| {
+    let packed = dev.upload_with(stream, arrays * n, category, |off, dst| {
         for (j, w) in dst.iter_mut().enumerate() {
             let g = off + j;
             *w = word(g % n, g / n);
