@@ -186,22 +186,33 @@ impl ByteTally {
         }
         dev.counters.op("bitwise_trace");
         let at = std::time::Instant::now();
-        // Row-major (row · WIDTH + op) to column-major (op · 2^16 + row).
-        let mut cols = vec![0u64; base.len()];
+        // The counts given (few: REGISTER's two with device lookups) as entries `index |
+        // count << 32`, row-major (row · WIDTH + op) to column-major (op · 2^16 + row).
+        let mut entries = Vec::new();
         for (row, counts) in base.chunks_exact(WIDTH).enumerate() {
             for (op, &c) in counts.iter().enumerate() {
-                cols[op * BYTE_ROWS + row] = c;
+                if c == 0 {
+                    continue;
+                }
+                if c >> 32 != 0 {
+                    return Err(ProverError::Internal(
+                        "a BITWISE base count of 2^32 or more",
+                    ));
+                }
+                entries.push((op * BYTE_ROWS + row) as u64 | c << 32);
             }
         }
-        let src = dev.upload(stream, &cols, "run table byte lookups")?;
-        let n = cols.len() as u64;
-        launch!(
-            dev,
-            stream,
-            "ks_bytes_add",
-            grid_for(n, 256),
-            [&self.hist.ptr(stream), &src.ptr(stream), &n]
-        );
+        if !entries.is_empty() {
+            let src = dev.upload(stream, &entries, "run table byte lookups")?;
+            let n = entries.len() as u64;
+            launch!(
+                dev,
+                stream,
+                "ks_bytes_add",
+                grid_for(n, 256),
+                [&self.hist.ptr(stream), &src.ptr(stream), &n]
+            );
+        }
         dev.counters
             .host_time("bitwise: run tables' lookups added", at);
         let at = std::time::Instant::now();

@@ -202,6 +202,7 @@ impl RvFills for CudaBackend {
         image: &ProgramImage,
         run: &RunRecords,
     ) -> Result<Vec<(TableId, CudaTrace)>, ProverError> {
+        let at = std::time::Instant::now();
         let mem = rv::page::MemoryImage::of(image);
         let page_rows = padded_rows(mem.words.len().max(mem.zero.len()));
         self.check_plan(
@@ -213,7 +214,9 @@ impl RvFills for CudaBackend {
             1,
             0,
         )?;
-        Ok(self.fill_run_records(run, &mem)?)
+        let out = self.fill_run_records(run, &mem);
+        self.device().counters.host_time("fill: run tables", at);
+        out
     }
 
     /// BITWISE is counted here, from the fills' traces ([`super::bytes`]).
