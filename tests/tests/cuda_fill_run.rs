@@ -21,7 +21,7 @@ use kestrel_core::rv::memw_r::RegFile;
 use kestrel_core::rv::pack::{pack_traces_overlapped, Lookups};
 use kestrel_core::rv::page::{MemoryImage, ZeroRange};
 use kestrel_core::rv::page0::ZeroWord;
-use kestrel_core::rv::NUM_REGS;
+use kestrel_core::rv::{padded_height, NUM_REGS};
 use kestrel_prover_gpu::par::Rayon;
 use kestrel_prover_gpu::rv::{machine_for, program_image, steps};
 use kestrel_tests::vm_support::{run_recorded, PROVABLE_PROGRAMS};
@@ -292,6 +292,29 @@ fn decode_sets() -> Vec<(usize, Vec<u32>)> {
         out.push((rows, vec![rows as u32 - 1; 100_000]));
     }
     out
+}
+
+/// The edge and random sets are records a run could hand on (they fit the fills), their
+/// host fills have the tables' heights, and DECODE's counts every step once.
+#[test]
+fn edge_sets_fit_the_fills() {
+    for (name, mem, run) in record_sets() {
+        fits(&run, &mem).unwrap_or_else(|e| panic!("{name}: {e}"));
+        for (t, m) in host_fills(&run, &mem) {
+            let rows = match t {
+                TableId::Register => 64,
+                TableId::Page => padded_height(mem.words.len().max(mem.zero.len())),
+                _ => padded_height(run.zero.len()),
+            };
+            assert_eq!(m.height(), rows, "{name}: {t}");
+        }
+    }
+    for (rows, dec_row) in decode_sets() {
+        let m = decode_host(&dec_row, rows);
+        assert_eq!(m.height(), padded_height(rows));
+        let total: u64 = m.values.iter().map(|v| v.as_u64()).sum();
+        assert_eq!(total, dec_row.len() as u64, "{rows} rows");
+    }
 }
 
 #[cfg(feature = "cuda")]
