@@ -19,7 +19,7 @@
 //!    on anything that one would refuse.
 //! 2. **Steps** (the chunks again, in parallel): what each step implies given the replay —
 //!    its CPU and MEMW_R columns (the chunk runs the register file again from its copy),
-//!    DECODE multiplicities, ALU operations per table (merged into distinct rows per chunk:
+//!    DECODE multiplicities (with [`Lookups::Host`]), ALU operations per table (merged into distinct rows per chunk:
 //!    LT's, EQ's, SHIFT's, MUL's and DVRM's), the byte lookups of its CPU row and register
 //!    accesses.
 //! 3. **Tables** (one job per segment table, the ALU tables' split by ranges of keys, in
@@ -73,10 +73,13 @@ pub enum Lookups {
     /// MUL's and DVRM's distinct rows, whose lookups they are) and builds BITWISE.
     #[default]
     Host,
-    /// A device that fills the segment tables and counts their lookups from those traces
-    /// (the AIR's sends on the byte bus): the pass makes no distinct rows and counts only
-    /// the run tables' lookups, handed on as [`PackedTraces::run_lookups`]; BITWISE's trace
-    /// is left `None` (the device builds it). The device's register walk makes the CPU's
+    /// A device that fills every table and counts their lookups from those traces (the
+    /// AIR's sends on the byte bus): the pass makes no distinct rows and counts only
+    /// REGISTER's lookups (their multiplicity is preprocessed), handed on as
+    /// [`PackedTraces::run_lookups`]; BITWISE's trace is left `None` (the device builds it),
+    /// and so are the run tables' ([`PackedTraces::run`] holds their records, without
+    /// DECODE's multiplicities: the device counts them from the steps' DECODE rows, so a
+    /// run packed in several segments has none). The device's register walk makes the CPU's
     /// operands and MEMW_R's accesses from the steps' DECODE rows and results, so the pass
     /// leaves those records empty (the CPU's `rs1` and `rs2`, MEMW_R's `meta`, `old` and
     /// `new`): a fill that reads them refuses the records.
