@@ -141,7 +141,8 @@ pub trait RvFills: DeviceTraces {
     /// [`RECORD_TABLES`](kestrel_core::rv::machine::RECORD_TABLES): CPU, MEMW_R, LT, EQ,
     /// SHIFT, MUL, DVRM, LOAD, STORE, MEMW_A, ECALL, IO) built in the backend's memory from their packed
     /// records, each with its table (e.g. the [`EARLY_TABLES`] while the packing pass builds
-    /// the others).
+    /// the others). A backend that [`RvFills::counts_lookups`] also takes DECODE, a whole
+    /// run's (its multiplicities counted from the steps' DECODE rows).
     ///
     /// # Errors
     /// Any backend failure; nothing is built in its place.

@@ -7,10 +7,13 @@
 //! [`memw_r::STEP_RECORDS`]), LOAD's, STORE's, MEMW_A's and MEMW's by the memory walk
 //! ([`memw::MemWalk`]), and LT's, EQ's, SHIFT's, MUL's and DVRM's distinct rows from the
 //! register walk's operands (`alu_ops`). ECALL's and IO's records are uploaded, counted
-//! under "packed op records" ([`PACKED`](super::stats::PACKED)). Each kernel matches its
-//! room's host fill bit for bit (`tests/tests/cuda_fill.rs`, `cuda_fill_alu.rs`,
-//! `cuda_fill_mem.rs`, `cuda_fill_dvrm.rs`, `cuda_fill_sys.rs`); BITWISE is counted from
-//! their traces ([`super::bytes`]). This module dispatches on [`TableId`]; `alu_ops` and `records` hold what the
+//! under "packed op records" ([`PACKED`](super::stats::PACKED)). A whole run's run tables
+//! are filled here too: DECODE's multiplicities counted from the register walk's DECODE
+//! rows, REGISTER, PAGE and PAGE0 from the packing pass's run records (counted under
+//! [`RUN_RECORDS`]). Each kernel matches its room's host fill bit for bit
+//! (`tests/tests/cuda_fill.rs`, `cuda_fill_alu.rs`, `cuda_fill_mem.rs`, `cuda_fill_dvrm.rs`,
+//! `cuda_fill_sys.rs`, `cuda_fill_run.rs`); BITWISE is counted from their traces
+//! ([`super::bytes`]). This module dispatches on [`TableId`]; `alu_ops` and `records` hold what the
 //! tables share.
 
 use std::sync::Arc;
