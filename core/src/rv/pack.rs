@@ -743,10 +743,7 @@ fn run_traces(
     for (t, rows) in [
         (TableId::Decode, program.code.len()),
         (TableId::Register, super::NUM_REGS),
-        (
-            TableId::Page,
-            mem.image.words.len().max(mem.image.zero.len()),
-        ),
+        (TableId::Page, mem.image.page_rows()),
         (TableId::Page0, records.zero.len()),
     ] {
         out.table_rows[t.index()] = Some(rows);

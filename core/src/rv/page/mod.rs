@@ -111,6 +111,11 @@ pub fn in_ranges(ranges: &[(u32, u32)], w: u32) -> bool {
 }
 
 impl MemoryImage {
+    /// PAGE's real rows: one per image word and one per zero range, side by side.
+    pub fn page_rows(&self) -> usize {
+        self.words.len().max(self.zero.len())
+    }
+
     /// The memory map of `program`: its image words (read-only where a read-only segment
     /// holds them), then its bss ranges, its heap `heap_start .. heap_limit` and the stack
     /// `STACK_BOTTOM .. STACK_TOP` as zero ranges (empty ones left out).
@@ -237,8 +242,9 @@ pub struct PageAir {
     rows: Option<(Vec<Felt>, u32)>,
 }
 
-fn page_height(image: &MemoryImage) -> usize {
-    padded_height(image.words.len().max(image.zero.len()))
+/// PAGE's trace height for `image`: its real rows ([`MemoryImage::page_rows`]) padded.
+pub fn page_height(image: &MemoryImage) -> usize {
+    padded_height(image.page_rows())
 }
 
 impl PageAir {

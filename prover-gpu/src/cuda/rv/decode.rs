@@ -29,7 +29,7 @@ pub(super) fn enqueue_decode(
     walk: &RegWalk,
 ) -> Result<CudaTrace, CudaError> {
     let (dec_row, n) = walk.dec_rows(stream);
-    launch_decode(dev, stream, dec_row, n, walk.dec_rows)
+    launch_decode(dev, stream, dec_row, n, walk.code_slots)
 }
 
 /// DECODE's trace for `rows` code slots from the `n` DECODE rows (`u32`, each below `rows`)

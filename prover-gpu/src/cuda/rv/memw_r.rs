@@ -173,8 +173,8 @@ pub(super) struct RegWalk {
     out: DeviceBuffer<u64>,
     /// The program's DECODE field table ([`decode::fields_of`]).
     pub(super) dec: DeviceBuffer<u64>,
-    /// DECODE's rows (the program's code slots).
-    pub(super) dec_rows: usize,
+    /// The program's code slots (DECODE's real rows).
+    pub(super) code_slots: usize,
     n: usize,
     x: usize,
     /// Where the calls start in `input`.
@@ -512,7 +512,7 @@ pub(super) fn enqueue_regwalk(
         input,
         out,
         dec,
-        dec_rows,
+        code_slots: dec_rows,
         n,
         x,
         calls,

@@ -207,11 +207,10 @@ impl RvFills for CudaBackend {
     ) -> Result<Vec<(TableId, CudaTrace)>, ProverError> {
         let at = std::time::Instant::now();
         let mem = rv::page::MemoryImage::of(image);
-        let page_rows = padded_rows(mem.words.len().max(mem.zero.len()));
         self.check_plan(
             &[
                 plan_of(rv::register::WIDTH, 1 << rv::register::LOG_HEIGHT),
-                plan_of(rv::page::WIDTH, page_rows),
+                plan_of(rv::page::WIDTH, rv::page::page_height(&mem)),
                 plan_of(rv::page0::P0_WIDTH, padded_rows(run.zero.len())),
             ],
             1,

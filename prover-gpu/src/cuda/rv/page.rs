@@ -45,12 +45,11 @@ pub(super) fn enqueue_page(
             ),
         });
     }
-    let rows = words.max(ranges);
     fill_uploaded_as(
         dev,
         stream,
         &PAGE_FILL,
-        rows,
+        image.page_rows(),
         3,
         RUN_RECORDS,
         |r, a| match a {
