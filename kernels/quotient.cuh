@@ -18,10 +18,13 @@ struct QuotientParams {
     uint64_t total[3];
     uint64_t omega;                // generator of the LDE domain
     uint64_t omega_last;           // w_n^(n-1)
+    const uint64_t *rows;          // null: the domain's rows; else these LDE rows
     uint32_t len;
     uint32_t log_lde;
     uint32_t log_blowup;
     uint32_t num_interactions;
+    uint32_t log_domain;           // the domain: the LDE's first 2^log_domain rows
+    uint32_t num_rows;             // with `rows`, how many
 };
 
 __device__ __forceinline__ ext3 aux_at(const QuotientParams &q, uint64_t big, uint32_t j, uint64_t row) {
@@ -29,8 +32,10 @@ __device__ __forceinline__ ext3 aux_at(const QuotientParams &q, uint64_t big, ui
     return ext3{p[0], p[big], p[2 * big]};
 }
 
-// out: 3 column-major coordinate columns of length 2^log_lde, natural order. `Prog` runs
-// the table's constraint program (KsInterp or a generated functor).
+// out: 3 column-major coordinate columns, of length 2^log_domain in natural order over the
+// domain g*H_(2^log_domain) (the LDE's first rows, bit-reversed), or with `rows` of length
+// num_rows in the order of `rows`. `Prog` runs the table's constraint program (KsInterp or
+// a generated functor).
 template <typename Prog>
 __device__ __forceinline__ void ks_quotient_eval_with(uint64_t *out, const QuotientParams &q, uint32_t *zero_flag) {
     __shared__ uint64_t opow[32];  // omega^(2^k): x = 7 * omega^bitrev(i) by its set bits
@@ -47,7 +52,10 @@ __device__ __forceinline__ void ks_quotient_eval_with(uint64_t *out, const Quoti
     const ext3 beta{q.beta[0], q.beta[1], q.beta[2]};
     const uint32_t k_int = Prog::interactions(q.num_interactions);
     const uint32_t pairs = (k_int + 1) / 2;
-    for (uint64_t i = ks_tid(); i < big; i += ks_nthreads()) {
+    const uint64_t count = q.rows ? q.num_rows : 1ull << q.log_domain;
+    const uint32_t shift = q.log_lde - q.log_domain;
+    for (uint64_t t = ks_tid(); t < count; t += ks_nthreads()) {
+        const uint64_t i = q.rows ? q.rows[t] : t;
         uint32_t bi = ks_bitrev((uint32_t)i, q.log_lde);
         uint64_t j = ks_bitrev((bi + (uint32_t)blowup) & (uint32_t)(big - 1), q.log_lde);
         ext3 acc[4] = {e3_zero(), e3_zero(), e3_zero(), e3_zero()};
@@ -134,8 +142,10 @@ __device__ __forceinline__ void ks_quotient_eval_with(uint64_t *out, const Quoti
         ext3 r = e3_mul_base(e3_add(acc[0], e3_mul_base(acc[1], x_minus_last)), inv_zh);
         r = e3_add(r, e3_mul_base(acc[2], gl_mul(x_minus_last, inv_both)));
         r = e3_add(r, e3_mul_base(acc[3], gl_mul(x_minus_one, inv_both)));
-        out[bi] = r.c0;
-        out[big + bi] = r.c1;
-        out[2 * big + bi] = r.c2;
+        // Row i < 2^log_domain is the point g*w_D^(bi >> shift) of the domain.
+        const uint64_t at = q.rows ? t : bi >> shift;
+        out[at] = r.c0;
+        out[count + at] = r.c1;
+        out[2 * count + at] = r.c2;
     }
 }

@@ -24,6 +24,67 @@ pub struct QuotientInputs<'a, C> {
     pub gamma_powers: &'a [Ext3],
 }
 
+/// LDE rows outside the quotient's domain at which each backend compares the quotient's
+/// interpolant with the constraints (see [`QuotientInputs::spot_rows`]).
+pub const QUOTIENT_SPOT_CHECKS: usize = 8;
+
+impl<C> QuotientInputs<'_, C> {
+    /// log2 of the points the quotient is evaluated on: `chunks·n` rounded up to a power of
+    /// two, which determines its polynomial (of degree < `chunks·n`). The LDE's first `2^k`
+    /// rows (bit-reversed) are the coset `g·H_(2^k)`, so those rows are the domain; at
+    /// blowup 4 and two chunks (every RV64IM table) half the LDE is evaluated.
+    ///
+    /// # Errors
+    /// [`ProverError::Internal`] when the chunks do not fit the LDE.
+    pub fn domain_log(&self) -> Result<u32, ProverError> {
+        let chunks = self.shape.quotient_chunks.max(1);
+        let log = self.log_height + chunks.next_power_of_two().trailing_zeros();
+        if log > self.log_height + self.log_blowup {
+            return Err(ProverError::Internal(
+                "more quotient chunks than the blowup",
+            ));
+        }
+        Ok(log)
+    }
+
+    /// The LDE rows outside the quotient's domain (none when it is the whole LDE) where the
+    /// quotient's interpolant must equal the constraints divided by the zerofiers.
+    ///
+    /// On a domain of `D = 2^domain_log` points any values interpolate, so without this a
+    /// witness that does not satisfy the constraints would prove, and only the verifier
+    /// would reject the proof. For such a witness, with `F` the constraints divided by the
+    /// zerofiers and `Q` the interpolant, `Z_H·(F − Q)` is a nonzero polynomial of degree
+    /// < (chunks + 1)·n vanishing on the domain, so at most `(chunks + 1)·n − D` of the
+    /// other rows are its roots: at blowup 4 and two chunks (every RV64IM table) at most
+    /// half, and all [`QUOTIENT_SPOT_CHECKS`] rows miss with a chance of at most 2^−8.
+    /// The rows are drawn from γ, a challenge drawn after the witness is committed, and are
+    /// the same on every backend. [`crate::rv::debug_check`] names the failing constraint.
+    pub fn spot_rows(&self, log_domain: u32) -> Vec<usize> {
+        let (domain, lde) = (
+            1u64 << log_domain,
+            1u64 << (self.log_height + self.log_blowup),
+        );
+        if domain >= lde {
+            return Vec::new();
+        }
+        let g = self.gamma_powers.get(1).copied().unwrap_or(Ext3::ZERO);
+        let mut state = g.coords().iter().fold(0x9e37_79b9_7f4a_7c15u64, |h, c| {
+            (h ^ c.as_u64()).wrapping_mul(0xbf58_476d_1ce4_e5b9)
+        });
+        (0..QUOTIENT_SPOT_CHECKS)
+            .map(|_| {
+                // SplitMix64.
+                state = state.wrapping_add(0x9e37_79b9_7f4a_7c15);
+                let mut z = state;
+                z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+                z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+                z ^= z >> 31;
+                (domain + z % (lde - domain)) as usize
+            })
+            .collect()
+    }
+}
+
 /// What DEEP combines for one table: its committed matrices in round order and the weights.
 pub struct DeepInputs<'a, C> {
     /// Preprocessed (if any), main, aux (if any), quotient.
@@ -380,5 +441,78 @@ impl DeviceTraces for crate::cpu::CpuBackend {
 
     fn download_trace(&self, t: &Self::DeviceTrace) -> Result<RowMajorMatrix, ProverError> {
         match *t {}
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use kestrel_core::air::examples::{FibonacciAir, SumSenderAir};
+
+    fn inputs<'a>(
+        table: &'a dyn TableAir,
+        shape: &'a TableShape,
+        log_height: u32,
+        log_blowup: u32,
+        gamma: &'a [Ext3],
+    ) -> QuotientInputs<'a, ()> {
+        QuotientInputs {
+            table,
+            shape,
+            log_height,
+            log_blowup,
+            preprocessed: None,
+            main: &(),
+            aux: None,
+            public: &[],
+            challenges: LogUpChallenges {
+                alpha: Ext3::ZERO,
+                beta: Ext3::ZERO,
+            },
+            total: Ext3::ZERO,
+            gamma_powers: gamma,
+        }
+    }
+
+    /// The domain is `chunks·n` rounded up to a power of two; the spot rows lie outside it,
+    /// are fixed by γ and there are none when the domain is the whole LDE.
+    #[test]
+    fn quotient_domain_and_spot_rows() {
+        let g = |c: u64| [Ext3::ONE, Ext3::from(Felt::new(c))];
+        let (fib, sender) = (
+            &FibonacciAir as &dyn TableAir,
+            &SumSenderAir as &dyn TableAir,
+        );
+        let (sf, ss) = (
+            TableShape::of(fib, 3).unwrap(),
+            TableShape::of(sender, 1).unwrap(),
+        );
+        assert_eq!((sf.quotient_chunks, ss.quotient_chunks), (1, 2));
+        let gamma = g(5);
+        for (table, shape) in [(fib, &sf), (sender, &ss)] {
+            for lb in 1..=3 {
+                let q = inputs(table, shape, 6, lb, &gamma);
+                let d = q.domain_log().unwrap();
+                assert_eq!(
+                    d,
+                    6 + shape.quotient_chunks.next_power_of_two().trailing_zeros()
+                );
+                let rows = q.spot_rows(d);
+                if d == 6 + lb {
+                    assert!(rows.is_empty());
+                    continue;
+                }
+                assert_eq!(rows.len(), QUOTIENT_SPOT_CHECKS);
+                assert!(
+                    rows.iter().all(|&r| (1 << d..1 << (6 + lb)).contains(&r)),
+                    "{rows:?}"
+                );
+                assert_eq!(rows, q.spot_rows(d));
+                let other = g(6);
+                assert_ne!(rows, inputs(table, shape, 6, lb, &other).spot_rows(d));
+            }
+        }
+        // Two chunks do not fit an LDE of blowup 1.
+        assert!(inputs(sender, &ss, 6, 0, &gamma).domain_log().is_err());
     }
 }

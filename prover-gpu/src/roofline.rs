@@ -19,7 +19,8 @@
 //!
 //! Per table of a part: `n` rows (the trace height), `w` main, `p` preprocessed and `a`
 //! auxiliary columns (base-field cells of 8 bytes), `c` quotient chunks (`3c` base
-//! columns), blowup `b`, LDE size `N = b·n`. `q` queries; FRI has `L` committed layers, layer `l` folding
+//! columns), blowup `b`, LDE size `N = b·n`, the quotient's domain `D = min(n·c', N)` with
+//! `c'` the power of two at or above `c` (`QuotientInputs::domain_log`). `q` queries; FRI has `L` committed layers, layer `l` folding
 //! by `2^a_l` ([`kestrel_core::stark::FriShape`]) a codeword of
 //! `M_l = 2^(log_max_lde − a_0 − … − a_(l−1))` extension elements (24 bytes), and a final
 //! codeword of `M_L`. A commitment of an `N`-row matrix of `k` cells per row writes its LDE
@@ -38,7 +39,7 @@
 //! | trace | `R` (the part's execution records, `cycles · size_of::<Record>()`; 0 for a run part) | `Σ 8·n·w` | 0 |
 //! | commit main | `Σ 8·n·w` | `Σ 8·N·w + 32·(2N−1)` | `Σ N·leaf(w) + N − 1` |
 //! | LogUp aux (tables with interactions) | `Σ 8·n·(w+p)` | `Σ 8·n·a + 8·N·a + 32·(2N−1)` | `Σ N·leaf(a) + N − 1` |
-//! | quotient | `Σ 8·N·(p+w+a)` | `Σ 8·n·3c + 8·N·3c + 32·(2N−1)` | `Σ N·leaf(3c) + N − 1` |
+//! | quotient | `Σ 8·D·(p+w+a)` | `Σ 8·n·3c + 8·N·3c + 32·(2N−1)` | `Σ N·leaf(3c) + N − 1` |
 //! | OOD | `Σ 8·n·(p+w+a) + 8·n·3c` | `Σ 24·(2(p+w+a) + 3c)` | 0 |
 //! | DEEP | `Σ 8·N·(p+w+a+3c)` | `24·N` per distinct LDE size | 0 |
 //! | FRI | `Σ_l 24·M_l` + `24·M` per joining DEEP codeword + `24·M_L` | `Σ_l 24·M_(l+1) + 32·(2·M_(l+1) − 1)` | `Σ_l M_(l+1)·leaf(3·2^a_l) + M_(l+1) − 1` |
@@ -263,7 +264,9 @@ pub fn part_model(s: &PartShape) -> Vec<StageWork> {
     for t in &s.tables {
         let q = 3 * t.quotient_chunks;
         let (bytes, perms) = commitment(b * n(t), q);
-        r += 8 * b * n(t) * committed(t);
+        // The constraints are evaluated on the quotient's domain, not the whole LDE.
+        let domain = (n(t) * t.quotient_chunks.max(1).next_power_of_two()).min(b * n(t));
+        r += 8 * domain * committed(t);
         wr += 8 * n(t) * q + bytes;
         k += perms;
     }
@@ -515,11 +518,12 @@ mod tests {
             (c.bytes_read, c.bytes_written, c.keccak_perms),
             (192, 192 + 384 + tree, 31)
         );
-        // Quotient: read 8·16·6 = 768; write 8·8·3 = 192 + 8·16·3 = 384 + tree.
+        // Quotient: one chunk, so a domain of n = 8 rows: read 8·8·6 = 384; write
+        // 8·8·3 = 192 + 8·16·3 = 384 + tree.
         let c = get("quotient");
         assert_eq!(
             (c.bytes_read, c.bytes_written, c.keccak_perms),
-            (768, 192 + 384 + tree, 31)
+            (384, 192 + 384 + tree, 31)
         );
         // OOD: read 8·8·(6 + 3) = 576; write 24·(12 + 3) = 360.
         let c = get("ood");
@@ -617,8 +621,9 @@ mod tests {
         // Each commits 16 leaves of 2 cells: 128 read, 256 + tree written, 31 permutations.
         assert_eq!(get("commit main"), (2 * 128, 2 * (256 + tree), 2 * 31));
         assert_eq!(get("logup aux"), (0, 0, 0));
-        // Quotient: read 8·16·2 = 256; write 8·8·3 = 192 + 8·16·3 = 384 + tree.
-        assert_eq!(get("quotient"), (2 * 256, 2 * (192 + 384 + tree), 2 * 31));
+        // Quotient: on its domain of 8 rows, read 8·8·2 = 128; write 8·8·3 = 192 +
+        // 8·16·3 = 384 + tree.
+        assert_eq!(get("quotient"), (2 * 128, 2 * (192 + 384 + tree), 2 * 31));
         assert_eq!(get("grinding"), (0, 0, 3 + 10));
         // Queries: main (2 cells) and quotient (3 cells) rows with 4-digest paths, one FRI
         // step of 24 + 3·32, both ways.

@@ -421,137 +421,141 @@ fn logup_aux_quotient_and_deep_match_cpu() {
         assert!(ga == ca, "logup aux 2^{log_n}");
         assert_eq!(gt, ct, "logup total 2^{log_n}");
 
-        let lb = 1;
-        let (gm, cm) = (
-            g.commit_trace(main, lb).unwrap(),
-            CpuBackend.commit_trace(main, lb).unwrap(),
-        );
-        let (gx, cx) = (
-            g.commit_trace(&ca, lb).unwrap(),
-            CpuBackend.commit_trace(&ca, lb).unwrap(),
-        );
-        let gamma = powers(ext(&mut r), shape.num_constraints);
-        macro_rules! qi {
-            ($m:expr, $a:expr) => {
-                QuotientInputs {
-                    table: sender,
-                    shape: &shape,
-                    log_height: log_n,
-                    log_blowup: lb,
-                    preprocessed: None,
-                    main: $m,
-                    aux: Some($a),
-                    public: &public,
-                    challenges: ch,
-                    total: ct,
-                    gamma_powers: &gamma,
-                }
+        // Blowup 2 evaluates the quotient on the whole LDE; 4 and 8 on half or a quarter of
+        // it, with spot checks outside.
+        let blowups: &[u32] = if log_n <= 14 { &[1, 2, 3] } else { &[1] };
+        for &lb in blowups {
+            let (gm, cm) = (
+                g.commit_trace(main, lb).unwrap(),
+                CpuBackend.commit_trace(main, lb).unwrap(),
+            );
+            let (gx, cx) = (
+                g.commit_trace(&ca, lb).unwrap(),
+                CpuBackend.commit_trace(&ca, lb).unwrap(),
+            );
+            let gamma = powers(ext(&mut r), shape.num_constraints);
+            macro_rules! qi {
+                ($m:expr, $a:expr) => {
+                    QuotientInputs {
+                        table: sender,
+                        shape: &shape,
+                        log_height: log_n,
+                        log_blowup: lb,
+                        preprocessed: None,
+                        main: $m,
+                        aux: Some($a),
+                        public: &public,
+                        challenges: ch,
+                        total: ct,
+                        gamma_powers: &gamma,
+                    }
+                };
+            }
+            let gq = g.quotient(&qi!(&gm, &gx)).unwrap();
+            let cq = CpuBackend.quotient(&qi!(&cm, &cx)).unwrap();
+            assert!(gq == cq, "quotient 2^{log_n} blowup 2^{lb}");
+
+            // The device-resident path: aux from the committed main trace, quotient committed
+            // without a host round trip, DEEP codeword kept on the device.
+            let ga2 = g
+                .commit_logup_aux(sender, &shape, (&gm, None), None, &public, ch, lb)
+                .unwrap();
+            assert!(ga2.host.is_none());
+            assert_eq!(ga2.total, ct, "committed logup total 2^{log_n}");
+            let cap = |c: &kestrel_prover_gpu::cpu::CpuCommitted| {
+                CpuBackend.round_cap(&CpuBackend.commit_round(&[c]).unwrap())
             };
+            let gcap = |c: &kestrel_prover_gpu::cuda::CudaCommitted| {
+                g.round_cap(&g.commit_round(&[c]).unwrap())
+            };
+            assert_eq!(gcap(&ga2.committed), cap(&cx), "aux cap 2^{log_n}");
+            let gq2 = g.commit_quotient(&qi!(&gm, &ga2.committed)).unwrap();
+            let cq2 = CpuBackend.commit_quotient(&qi!(&cm, &cx)).unwrap();
+            assert_eq!(
+                gcap(&gq2.committed),
+                cap(&cq2.committed),
+                "quotient cap 2^{log_n}"
+            );
+            let z = ext(&mut r);
+            assert_eq!(
+                g.evaluate_quotient(&gq2, z).unwrap(),
+                CpuBackend.evaluate_quotient(&cq2, z).unwrap(),
+                "quotient at z 2^{log_n}"
+            );
+            let rows: Vec<usize> = (0..40)
+                .map(|_| (r.next_u64() as usize) % (1 << (log_n + lb)))
+                .collect();
+            // A round of the main, aux and quotient matrices (one height, three widths).
+            let (gt, ct) = (
+                g.commit_round(&[&gm, &ga2.committed, &gq2.committed])
+                    .unwrap(),
+                CpuBackend
+                    .commit_round(&[&cm, &cx, &cq2.committed])
+                    .unwrap(),
+            );
+            assert_eq!(g.round_cap(&gt), CpuBackend.round_cap(&ct));
+            assert_eq!(
+                g.open_round(&gt, &[&gm, &ga2.committed, &gq2.committed], &rows)
+                    .unwrap(),
+                CpuBackend
+                    .open_round(&ct, &[&cm, &cx, &cq2.committed], &rows)
+                    .unwrap(),
+                "open_round main/aux/quotient 2^{log_n}"
+            );
+
+            let (gqc, cqc) = (
+                g.commit_coeffs(&cq, lb).unwrap(),
+                CpuBackend.commit_coeffs(&cq, lb).unwrap(),
+            );
+            let cols = shape.width + shape.aux_width + cq.width;
+            let wz: Vec<Ext3> = (0..cols).map(|_| ext(&mut r)).collect();
+            let wzw: Vec<Ext3> = (0..shape.width + shape.aux_width)
+                .map(|_| ext(&mut r))
+                .collect();
+            let (zeta, zn) = (ext(&mut r), ext(&mut r));
+            let (sz, szw) = (ext(&mut r), ext(&mut r));
+            let gd = g
+                .deep(&DeepInputs {
+                    committed: vec![&gm, &gx, &gqc],
+                    weights_z: &wz,
+                    weights_zw: &wzw,
+                    sum_z: sz,
+                    sum_zw: szw,
+                    zeta,
+                    zeta_next: zn,
+                    log_lde: log_n + lb,
+                })
+                .unwrap();
+            let cd = CpuBackend
+                .deep(&DeepInputs {
+                    committed: vec![&cm, &cx, &cqc],
+                    weights_z: &wz,
+                    weights_zw: &wzw,
+                    sum_z: sz,
+                    sum_zw: szw,
+                    zeta,
+                    zeta_next: zn,
+                    log_lde: log_n + lb,
+                })
+                .unwrap();
+            assert!(gd == cd, "deep 2^{log_n}");
+            let gdc = g
+                .deep_codeword(&DeepInputs {
+                    committed: vec![&gm, &gx, &gqc],
+                    weights_z: &wz,
+                    weights_zw: &wzw,
+                    sum_z: sz,
+                    sum_zw: szw,
+                    zeta,
+                    zeta_next: zn,
+                    log_lde: log_n + lb,
+                })
+                .unwrap();
+            assert!(
+                g.final_values(gdc).unwrap() == cd,
+                "deep codeword 2^{log_n}"
+            );
         }
-        let gq = g.quotient(&qi!(&gm, &gx)).unwrap();
-        let cq = CpuBackend.quotient(&qi!(&cm, &cx)).unwrap();
-        assert!(gq == cq, "quotient 2^{log_n}");
-
-        // The device-resident path: aux from the committed main trace, quotient committed
-        // without a host round trip, DEEP codeword kept on the device.
-        let ga2 = g
-            .commit_logup_aux(sender, &shape, (&gm, None), None, &public, ch, lb)
-            .unwrap();
-        assert!(ga2.host.is_none());
-        assert_eq!(ga2.total, ct, "committed logup total 2^{log_n}");
-        let cap = |c: &kestrel_prover_gpu::cpu::CpuCommitted| {
-            CpuBackend.round_cap(&CpuBackend.commit_round(&[c]).unwrap())
-        };
-        let gcap = |c: &kestrel_prover_gpu::cuda::CudaCommitted| {
-            g.round_cap(&g.commit_round(&[c]).unwrap())
-        };
-        assert_eq!(gcap(&ga2.committed), cap(&cx), "aux cap 2^{log_n}");
-        let gq2 = g.commit_quotient(&qi!(&gm, &ga2.committed)).unwrap();
-        let cq2 = CpuBackend.commit_quotient(&qi!(&cm, &cx)).unwrap();
-        assert_eq!(
-            gcap(&gq2.committed),
-            cap(&cq2.committed),
-            "quotient cap 2^{log_n}"
-        );
-        let z = ext(&mut r);
-        assert_eq!(
-            g.evaluate_quotient(&gq2, z).unwrap(),
-            CpuBackend.evaluate_quotient(&cq2, z).unwrap(),
-            "quotient at z 2^{log_n}"
-        );
-        let rows: Vec<usize> = (0..40)
-            .map(|_| (r.next_u64() as usize) % (1 << (log_n + lb)))
-            .collect();
-        // A round of the main, aux and quotient matrices (one height, three widths).
-        let (gt, ct) = (
-            g.commit_round(&[&gm, &ga2.committed, &gq2.committed])
-                .unwrap(),
-            CpuBackend
-                .commit_round(&[&cm, &cx, &cq2.committed])
-                .unwrap(),
-        );
-        assert_eq!(g.round_cap(&gt), CpuBackend.round_cap(&ct));
-        assert_eq!(
-            g.open_round(&gt, &[&gm, &ga2.committed, &gq2.committed], &rows)
-                .unwrap(),
-            CpuBackend
-                .open_round(&ct, &[&cm, &cx, &cq2.committed], &rows)
-                .unwrap(),
-            "open_round main/aux/quotient 2^{log_n}"
-        );
-
-        let (gqc, cqc) = (
-            g.commit_coeffs(&cq, lb).unwrap(),
-            CpuBackend.commit_coeffs(&cq, lb).unwrap(),
-        );
-        let cols = shape.width + shape.aux_width + cq.width;
-        let wz: Vec<Ext3> = (0..cols).map(|_| ext(&mut r)).collect();
-        let wzw: Vec<Ext3> = (0..shape.width + shape.aux_width)
-            .map(|_| ext(&mut r))
-            .collect();
-        let (zeta, zn) = (ext(&mut r), ext(&mut r));
-        let (sz, szw) = (ext(&mut r), ext(&mut r));
-        let gd = g
-            .deep(&DeepInputs {
-                committed: vec![&gm, &gx, &gqc],
-                weights_z: &wz,
-                weights_zw: &wzw,
-                sum_z: sz,
-                sum_zw: szw,
-                zeta,
-                zeta_next: zn,
-                log_lde: log_n + lb,
-            })
-            .unwrap();
-        let cd = CpuBackend
-            .deep(&DeepInputs {
-                committed: vec![&cm, &cx, &cqc],
-                weights_z: &wz,
-                weights_zw: &wzw,
-                sum_z: sz,
-                sum_zw: szw,
-                zeta,
-                zeta_next: zn,
-                log_lde: log_n + lb,
-            })
-            .unwrap();
-        assert!(gd == cd, "deep 2^{log_n}");
-        let gdc = g
-            .deep_codeword(&DeepInputs {
-                committed: vec![&gm, &gx, &gqc],
-                weights_z: &wz,
-                weights_zw: &wzw,
-                sum_z: sz,
-                sum_zw: szw,
-                zeta,
-                zeta_next: zn,
-                log_lde: log_n + lb,
-            })
-            .unwrap();
-        assert!(
-            g.final_values(gdc).unwrap() == cd,
-            "deep codeword 2^{log_n}"
-        );
         println!("ok: logup/quotient/deep 2^{log_n}");
     }
 }
@@ -560,15 +564,45 @@ fn logup_aux_quotient_and_deep_match_cpu() {
 #[ignore = "needs a CUDA device: run with --ignored on the GPU machine"]
 fn broken_trace_is_refused_like_the_cpu() {
     let Some(g) = gpu() else { return };
-    let params = StarkParams::PRESETS[0];
-    let (mut trace, result) = fibonacci_trace(10, Felt::ONE, Felt::ONE);
-    trace.values[2 * 500 + 1] += Felt::ONE;
-    let public = [Felt::ONE, Felt::ONE, result];
-    let pk = setup(g, &FibonacciMachine, params).unwrap();
-    let e = prove(g, &pk, &FibonacciMachine, &[trace], &public).unwrap_err();
+    // At every preset (blowups 2 to 8: from blowup 4 the quotient's domain is a half or
+    // less of the LDE, and its spot rows find the witness wrong): one changed cell, then a
+    // sender row of the range checker changed in two cells (a summand and the sum, off by
+    // one from each other).
+    for params in StarkParams::PRESETS {
+        let (mut trace, result) = fibonacci_trace(10, Felt::ONE, Felt::ONE);
+        trace.values[2 * 500 + 1] += Felt::ONE;
+        let public = [Felt::ONE, Felt::ONE, result];
+        refused(g, &FibonacciMachine, params, &[trace.clone()], &public);
+        refused(&CpuBackend, &FibonacciMachine, params, &[trace], &public);
+        let mut traces = range_check_traces(12, 3, 77);
+        let w = traces[0].width;
+        traces[0].values[w * 700] += Felt::ONE;
+        traces[0].values[w * 700 + 2] += Felt::new(2);
+        refused(g, &RangeCheckMachine, params, &traces, &[Felt::new(77)]);
+        refused(
+            &CpuBackend,
+            &RangeCheckMachine,
+            params,
+            &traces,
+            &[Felt::new(77)],
+        );
+    }
+}
+
+/// `backend` refuses to prove `traces`: a constraint does not hold.
+fn refused<B: Backend, M: Machine>(
+    backend: &B,
+    machine: &M,
+    params: StarkParams,
+    traces: &[RowMajorMatrix],
+    public: &[Felt],
+) {
+    let pk = setup(backend, machine, params).unwrap();
+    let e = prove(backend, &pk, machine, traces, public).unwrap_err();
     assert!(
         matches!(e, ProverError::ConstraintsNotSatisfied { .. }),
-        "{e}"
+        "{} at {params:?}: {e}",
+        machine.name()
     );
 }
 

@@ -18,16 +18,21 @@ use super::{lde_points, par_batch_inverse, row_of, CHUNK};
 
 impl CpuBackend {
     /// The quotient's coefficients split into chunks: `n × 3·chunks` (chunk c's coordinate
-    /// k in column 3c+k). Fails when the constraints do not vanish on the trace.
+    /// k in column 3c+k). The constraints are evaluated on the quotient's domain
+    /// ([`QuotientInputs::domain_log`]) and at its spot rows
+    /// ([`QuotientInputs::spot_rows`]). Fails when the constraints do not vanish on the
+    /// trace (as far as those rows show).
     pub fn quotient(
         &self,
         q: &QuotientInputs<'_, CpuCommitted>,
     ) -> Result<RowMajorMatrix, ProverError> {
         let n = 1usize << q.log_height;
         let log_lde = q.log_height + q.log_blowup;
-        let big = 1usize << log_lde;
+        let log_d = q.domain_log()?;
+        let (big, d) = (1usize << log_lde, 1usize << log_d);
         let blowup = 1usize << q.log_blowup;
-        let xs = lde_points(log_lde);
+        // The domain's points are the LDE's first d rows (bit-reversed): the coset g·H_d.
+        let xs = lde_points(log_d);
         let omega_last = two_adic(n).inverse().expect("nonzero"); // ω^{n−1}
                                                                   // x^n − 1 takes `blowup` distinct values on the coset.
         let g_n = COSET_SHIFT.exp_u64(n as u64);
@@ -43,42 +48,48 @@ impl CpuBackend {
         let inv_last = par_batch_inverse(&x_minus_last)?;
         let alpha_powers: Vec<Ext3> =
             powers(q.challenges.alpha, q.shape.max_interaction_values + 1)[1..].to_vec();
-        let lb = q.log_blowup;
         let empty = RowMajorMatrix::default();
         let pre = q.preprocessed.map_or(&empty, |c| &c.lde);
         let aux = q.aux.map_or(&empty, |c| &c.lde);
-        let mut out = vec![Ext3::ZERO; big];
-        out.par_chunks_mut(CHUNK).enumerate().for_each(|(c, dst)| {
-            let mut f = ProverFolder::new(
+        let folder = || {
+            ProverFolder::new(
                 q.public,
                 &alpha_powers,
                 q.challenges.beta,
                 q.total,
                 q.gamma_powers,
-            );
+            )
+        };
+        // Q at LDE row i (any row, not only the domain's), given x − ω^{n−1} there and the
+        // inverses of x − 1 and x − ω^{n−1}.
+        let at_row = one_folder(|f, i, x_last, inv_1, inv_l| {
+            // The next row of x is x·ω_n = g·ω_N^{bitrev(i) + blowup}.
+            let j = bit_reverse((bit_reverse(i, log_lde) + blowup) & (big - 1), log_lde);
+            f.reset();
+            f.main = q.main.lde.row(i);
+            f.main_next = q.main.lde.row(j);
+            f.pre = row_of(pre, i);
+            f.pre_next = row_of(pre, j);
+            f.aux = row_of(aux, i);
+            f.aux_next = row_of(aux, j);
+            q.table.eval_prover(f);
+            let acc = f.finish();
+            let z = ZerofierInverses {
+                inv_zh: inv_zh[bit_reverse(i, log_lde) & (blowup - 1)],
+                x_minus_last: x_last,
+                inv_first: inv_1,
+                inv_last: inv_l,
+            };
+            combine_quotient_base(&acc, &z)
+        });
+        let mut out = vec![Ext3::ZERO; d];
+        out.par_chunks_mut(CHUNK).enumerate().for_each(|(c, dst)| {
+            let mut f = folder();
             for (r, o) in dst.iter_mut().enumerate() {
                 let i = c * CHUNK + r;
-                // The next row of x is x·ω_n = g·ω_N^{bitrev(i) + blowup}.
-                let j = bit_reverse((bit_reverse(i, log_lde) + blowup) & (big - 1), log_lde);
-                f.reset();
-                f.main = q.main.lde.row(i);
-                f.main_next = q.main.lde.row(j);
-                f.pre = row_of(pre, i);
-                f.pre_next = row_of(pre, j);
-                f.aux = row_of(aux, i);
-                f.aux_next = row_of(aux, j);
-                q.table.eval_prover(&mut f);
-                let acc = f.finish();
-                let z = ZerofierInverses {
-                    inv_zh: inv_zh[bit_reverse(i, log_lde) & (blowup - 1)],
-                    x_minus_last: x_minus_last[i],
-                    inv_first: inv_first[i],
-                    inv_last: inv_last[i],
-                };
-                *o = combine_quotient_base(&acc, &z);
+                *o = at_row(&mut f, i, x_minus_last[i], inv_first[i], inv_last[i]);
             }
         });
-        let _ = lb;
         // Coefficients of Q(g·y) in y, natural order; then undo the shift.
         let mut m = RowMajorMatrix::new(out.iter().flat_map(|e| e.coords()).collect(), 3);
         super::ntt::bit_reverse_rows(&mut m);
@@ -90,6 +101,21 @@ impl CpuBackend {
                 *v *= s;
             }
             s *= g_inv;
+        }
+        // Q's interpolant at the spot rows against the constraints there.
+        let w_big = two_adic(big);
+        let mut f = folder();
+        for r in q.spot_rows(log_d) {
+            let x = COSET_SHIFT * w_big.exp_u64(bit_reverse(r, log_lde) as u64);
+            let (x_1, x_last) = (x - Felt::ONE, x - omega_last);
+            let (Some(inv_1), Some(inv_l)) = (x_1.inverse(), x_last.inverse()) else {
+                return Err(ProverError::Internal("zero in batch inversion"));
+            };
+            if at_row(&mut f, r, x_last, inv_1, inv_l) != evaluate_at(&coeffs, x) {
+                return Err(ProverError::ConstraintsNotSatisfied {
+                    table: q.table.name().into(),
+                });
+            }
         }
         let chunks = q.shape.quotient_chunks;
         if coeffs.values[chunks * n * 3..]
@@ -108,4 +134,27 @@ impl CpuBackend {
         }
         Ok(split)
     }
+}
+
+/// Pins a row closure's folder to one lifetime (the data's, not any lifetime).
+fn one_folder<'a, F>(f: F) -> F
+where
+    F: Fn(&mut ProverFolder<'a>, usize, Felt, Felt, Felt) -> Ext3,
+{
+    f
+}
+
+/// `Σ_k c_k·x^k` for the coefficients `c_k` (rows of 3 coordinates) of `coeffs`.
+fn evaluate_at(coeffs: &RowMajorMatrix, x: Felt) -> Ext3 {
+    coeffs
+        .values
+        .par_chunks(3 * CHUNK)
+        .enumerate()
+        .map(|(c, rows)| {
+            let acc = rows
+                .rchunks(3)
+                .fold(Ext3::ZERO, |acc, r| acc * x + Ext3::new(r[0], r[1], r[2]));
+            acc * x.exp_u64((c * CHUNK) as u64)
+        })
+        .reduce(|| Ext3::ZERO, |a, b| a + b)
 }

@@ -22,7 +22,7 @@
 
 use kestrel_core::params::MAX_QUERIES;
 
-use crate::backend::TablePlan;
+use crate::backend::{TablePlan, QUOTIENT_SPOT_CHECKS};
 
 const WORD: u64 = 8;
 /// A Merkle node: four words.
@@ -58,6 +58,20 @@ impl Sizes {
             resident: t.main_resident,
             interactions: t.interactions as u64,
         }
+    }
+    /// Rows the quotient is evaluated on (`QuotientInputs::domain_log`).
+    fn domain(&self) -> u64 {
+        let chunks = (self.quotient / (3 * WORD * self.n)).max(1);
+        (self.n * chunks.next_power_of_two()).min(self.big)
+    }
+    /// The quotient's buffer of flags and spot checks.
+    fn quotient_checks(&self) -> u64 {
+        let spots = if self.domain() < self.big {
+            QUOTIENT_SPOT_CHECKS
+        } else {
+            0
+        };
+        WORD * super::quotient::check_words(spots) as u64
     }
     fn lde(&self, source: u64) -> u64 {
         source * (self.big / self.n)
@@ -155,7 +169,7 @@ pub fn working_set(tables: &[TablePlan], log_blowup: u32) -> u64 {
     // domain and the chunks; then the chunks, the coefficient columns kept, their LDE and
     // row digests. Then the quotient round's tree.
     for t in &s {
-        let evals = 3 * t.big * WORD;
+        let evals = 3 * t.domain() * WORD + t.quotient_checks();
         let ldes = t.lde(t.pre) + t.lde(t.main) + t.lde(t.aux);
         at(held, ldes + t.recompute() + evals + t.quotient);
         at(

@@ -5,8 +5,8 @@
 
 use std::sync::Arc;
 
-use cudarc::driver::{CudaStream, DeviceRepr};
-use kestrel_core::field::{batch_inverse, powers, Felt, Field};
+use cudarc::driver::{CudaStream, DeviceRepr, LaunchConfig};
+use kestrel_core::field::{batch_inverse, bit_reverse, powers, Ext3, Felt, Field};
 use kestrel_core::matrix::RowMajorMatrix;
 use kestrel_core::stark::COSET_SHIFT;
 
@@ -38,10 +38,13 @@ struct QuotientParams {
     total: [u64; 3],
     omega: u64,
     omega_last: u64,
+    rows: u64,
     len: u32,
     log_lde: u32,
     log_blowup: u32,
     num_interactions: u32,
+    log_domain: u32,
+    num_rows: u32,
 }
 
 // SAFETY: plain old data with the kernel's layout.
@@ -74,6 +77,8 @@ pub fn quotient_device(
     let big = 1usize << log_lde;
     let blowup = 1usize << q.log_blowup;
     let chunks = q.shape.quotient_chunks;
+    let log_d = q.domain_log()?;
+    let d = 1usize << log_d;
     if q.main.rows() != big
         || q.aux.is_some_and(|a| a.rows() != big)
         || q.preprocessed.is_some_and(|p| p.rows() != big)
@@ -165,28 +170,59 @@ pub fn quotient_device(
             .inverse()
             .ok_or(ProverError::Internal("zero root"))?
             .as_u64(),
+        rows: 0,
         len: prog.code.len() as u32,
         log_lde,
         log_blowup: q.log_blowup,
         num_interactions: k as u32,
+        log_domain: log_d,
+        num_rows: 0,
     };
-    let out = dev.alloc::<u64>(stream, 3 * big, "quotient evaluations")?;
-    let flags = dev.alloc_zeros::<u64>(stream, 2, "flags")?;
+    // One buffer for what the host reads back: the two flags, Q at the spot rows (3 per
+    // row) and the interpolant's partial sums there (3 per row and block).
+    let spots = q.spot_rows(log_d);
+    let np = spots.len();
+    let at_blocks = if np == 0 { 0 } else { SPOT_BLOCKS };
+    let checks = dev.alloc_zeros::<u64>(stream, check_words(np), "quotient checks")?;
+    let out = dev.alloc::<u64>(stream, 3 * d, "quotient evaluations")?;
     launch!(
         dev,
         stream,
         kernel,
         time_as = time_as,
-        grid_for(big as u64, 128),
-        [&out.ptr(stream), &params, &flags.ptr(stream)]
+        grid_for(d as u64, 128),
+        [&out.ptr(stream), &params, &checks.ptr(stream)]
     );
-    // Q(g·y) on H_big in natural order → its coefficients (bit-reversed) by the inverse DIF.
-    let inv = tw.get(dev, stream, log_lde, true)?;
-    dif(dev, stream, out.ptr(stream), log_lde, 3, &inv)?;
+    let spot_rows = if np > 0 {
+        let rows = dev.upload(
+            stream,
+            &spots.iter().map(|&r| r as u64).collect::<Vec<_>>(),
+            "quotient spot rows",
+        )?;
+        let params = QuotientParams {
+            rows: rows.ptr(stream),
+            num_rows: np as u32,
+            ..params
+        };
+        launch!(
+            dev,
+            stream,
+            kernel,
+            time_as = time_as,
+            grid_for(np as u64, 128),
+            [&checks.ptr_at(stream, 2), &params, &checks.ptr(stream)]
+        );
+        Some(rows)
+    } else {
+        None
+    };
+    // Q(g·y) on H_d in natural order → its coefficients (bit-reversed) by the inverse DIF.
+    let inv = tw.get(dev, stream, log_d, true)?;
+    dif(dev, stream, out.ptr(stream), log_d, 3, &inv)?;
     let split = dev.alloc::<u64>(stream, n * 3 * chunks, "quotient chunks")?;
-    let big_inv = Felt::new(big as u64)
+    let d_inv = Felt::new(d as u64)
         .inverse()
-        .ok_or(ProverError::Internal("big = 0"))?;
+        .ok_or(ProverError::Internal("d = 0"))?;
     let g_inv = COSET_SHIFT
         .inverse()
         .ok_or(ProverError::Internal("zero shift"))?;
@@ -194,26 +230,75 @@ pub fn quotient_device(
         dev,
         stream,
         "ks_quotient_split",
-        grid_for(big as u64, 256),
+        grid_for(d as u64, 256),
         [
             &split.ptr(stream),
             &out.ptr(stream),
-            &log_lde,
+            &log_d,
             &q.log_height,
             &(chunks as u32),
-            &big_inv.as_u64(),
+            &d_inv.as_u64(),
             &g_inv.as_u64(),
-            &flags.ptr_at(stream, 1)
+            &checks.ptr_at(stream, 1)
         ]
     );
-    let f = dev.download(stream, &flags, 0, 2, "flags")?;
-    if f[0] != 0 {
+    // The interpolant at the spot rows' points.
+    let xs_buf = if np > 0 {
+        let w_big = two_adic(big);
+        let xs: Vec<u64> = spots
+            .iter()
+            .map(|&r| (COSET_SHIFT * w_big.exp_u64(bit_reverse(r, log_lde) as u64)).as_u64())
+            .collect();
+        let xs_buf = dev.upload(stream, &xs, "quotient spot rows")?;
+        launch!(
+            dev,
+            stream,
+            "ks_quotient_at",
+            LaunchConfig {
+                grid_dim: (at_blocks as u32, 1, 1),
+                block_dim: (256, 1, 1),
+                shared_mem_bytes: 0,
+            },
+            [
+                &checks.ptr_at(stream, 2 + 3 * np),
+                &split.ptr(stream),
+                &q.log_height,
+                &(chunks as u32),
+                &xs_buf.ptr(stream),
+                &(np as u32)
+            ]
+        );
+        Some(xs_buf)
+    } else {
+        None
+    };
+    let c = dev.download(stream, &checks, 0, checks.len(), "quotient checks")?;
+    drop((spot_rows, xs_buf));
+    if c[0] != 0 {
         return Err(ProverError::Internal("zero in batch inversion"));
     }
-    if f[1] != 0 {
+    // The interpolant's value at each spot row against Q there.
+    let ext = |w: &[u64]| Ext3::new(Felt::new(w[0]), Felt::new(w[1]), Felt::new(w[2]));
+    let at = &c[2 + 3 * np..];
+    let spot_ok = (0..np).all(|p| {
+        let want = ext(&[c[2 + p], c[2 + np + p], c[2 + 2 * np + p]]);
+        let got = (0..at_blocks).fold(Ext3::ZERO, |s, b| s + ext(&at[3 * (b * np + p)..]));
+        want == got
+    });
+    if c[1] != 0 || !spot_ok {
         return Err(ProverError::ConstraintsNotSatisfied {
             table: q.table.name().into(),
         });
     }
     Ok((split, 3 * chunks))
+}
+
+/// Blocks of `ks_quotient_at` (each adds a share of the coefficients at every spot point).
+const SPOT_BLOCKS: usize = 264;
+
+/// Words of the quotient's checks buffer with `spots` spot rows: two flags, then Q and the
+/// interpolant's partial sums per block at each row (3 words each).
+pub(super) fn check_words(spots: usize) -> usize {
+    let blocks = if spots == 0 { 0 } else { SPOT_BLOCKS };
+    2 + 3 * spots * (1 + blocks)
 }
