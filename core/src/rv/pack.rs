@@ -167,6 +167,9 @@ pub struct Segmenter<'a> {
     program: &'a ProgramImage,
     slots: CodeSlots,
     routes: AluRoutes,
+    /// Per code slot, whether no ALU table takes its instruction's ALU operation
+    /// ([`AluRoutes::unrouted`]).
+    unrouted: Vec<bool>,
     carry: Carry<'a>,
     /// DECODE's multiplicities (executions per code slot) over the segments so far.
     mult: Vec<u64>,
@@ -216,11 +219,13 @@ impl<'a> Segmenter<'a> {
         let input_len = u32::try_from(input.len())
             .map_err(|_| TraceError::InputTooLong { bytes: input.len() })?;
         let slots = CodeSlots::new(program);
+        let routes = AluRoutes::new(machine);
         Ok(Segmenter {
             program,
             mult: vec![0; slots.len()],
+            unrouted: routes.unrouted(&slots),
             slots,
-            routes: AluRoutes::new(machine),
+            routes,
             carry: Carry {
                 mem: MemReplay {
                     image: page::MemoryImage::of(program),
@@ -378,7 +383,7 @@ impl<'a> Segmenter<'a> {
         let len = par.chunk_len().max(n.div_ceil(MAX_CHUNKS)).clamp(1, n);
 
         // 0. Decode, counting the loads and stores; for a parallel replay, each chunk's scan
-        // right after its decode (its steps still in cache).
+        // and steps in the same pass over its steps as its decode (each step read once).
         let keep = self.lookups == Lookups::Host;
         let parallel = !keep && self.parallel_replay;
         let mut dec_row = vec![0u32; n];
@@ -388,19 +393,17 @@ impl<'a> Segmenter<'a> {
         let (mut first_bad, mut n_loads, mut n_stores) = (None, 0, 0);
         let mut scans = Vec::with_capacity(if parallel { rows.len() } else { 0 });
         let mut stepped = Vec::with_capacity(scans.capacity());
-        let routes = &self.routes;
+        let (routes, unrouted) = (&self.routes, &self.unrouted[..]);
         for (r, scan) in par.map_mut(&mut rows, |c, (rows, res)| {
-            let decoded = decode_chunk(c * len, rows, steps, slots);
+            if !parallel {
+                return (decode_chunk(c * len, rows, steps, slots), None);
+            }
             // With a parallel replay, the chunk's scan and (needing nothing replayed) its
-            // steps.
-            let scan = match &decoded {
-                Ok((l, s)) if parallel => Some((
-                    replay_par::scan(steps, rows, slots, clk0, c * len, l + s),
-                    step_values(c * len, rows, res, steps, slots, routes),
-                )),
-                _ => None,
-            };
-            (decoded, scan)
+            // steps, in one pass with its decode.
+            match decode_scan_step(c * len, rows, res, steps, slots, unrouted, clk0) {
+                Ok((counts, scan, stepped)) => (Ok(counts), Some((scan, stepped))),
+                Err(e) => (Err(e), None),
+            }
         }) {
             match r {
                 Ok((l, s)) => (n_loads, n_stores) = (n_loads + l, n_stores + s),
@@ -1072,8 +1075,29 @@ fn decode_chunk<S: Copy + Into<Step>>(
     steps: &[S],
     slots: &CodeSlots,
 ) -> Result<(usize, usize), (usize, TraceError)> {
+    let nothing = core::iter::repeat(());
+    decode_steps(start, rows, nothing, steps, slots, |_, _, _, _, ()| {})
+}
+
+/// [`decode_chunk`], handing each step that has a DECODE row to `each` as it goes (its index
+/// in the segment, the step, its row and fields, and the next item of `with`), so that a
+/// caller's work on the steps reads them once. `with` has an item per step (or the decode
+/// stops at its end).
+#[inline(always)]
+fn decode_steps<S, T, F>(
+    start: usize,
+    rows: &mut [u32],
+    with: impl Iterator<Item = T>,
+    steps: &[S],
+    slots: &CodeSlots,
+    mut each: F,
+) -> Result<(usize, usize), (usize, TraceError)>
+where
+    S: Copy + Into<Step>,
+    F: FnMut(usize, &Step, u32, &Decoded, T),
+{
     let (mut loads, mut stores) = (0, 0);
-    for (k, (row, &step)) in rows.iter_mut().zip(&steps[start..]).enumerate() {
+    for (k, ((row, &step), t)) in (start..).zip(rows.iter_mut().zip(&steps[start..]).zip(with)) {
         let s: Step = step.into();
         *row = slots.row(s.pc).map_err(|e| {
             let e = match e {
@@ -1083,13 +1107,70 @@ fn decode_chunk<S: Copy + Into<Step>>(
                     word: s.word,
                 },
             };
-            (start + k, e)
+            (k, e)
         })?;
         let d = slots.fields(*row);
         loads += d.class[class::LOAD] as usize;
         stores += d.class[class::STORE] as usize;
+        each(k, &s, *row, d, t);
     }
     Ok((loads, stores))
+}
+
+/// What a chunk's decode gives with a parallel replay ([`decode_scan_step`]): its loads and
+/// stores, its scan, and its steps' [`Chunk`] with the index of the step of its first
+/// operation that no table takes.
+type Scanned = ((usize, usize), replay_par::Scan, (Chunk, Option<usize>));
+
+/// With a parallel replay (device lookups), [`decode_chunk`] of the chunk of steps `start ..`
+/// and, in the same pass over its steps (each read and decoded once), its scan
+/// ([`replay_par::Scanner`]) and its steps stage, which needs nothing replayed: each
+/// step's result into `res`, no DECODE multiplicities (the device's to count), and the
+/// first ALU operation that no table takes (`unrouted`: per code slot, whether its
+/// instruction's is one) with its step's index in the segment (the system calls' ALU
+/// operations are left to the caller). On a step without a DECODE row, its index and error
+/// (the rest is dropped, as the chunk is not replayed).
+fn decode_scan_step<S: Copy + Into<Step>>(
+    start: usize,
+    rows: &mut [u32],
+    res: &mut [u64],
+    steps: &[S],
+    slots: &CodeSlots,
+    unrouted: &[bool],
+    clk0: u64,
+) -> Result<Scanned, (usize, TraceError)> {
+    let mut scan = replay_par::Scanner::new(clk0, rows.len());
+    let mut first = None;
+    let counts = decode_steps(
+        start,
+        rows,
+        res.iter_mut(),
+        steps,
+        slots,
+        |k, s, r, d, res| {
+            let (_, v) = cpu::b_and_result(d, s);
+            *res = v;
+            // What the step writes to rd: its result where it writes (as `cpu::written`, which
+            // takes a writing row's result from the step just as `b_and_result` does).
+            let written = if d.wr { v } else { 0 };
+            debug_assert_eq!(written, cpu::written(s, d));
+            scan.step(k, s, d, written);
+            // Whether a table takes the step's ALU operation depends only on its code slot.
+            if unrouted[r as usize] && first.is_none() {
+                first = Some((k, d.alu_op));
+            }
+        },
+    )?;
+    // DECODE's multiplicities are the device's to count; the ALU operations are only
+    // checked for a table that takes them.
+    let chunk = Chunk {
+        mult: Vec::new(),
+        ops: vec![Vec::new(); TableId::COUNT],
+        rows: vec![Vec::new(); TableId::COUNT],
+        no_table: first.map(|(_, op)| op),
+        bytes: None,
+    };
+    Ok((counts, scan.finish(), (chunk, first.map(|(k, _)| k))))
 }
 
 /// Touched memory words' `(value, last timestamp)` by word index, in pages of
@@ -1471,6 +1552,17 @@ impl AluRoutes {
     fn table_of(&self, op: u32) -> Option<TableId> {
         self.owner.get(op as usize).copied().flatten()
     }
+
+    /// Per code slot of `slots`, whether its instruction looks up an ALU operation that no
+    /// table takes: the operation's code is the slot's, whatever the step's values
+    /// ([`cpu::alu_op`]).
+    fn unrouted(&self, slots: &CodeSlots) -> Vec<bool> {
+        (0..slots.len() as u32)
+            .map(|r| {
+                cpu::alu_op(slots.fields(r), 0, 0, 0).is_some_and(|o| self.table_of(o.op).is_none())
+            })
+            .collect()
+    }
 }
 
 impl Chunk {
@@ -1498,42 +1590,6 @@ struct ChunkInputs<'a, S> {
     routes: &'a AluRoutes,
     run: &'a ReplayView,
     lookups: Lookups,
-}
-
-/// With device lookups, the steps stage of the chunk of steps `start ..` with DECODE rows
-/// `rows` (it needs nothing replayed): each step's result into `res`, DECODE's
-/// multiplicities and the first ALU operation no table takes, and that step's index in the
-/// segment (the system calls' ALU operations are left to the caller).
-fn step_values<S: Copy + Into<Step>>(
-    start: usize,
-    rows: &[u32],
-    res: &mut [u64],
-    steps: &[S],
-    slots: &CodeSlots,
-    routes: &AluRoutes,
-) -> (Chunk, Option<usize>) {
-    // DECODE's multiplicities are the device's to count.
-    let mut out = Chunk {
-        mult: Vec::new(),
-        ops: vec![Vec::new(); TableId::COUNT],
-        rows: vec![Vec::new(); TableId::COUNT],
-        no_table: None,
-        bytes: None,
-    };
-    let mut first = None;
-    for (k, ((&step, &r), res)) in steps[start..].iter().zip(rows).zip(res).enumerate() {
-        let s: Step = step.into();
-        let d = slots.fields(r);
-        let (b, v) = cpu::b_and_result(d, &s);
-        *res = v;
-        if let Some(o) = cpu::alu_op(d, s.rs1_val, b, v) {
-            out.push_alu(routes, o);
-            if out.no_table.is_some() && first.is_none() {
-                first = Some(start + k);
-            }
-        }
-    }
-    (out, first)
 }
 
 /// Chunk `c`: its steps' CPU and MEMW_R columns into `cols`, and the rest.

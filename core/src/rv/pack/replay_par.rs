@@ -5,9 +5,10 @@
 //! call, the calls' records and transfers — depends on the steps before it only through the
 //! register file (a few dozen values) and through each memory word on its own accesses. So:
 //!
-//! 1. **Scan** (chunks in parallel): each chunk's loads and stores, cut into the word
-//!    parts they touch and handed to the word's owner (`w % OWNERS`), its record counts, the
-//!    last access to each register (and last value written), and its system calls.
+//! 1. **Scan** (chunks in parallel, in the pass that decodes them): each chunk's loads and
+//!    stores, cut into the word parts they touch and handed to the word's owner
+//!    (`w % OWNERS`), its record counts, the last access to each register (and last value
+//!    written), and its system calls.
 //! 2. **Registers and calls** (sequential, over chunks): the register file at each chunk's
 //!    start from the chunk before's summary; a chunk with a system call is replayed step by
 //!    step (registers only) to make each call's record, register accesses and transfer
@@ -28,7 +29,7 @@ use alloc::vec::Vec;
 use super::{Found, Run, Words, RO_BIT};
 use crate::par::ParMap;
 use crate::rv::cpu::{self, CallMark, Step};
-use crate::rv::decode::{class, CodeSlots};
+use crate::rv::decode::{class, CodeSlots, Decoded};
 use crate::rv::ecall;
 use crate::rv::io;
 use crate::rv::load;
@@ -40,7 +41,7 @@ use crate::rv::{WordAccess, WordStart, IO_IN, IO_OUT, IO_ZERO, NUM_REGS};
 /// not pages: a stack's accesses spread over every owner).
 const OWNERS: usize = 64;
 
-/// What a chunk's scan found ([`scan`]).
+/// What a chunk's scan found ([`Scanner`]).
 pub(super) struct Scan {
     /// The register file's changes between the chunk's system calls: per stretch of steps,
     /// the last access to each register it touches (a write if the stretch writes it, with
@@ -50,7 +51,7 @@ pub(super) struct Scan {
     /// before it (its own register accesses are not in `regs`).
     calls: Vec<(usize, usize)>,
     /// Per owner, the chunk's word parts of loads and stores, in order.
-    parts: Vec<Vec<Part>>,
+    parts: [Vec<Part>; OWNERS],
     counts: MemCounts,
     /// Whether the chunk holds nothing the sequential replay would refuse here.
     ok: bool,
@@ -191,61 +192,70 @@ fn byte_mask(cnt: u32) -> u64 {
     }
 }
 
-/// A chunk's scan: the steps `start .. start + rows.len()` of the segment `steps` starting
-/// at clock `clk0`, their DECODE rows `rows` (each a row of `slots`), `accesses` of them
-/// loads or stores.
-pub(super) fn scan<S: Copy + Into<Step>>(
-    steps: &[S],
-    rows: &[u32],
-    slots: &CodeSlots,
+/// A chunk's scan, a step at a time ([`Scanner::step`], in step order), as the chunk's
+/// decode reaches each step (its step and fields still at hand).
+pub(super) struct Scanner {
+    out: Scan,
+    stretch: Stretch,
+    /// The segment's first clock.
     clk0: u64,
-    start: usize,
-    accesses: usize,
-) -> Scan {
-    // Room for each owner's share of the accesses (and an eighth more), so that the lists
-    // seldom grow.
-    let per_owner = accesses / OWNERS * 9 / 8 + 8;
-    let mut out = Scan {
-        regs: Vec::new(),
-        calls: Vec::new(),
-        parts: (0..OWNERS).map(|_| Vec::with_capacity(per_owner)).collect(),
-        counts: MemCounts::default(),
-        ok: true,
-    };
-    let mut stretch = Stretch::new();
-    for (k, (&step, &r)) in (start..).zip(steps[start..].iter().zip(rows)) {
-        let s: Step = step.into();
-        let d = slots.fields(r);
+}
+
+impl Scanner {
+    /// The scan of a chunk of `len` steps of a segment starting at clock `clk0`.
+    pub(super) fn new(clk0: u64, len: usize) -> Self {
+        // Room for each owner's share of a quarter of the steps as loads and stores (most
+        // programs' share, give or take; the decode has not counted them yet) and an eighth
+        // more, so that the lists seldom grow.
+        let per_owner = len / 4 / OWNERS * 9 / 8 + 8;
+        Scanner {
+            out: Scan {
+                regs: Vec::new(),
+                calls: Vec::new(),
+                parts: core::array::from_fn(|_| Vec::with_capacity(per_owner)),
+                counts: MemCounts::default(),
+                ok: true,
+            },
+            stretch: Stretch::new(),
+            clk0,
+        }
+    }
+
+    /// Step `k` of the segment, `s`, with its decoded fields `d` and the value it writes to
+    /// rd ([`cpu::written`]).
+    #[inline]
+    pub(super) fn step(&mut self, k: usize, s: &Step, d: &Decoded, written: u64) {
+        let out = &mut self.out;
         if d.class[class::ECALL] {
             // The call's step is replayed whole, after the stretch before it.
-            stretch.flush(&mut out.regs);
+            self.stretch.flush(&mut out.regs);
             out.calls.push((k, out.regs.len()));
-            continue;
+            return;
         }
-        let ts = 4 * (clk0 + k as u64);
-        stretch.access(d.rs1, ts + 1, None);
-        stretch.access(d.rs2, ts + 2, None);
-        stretch.access(d.rd, ts + 3, Some(cpu::written(&s, d)));
+        let ts = 4 * (self.clk0 + k as u64);
+        self.stretch.access(d.rs1, ts + 1, None);
+        self.stretch.access(d.rs2, ts + 2, None);
+        self.stretch.access(d.rd, ts + 3, Some(written));
         let is_load = d.class[class::LOAD];
         if !is_load && !d.class[class::STORE] {
-            continue;
+            return;
         }
         let funct3 = load::funct3_of(d.alu_op, is_load);
         let width = load::width_of(funct3);
         let Ok(addr) = u32::try_from(s.mem_addr) else {
             out.ok = false;
-            continue;
+            return;
         };
         let (w, split) = (addr / 8, load::is_split(funct3, addr));
         // The executor records the accessed bytes zero-extended.
         if (split && w + 1 >= 1 << 29) || (width < 8 && s.mem_val >> (8 * width) != 0) {
             out.ok = false;
-            continue;
+            return;
         }
         // Steps are at most 2^24 (`MAX_LOG_HEIGHT`).
         let Some(step) = u32::try_from(k).ok().filter(|&k| k < 1 << 24) else {
             out.ok = false;
-            continue;
+            return;
         };
         let stored = (!is_load).then_some(s.rs2_val);
         out.counts.loads += is_load as usize;
@@ -259,8 +269,12 @@ pub(super) fn scan<S: Copy + Into<Step>>(
             out.counts.mem_a += 1;
         }
     }
-    stretch.flush(&mut out.regs);
-    out
+
+    /// The scan of the steps so far.
+    pub(super) fn finish(mut self) -> Scan {
+        self.stretch.flush(&mut self.out.regs);
+        self.out
+    }
 }
 
 /// An owner's words: the carried memory under the segment's accesses so far.
@@ -296,7 +310,7 @@ impl OwnerMem<'_> {
 impl Run<'_, '_> {
     /// Replays the segment's `steps` (their DECODE rows `dec_row`, every step with one) from
     /// its first clock `clk0`, in parallel, without keeping the loads', stores' and word
-    /// accesses' records (see the module's notes), from the [`scan`]s of its chunks of
+    /// accesses' records (see the module's notes), from the [`Scan`]s of its chunks of
     /// `len` steps. False, with nothing replayed or changed, where the sequential replay
     /// would fail (the caller replays sequentially then).
     #[allow(clippy::too_many_arguments)]
@@ -443,8 +457,8 @@ impl Run<'_, '_> {
             .map(|_| Vec::with_capacity(scans.len()))
             .collect();
         for scan in &mut scans {
-            for (lists, parts) in by_owner.iter_mut().zip(scan.parts.drain(..)) {
-                lists.push(parts);
+            for (lists, parts) in by_owner.iter_mut().zip(&mut scan.parts) {
+                lists.push(core::mem::take(parts));
             }
         }
         let owned = par.map_mut(&mut by_owner, |p, lists| {
