@@ -97,6 +97,16 @@ fn rust_values() -> BTreeMap<&'static str, u64> {
             rust_source_const("prover-gpu/src/cuda/rv/memw.rs", name),
         );
     }
+    // The quotient's spot checks (kernels/quotient.cu): how many points one launch takes
+    // (every spot row of a table) and its block size, which sizes its shared sums.
+    put(
+        "KS_QUOTIENT_SPOTS",
+        u(kestrel_prover_gpu::backend::QUOTIENT_SPOT_CHECKS),
+    );
+    put(
+        "KS_QUOTIENT_AT_THREADS",
+        rust_source_const("prover-gpu/src/cuda/quotient.rs", "SPOT_THREADS"),
+    );
     put(
         "KS_INV_BATCH",
         rust_source_const("prover-gpu/src/cuda/logup.rs", "INV_BATCH"),

@@ -65,7 +65,10 @@ const KERNELS: &[(&str, &[&str])] = &[
             "ks_block_powers",
         ],
     ),
-    ("quotient", &["ks_quotient_eval", "ks_quotient_split"]),
+    (
+        "quotient",
+        &["ks_quotient_eval", "ks_quotient_split", "ks_quotient_at"],
+    ),
     // The table fills, one module per table (kernels/rv/<table>.cu), and the ALU tables'
     // distinct rows (kernels/rv/alu_ops.cu).
     (

@@ -256,7 +256,7 @@ pub fn quotient_device(
             "ks_quotient_at",
             LaunchConfig {
                 grid_dim: (at_blocks as u32, 1, 1),
-                block_dim: (256, 1, 1),
+                block_dim: (SPOT_THREADS, 1, 1),
                 shared_mem_bytes: 0,
             },
             [
@@ -295,6 +295,8 @@ pub fn quotient_device(
 
 /// Blocks of `ks_quotient_at` (each adds a share of the coefficients at every spot point).
 const SPOT_BLOCKS: usize = 264;
+/// Threads per block of `ks_quotient_at` (`KS_QUOTIENT_AT_THREADS`).
+const SPOT_THREADS: u32 = 256;
 
 /// Words of the quotient's checks buffer with `spots` spot rows: two flags, then Q and the
 /// interpolant's partial sums per block at each row (3 words each).
