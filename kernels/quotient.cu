@@ -34,14 +34,14 @@ extern "C" __global__ void ks_quotient_split(uint64_t *split, const uint64_t *a,
 }
 
 // The split quotient's polynomial sum_k c_k x^k (k = c*n + row, c < chunks) at the points
-// xs[0 .. npts), npts <= KS_QUOTIENT_SPOTS, in blocks of KS_QUOTIENT_AT_THREADS: block b writes its partial sums to
-// partial[(b * npts + p) * 3 + coord] (the host adds the blocks'). Thread t takes
-// k = t, t + T, ... with x^k kept by one multiplication per step.
+// xs[0 .. npts), npts <= KS_QUOTIENT_SPOTS, in blocks of KS_QUOTIENT_AT_THREADS: block b
+// writes its partial sums to partial[(b * npts + p) * 3 + coord] (the host adds the
+// blocks'). Thread t takes k = t, t + T, ... with x^k kept by one multiplication per step.
 #define KS_QUOTIENT_SPOTS 8
 #define KS_QUOTIENT_AT_THREADS 256
-extern "C" __global__ void __launch_bounds__(KS_QUOTIENT_AT_THREADS) ks_quotient_at(uint64_t *partial, const uint64_t *split,
-                                                                 uint32_t log_n, uint32_t chunks,
-                                                                 const uint64_t *xs, uint32_t npts) {
+extern "C" __global__ void __launch_bounds__(KS_QUOTIENT_AT_THREADS)
+    ks_quotient_at(uint64_t *partial, const uint64_t *split, uint32_t log_n, uint32_t chunks, const uint64_t *xs,
+                   uint32_t npts) {
     __shared__ uint64_t sums[KS_QUOTIENT_AT_THREADS / 32][KS_QUOTIENT_SPOTS][3];
     const uint64_t n = 1ull << log_n, total = n * chunks;
     uint64_t xp[KS_QUOTIENT_SPOTS], st[KS_QUOTIENT_SPOTS], acc[KS_QUOTIENT_SPOTS][3];

@@ -3,9 +3,10 @@
 //! ([`crate::cpu::CpuBackend`]) is the reference every other backend must match bit for bit.
 
 use kestrel_core::air::{LogUpChallenges, TableAir, TableShape};
-use kestrel_core::field::{Ext3, Felt};
+use kestrel_core::field::{bit_reverse, Ext3, Felt};
 use kestrel_core::matrix::RowMajorMatrix;
 use kestrel_core::merkle::Digest;
+use kestrel_core::stark::COSET_SHIFT;
 
 use crate::error::ProverError;
 
@@ -37,8 +38,7 @@ impl<C> QuotientInputs<'_, C> {
     /// # Errors
     /// [`ProverError::Internal`] when the chunks do not fit the LDE.
     pub fn domain_log(&self) -> Result<u32, ProverError> {
-        let chunks = self.shape.quotient_chunks.max(1);
-        let log = self.log_height + chunks.next_power_of_two().trailing_zeros();
+        let log = quotient_domain_log(self.log_height, self.shape.quotient_chunks);
         if log > self.log_height + self.log_blowup {
             return Err(ProverError::Internal(
                 "more quotient chunks than the blowup",
@@ -59,14 +59,15 @@ impl<C> QuotientInputs<'_, C> {
     /// half, and all [`QUOTIENT_SPOT_CHECKS`] rows miss with a chance of at most 2^−8.
     /// The rows are drawn from γ, a challenge drawn after the witness is committed, and are
     /// the same on every backend. [`crate::rv::debug_check`] names the failing constraint.
-    pub fn spot_rows(&self, log_domain: u32) -> Vec<usize> {
-        let (domain, lde) = (
-            1u64 << log_domain,
-            1u64 << (self.log_height + self.log_blowup),
-        );
+    ///
+    /// Each row comes with its point `x = g·ω_N^bitrev(row)`.
+    pub fn spot_rows(&self, log_domain: u32) -> Vec<(usize, Felt)> {
+        let log_lde = self.log_height + self.log_blowup;
+        let (domain, lde) = (1u64 << log_domain, 1u64 << log_lde);
         if domain >= lde {
             return Vec::new();
         }
+        let w_lde = Felt::two_adic_generator(log_lde).expect("LDE within the two-adicity");
         let g = self.gamma_powers.get(1).copied().unwrap_or(Ext3::ZERO);
         let mut state = g.coords().iter().fold(0x9e37_79b9_7f4a_7c15u64, |h, c| {
             (h ^ c.as_u64()).wrapping_mul(0xbf58_476d_1ce4_e5b9)
@@ -81,8 +82,19 @@ impl<C> QuotientInputs<'_, C> {
                 z ^= z >> 31;
                 (domain + z % (lde - domain)) as usize
             })
+            .map(|r| {
+                let x = COSET_SHIFT * w_lde.exp_u64(bit_reverse(r, log_lde) as u64);
+                (r, x)
+            })
             .collect()
     }
+}
+
+/// log2 of the quotient's domain for a table of `2^log_height` rows and `chunks` chunks:
+/// `chunks·n` rounded up to a power of two ([`QuotientInputs::domain_log`], which also checks
+/// that it fits the LDE; the VRAM plan and the roofline take the same rule).
+pub fn quotient_domain_log(log_height: u32, chunks: usize) -> u32 {
+    log_height + chunks.max(1).next_power_of_two().trailing_zeros()
 }
 
 /// What DEEP combines for one table: its committed matrices in round order and the weights.
@@ -497,7 +509,12 @@ mod tests {
                     d,
                     6 + shape.quotient_chunks.next_power_of_two().trailing_zeros()
                 );
-                let rows = q.spot_rows(d);
+                let spots = q.spot_rows(d);
+                let w = Felt::two_adic_generator(6 + lb).unwrap();
+                for &(r, x) in &spots {
+                    assert_eq!(x, COSET_SHIFT * w.exp_u64(bit_reverse(r, 6 + lb) as u64));
+                }
+                let rows: Vec<usize> = spots.iter().map(|&(r, _)| r).collect();
                 if d == 6 + lb {
                     assert!(rows.is_empty());
                     continue;
@@ -507,9 +524,9 @@ mod tests {
                     rows.iter().all(|&r| (1 << d..1 << (6 + lb)).contains(&r)),
                     "{rows:?}"
                 );
-                assert_eq!(rows, q.spot_rows(d));
+                assert_eq!(spots, q.spot_rows(d));
                 let other = g(6);
-                assert_ne!(rows, inputs(table, shape, 6, lb, &other).spot_rows(d));
+                assert_ne!(spots, inputs(table, shape, 6, lb, &other).spot_rows(d));
             }
         }
         // Two chunks do not fit an LDE of blowup 1.

@@ -72,6 +72,8 @@ use kestrel_core::params::StarkParams;
 use kestrel_core::stark::FriShape;
 use rayon::prelude::*;
 
+use crate::backend::quotient_domain_log;
+
 /// The hash's rate in bytes.
 pub const HASH_RATE: u64 = kestrel_core::hash::RATE as u64;
 
@@ -265,7 +267,8 @@ pub fn part_model(s: &PartShape) -> Vec<StageWork> {
         let q = 3 * t.quotient_chunks;
         let (bytes, perms) = commitment(b * n(t), q);
         // The constraints are evaluated on the quotient's domain, not the whole LDE.
-        let domain = (n(t) * t.quotient_chunks.max(1).next_power_of_two()).min(b * n(t));
+        let log_d = quotient_domain_log(t.log_n, t.quotient_chunks as usize);
+        let domain = (1u64 << log_d).min(b * n(t));
         r += 8 * domain * committed(t);
         wr += 8 * n(t) * q + bytes;
         k += perms;

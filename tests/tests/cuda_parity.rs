@@ -514,43 +514,25 @@ fn logup_aux_quotient_and_deep_match_cpu() {
                 .collect();
             let (zeta, zn) = (ext(&mut r), ext(&mut r));
             let (sz, szw) = (ext(&mut r), ext(&mut r));
-            let gd = g
-                .deep(&DeepInputs {
-                    committed: vec![&gm, &gx, &gqc],
-                    weights_z: &wz,
-                    weights_zw: &wzw,
-                    sum_z: sz,
-                    sum_zw: szw,
-                    zeta,
-                    zeta_next: zn,
-                    log_lde: log_n + lb,
-                })
-                .unwrap();
-            let cd = CpuBackend
-                .deep(&DeepInputs {
-                    committed: vec![&cm, &cx, &cqc],
-                    weights_z: &wz,
-                    weights_zw: &wzw,
-                    sum_z: sz,
-                    sum_zw: szw,
-                    zeta,
-                    zeta_next: zn,
-                    log_lde: log_n + lb,
-                })
-                .unwrap();
+            // DEEP's inputs over `committed` (the GPU's or the CPU's matrices).
+            macro_rules! deep_in {
+                ($($c:expr),*) => {
+                    DeepInputs {
+                        committed: vec![$($c),*],
+                        weights_z: &wz,
+                        weights_zw: &wzw,
+                        sum_z: sz,
+                        sum_zw: szw,
+                        zeta,
+                        zeta_next: zn,
+                        log_lde: log_n + lb,
+                    }
+                };
+            }
+            let gd = g.deep(&deep_in!(&gm, &gx, &gqc)).unwrap();
+            let cd = CpuBackend.deep(&deep_in!(&cm, &cx, &cqc)).unwrap();
             assert!(gd == cd, "deep 2^{log_n}");
-            let gdc = g
-                .deep_codeword(&DeepInputs {
-                    committed: vec![&gm, &gx, &gqc],
-                    weights_z: &wz,
-                    weights_zw: &wzw,
-                    sum_z: sz,
-                    sum_zw: szw,
-                    zeta,
-                    zeta_next: zn,
-                    log_lde: log_n + lb,
-                })
-                .unwrap();
+            let gdc = g.deep_codeword(&deep_in!(&gm, &gx, &gqc)).unwrap();
             assert!(
                 g.final_values(gdc).unwrap() == cd,
                 "deep codeword 2^{log_n}"

@@ -102,11 +102,18 @@ impl CpuBackend {
             }
             s *= g_inv;
         }
+        let chunks = q.shape.quotient_chunks;
+        if coeffs.values[chunks * n * 3..]
+            .iter()
+            .any(|&v| v != Felt::ZERO)
+        {
+            return Err(ProverError::ConstraintsNotSatisfied {
+                table: q.table.name().into(),
+            });
+        }
         // Q's interpolant at the spot rows against the constraints there.
-        let w_big = two_adic(big);
         let mut f = folder();
-        for r in q.spot_rows(log_d) {
-            let x = COSET_SHIFT * w_big.exp_u64(bit_reverse(r, log_lde) as u64);
+        for (r, x) in q.spot_rows(log_d) {
             let (x_1, x_last) = (x - Felt::ONE, x - omega_last);
             let (Some(inv_1), Some(inv_l)) = (x_1.inverse(), x_last.inverse()) else {
                 return Err(ProverError::Internal("zero in batch inversion"));
@@ -116,15 +123,6 @@ impl CpuBackend {
                     table: q.table.name().into(),
                 });
             }
-        }
-        let chunks = q.shape.quotient_chunks;
-        if coeffs.values[chunks * n * 3..]
-            .iter()
-            .any(|&v| v != Felt::ZERO)
-        {
-            return Err(ProverError::ConstraintsNotSatisfied {
-                table: q.table.name().into(),
-            });
         }
         let mut split = RowMajorMatrix::zeros(n, 3 * chunks);
         for c in 0..chunks {

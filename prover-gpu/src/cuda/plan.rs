@@ -22,7 +22,7 @@
 
 use kestrel_core::params::MAX_QUERIES;
 
-use crate::backend::{TablePlan, QUOTIENT_SPOT_CHECKS};
+use crate::backend::{quotient_domain_log, TablePlan, QUOTIENT_SPOT_CHECKS};
 
 const WORD: u64 = 8;
 /// A Merkle node: four words.
@@ -61,8 +61,8 @@ impl Sizes {
     }
     /// Rows the quotient is evaluated on (`QuotientInputs::domain_log`).
     fn domain(&self) -> u64 {
-        let chunks = (self.quotient / (3 * WORD * self.n)).max(1);
-        (self.n * chunks.next_power_of_two()).min(self.big)
+        let chunks = (self.quotient / (3 * WORD * self.n)) as usize;
+        (1u64 << quotient_domain_log(self.n.trailing_zeros(), chunks)).min(self.big)
     }
     /// The quotient's buffer of flags and spot checks.
     fn quotient_checks(&self) -> u64 {

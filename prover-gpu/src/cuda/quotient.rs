@@ -6,7 +6,7 @@
 use std::sync::Arc;
 
 use cudarc::driver::{CudaStream, DeviceRepr, LaunchConfig};
-use kestrel_core::field::{batch_inverse, bit_reverse, powers, Ext3, Felt, Field};
+use kestrel_core::field::{batch_inverse, powers, Ext3, Felt, Field};
 use kestrel_core::matrix::RowMajorMatrix;
 use kestrel_core::stark::COSET_SHIFT;
 
@@ -196,7 +196,7 @@ pub fn quotient_device(
     let spot_rows = if np > 0 {
         let rows = dev.upload(
             stream,
-            &spots.iter().map(|&r| r as u64).collect::<Vec<_>>(),
+            &spots.iter().map(|&(r, _)| r as u64).collect::<Vec<_>>(),
             "quotient spot rows",
         )?;
         let params = QuotientParams {
@@ -244,11 +244,7 @@ pub fn quotient_device(
     );
     // The interpolant at the spot rows' points.
     let xs_buf = if np > 0 {
-        let w_big = two_adic(big);
-        let xs: Vec<u64> = spots
-            .iter()
-            .map(|&r| (COSET_SHIFT * w_big.exp_u64(bit_reverse(r, log_lde) as u64)).as_u64())
-            .collect();
+        let xs: Vec<u64> = spots.iter().map(|&(_, x)| x.as_u64()).collect();
         let xs_buf = dev.upload(stream, &xs, "quotient spot rows")?;
         launch!(
             dev,
