@@ -9,6 +9,7 @@ use kestrel_core::merkle::Digest;
 use kestrel_core::stark::COSET_SHIFT;
 
 use crate::error::ProverError;
+use crate::roofline::quotient_domain_log;
 
 /// What the quotient evaluation of one table reads.
 pub struct QuotientInputs<'a, C> {
@@ -88,13 +89,6 @@ impl<C> QuotientInputs<'_, C> {
             })
             .collect()
     }
-}
-
-/// log2 of the quotient's domain for a table of `2^log_height` rows and `chunks` chunks:
-/// `chunks·n` rounded up to a power of two ([`QuotientInputs::domain_log`], which also checks
-/// that it fits the LDE; the VRAM plan and the roofline take the same rule).
-pub fn quotient_domain_log(log_height: u32, chunks: usize) -> u32 {
-    log_height + chunks.max(1).next_power_of_two().trailing_zeros()
 }
 
 /// What DEEP combines for one table: its committed matrices in round order and the weights.

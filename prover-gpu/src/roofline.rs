@@ -72,7 +72,13 @@ use kestrel_core::params::StarkParams;
 use kestrel_core::stark::FriShape;
 use rayon::prelude::*;
 
-use crate::backend::quotient_domain_log;
+/// log2 of the quotient's domain for a table of `2^log_height` rows and `chunks` chunks:
+/// `chunks·n` rounded up to a power of two. The provers take it through
+/// [`crate::backend::QuotientInputs::domain_log`] (which also checks that it fits the LDE),
+/// the VRAM plan and this model directly.
+pub fn quotient_domain_log(log_height: u32, chunks: usize) -> u32 {
+    log_height + chunks.max(1).next_power_of_two().trailing_zeros()
+}
 
 /// The hash's rate in bytes.
 pub const HASH_RATE: u64 = kestrel_core::hash::RATE as u64;

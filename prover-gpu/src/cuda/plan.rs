@@ -22,7 +22,8 @@
 
 use kestrel_core::params::MAX_QUERIES;
 
-use crate::backend::{quotient_domain_log, TablePlan, QUOTIENT_SPOT_CHECKS};
+use crate::backend::{TablePlan, QUOTIENT_SPOT_CHECKS};
+use crate::roofline::quotient_domain_log;
 
 const WORD: u64 = 8;
 /// A Merkle node: four words.
