@@ -54,11 +54,15 @@ use crate::limits::{
     read_capped, read_elf, ReadError, DEFAULT_PROVE_CYCLES, MAX_ELF_FILE, MAX_PROVABLE_CYCLES,
     MAX_SEGMENT_CYCLES, MIN_SEGMENT_CYCLES,
 };
+use crate::par::Rayon;
 use crate::prover::{prove_main_observed, setup, ProvingKey};
 use crate::roofline::{Ceilings, StageRoofline, STAGES};
-use crate::rv::{machine_for, main_traces_timed, program_image, MainTracesError};
+use crate::rv::{
+    machine_for, main_traces_timed, program_image, record_predecoded, MainTracesError,
+};
 use crate::vm::record::VecRecorder;
 use crate::vm::{ElfError, NoRecorder, Program, Vm};
+use kestrel_core::rv::pack::Predecoder;
 
 pub use crate::rv::RvFills;
 pub use crate::select::{BackendChoice, Devices};
@@ -931,12 +935,21 @@ impl Guest {
                 .saturating_mul(CUDA_SEGMENT_BYTES_PER_CYCLE_AND_BLOWUP * options.blowup as u64)
         };
         let recorded = std::sync::atomic::AtomicBool::new(false);
+        let device_fills = backend.has_device_fills() && !options.host_fills;
+        // The packing pass's decode runs on the pool while the run is recorded, a chunk at
+        // a time (`KESTREL_PREDECODE=0`: after it, in the pass).
+        let n = usize::try_from(first.cycles).unwrap_or(0);
+        let predecoder = (std::env::var("KESTREL_PREDECODE").map_or(true, |v| v != "0") && n > 0)
+            .then(|| {
+                let lookups = crate::rv::pack_lookups(backend, device_fills);
+                Predecoder::new(&machine, &image, lookups, n, 0, &Rayon::default())
+            });
         // The proving key depends on the program alone: it is set up on another thread while
         // this one records the run (the `setup` phase is then the wait for it, if any). Then that
         // thread warms the device's memory until the recording ends: beside the setup, the
         // pool's growth held up the setup's own device work (H200: the setup then ended
         // 34–44 ms after the recording).
-        let (rec, pk, exit) = std::thread::scope(|s| {
+        let (rec, pk, exit, pre) = std::thread::scope(|s| {
             let keys = std::thread::Builder::new()
                 .name("setup".into())
                 .spawn_scoped(s, || {
@@ -947,9 +960,17 @@ impl Guest {
                     pk
                 });
             let mut vm = Vm::new(&self.program, input.to_vec()).with_max_cycles(first.cycles);
-            let mut rec =
-                VecRecorder::with_capacity_mapped(usize::try_from(first.cycles).unwrap_or(0));
-            let exit = vm.run(&mut rec).map_err(|source| Error::Run {
+            let (exit, rec, pre) = match &predecoder {
+                Some(p) => {
+                    let (exit, records, pre) = record_predecoded(&mut vm, n, p);
+                    (exit, VecRecorder { records }, Some(pre))
+                }
+                None => {
+                    let mut rec = VecRecorder::with_capacity_mapped(n);
+                    (vm.run(&mut rec), rec, None)
+                }
+            };
+            let exit = exit.map_err(|source| Error::Run {
                 source,
                 hint: String::new(),
             });
@@ -972,13 +993,19 @@ impl Guest {
                 phase: "setup",
                 source,
             })?;
-            Ok((rec, pk, exit))
+            Ok((rec, pk, exit, pre))
         })?;
         clock.start(3);
-        let device_fills = backend.has_device_fills() && !options.host_fills;
-        let (traces, public, times) =
-            main_traces_timed(backend, &machine, &image, &rec.records, input, device_fills)
-                .map_err(Error::Trace)?;
+        let (traces, public, times) = main_traces_timed(
+            backend,
+            &machine,
+            &image,
+            &rec.records,
+            input,
+            device_fills,
+            pre,
+        )
+        .map_err(Error::Trace)?;
         let tables: Vec<TableReport> = machine
             .tables()
             .iter()

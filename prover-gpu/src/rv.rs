@@ -10,7 +10,9 @@ use kestrel_core::rv::machine::{
     PackedTraces, RecordRefs, RunRecords, Rv64Machine, TableId, TraceError, EARLY_TABLES,
     LATE_TABLES, RECORD_TABLES,
 };
-use kestrel_core::rv::pack::{build_traces, pack_traces_overlapped, pack_traces_with, Lookups};
+use kestrel_core::rv::pack::{
+    build_traces, pack_traces_predecoded, Lookups, Predecoded, Predecoder,
+};
 
 use crate::backend::{DeviceTraces, MainTrace};
 use crate::cpu::CpuBackend;
@@ -19,7 +21,7 @@ use crate::prover::ProverError;
 
 use crate::vm::map;
 use crate::vm::record::Record;
-use crate::vm::Program;
+use crate::vm::{Exit, Program, Vm, VmError};
 
 /// A program's machine together with its image.
 pub struct RvMachine {
@@ -261,7 +263,86 @@ pub fn main_traces<B: RvFills>(
     input: &[u8],
     device_fills: bool,
 ) -> Result<(Vec<MainTrace<B>>, Vec<Felt>), MainTracesError> {
-    main_traces_timed(backend, machine, image, records, input, device_fills).map(|(t, p, _)| (t, p))
+    main_traces_timed(backend, machine, image, records, input, device_fills, None)
+        .map(|(t, p, _)| (t, p))
+}
+
+/// Who counts the byte lookups when [`main_traces_timed`] packs for `backend`: the device
+/// when it fills the tables and can (unless `KESTREL_HOST_LOOKUPS` forces the host).
+pub fn pack_lookups<B: RvFills>(backend: &B, device_fills: bool) -> Lookups {
+    if device_fills && backend.counts_lookups() && !host_lookups_forced() {
+        Lookups::Device
+    } else {
+        Lookups::Host
+    }
+}
+
+/// Records the run of `vm` (`n` cycles, as its first run found) into exactly `n` records,
+/// a chunk of `pre`'s at a time, each chunk decoded on rayon's pool ([`Predecoder`]) while
+/// the next is recorded. Returns how the run ended, the records and their decode (a chunk
+/// whose records did not come is left undecoded, so the packing pass decodes itself).
+///
+/// # Errors
+/// The run's [`VmError`].
+pub fn record_predecoded(
+    vm: &mut Vm,
+    n: usize,
+    pre: &Predecoder,
+) -> (Result<Exit, VmError>, Vec<Record>, Predecoded) {
+    use rayon::prelude::*;
+    // Mapped in parallel first: the sequential run then writes pages that no longer fault.
+    let mut records: Vec<Record> = Vec::with_capacity(n);
+    records.par_extend((0..n).into_par_iter().map(|_| Record::default()));
+    let mut out = pre.output();
+    let mut exit = None;
+    rayon::in_place_scope(|s| {
+        let mut rest: &mut [Record] = &mut records;
+        for chunk in out.chunks() {
+            let (buf, tail) = std::mem::take(&mut rest).split_at_mut(chunk.range().len());
+            rest = tail;
+            let mut rec = SliceRecorder { buf, len: 0 };
+            let ended = vm.run_until(&mut rec, chunk.range().end as u64);
+            let full = rec.len == rec.buf.len();
+            let steps: &[Record] = rec.buf;
+            match ended {
+                Ok(None) if full => s.spawn(move |_| pre.decode(steps, chunk)),
+                Ok(Some(e)) => {
+                    if full && rest.is_empty() {
+                        s.spawn(move |_| pre.decode(steps, chunk));
+                    }
+                    exit = Some(Ok(e));
+                    return;
+                }
+                // Stopped short of its chunk (not reached with the first run's length).
+                Ok(None) => return,
+                Err(e) => {
+                    exit = Some(Err(e));
+                    return;
+                }
+            }
+        }
+    });
+    // Every chunk recorded and the run not ended: it goes on past the first run's length
+    // (`vm`'s cycle limit says so).
+    let exit = exit.unwrap_or_else(|| vm.run(&mut crate::vm::NoRecorder));
+    (exit, records, out)
+}
+
+/// Records into a buffer of fixed length (what does not fit is counted, not kept).
+struct SliceRecorder<'a> {
+    buf: &'a mut [Record],
+    len: usize,
+}
+
+impl crate::vm::Recorder for SliceRecorder<'_> {
+    const ENABLED: bool = true;
+    #[inline(always)]
+    fn record(&mut self, r: Record) {
+        if let Some(slot) = self.buf.get_mut(self.len) {
+            *slot = r;
+        }
+        self.len += 1;
+    }
 }
 
 /// Where [`main_traces`] spent its time: the host packing pass (with the host-built tables)
@@ -293,12 +374,16 @@ pub fn main_traces_timed<B: RvFills>(
     records: &[Record],
     input: &[u8],
     device_fills: bool,
+    pre: Option<Predecoded>,
 ) -> Result<TimedTraces<B>, MainTracesError> {
     let start = std::time::Instant::now();
+    let lookups = pack_lookups(backend, device_fills);
     if !device_fills {
         let par = StageClock::new(Rayon::default());
-        let packed = pack_traces_with(&par, machine, image, records, input)
-            .map_err(MainTracesError::Trace)?;
+        let packed =
+            pack_traces_predecoded(&par, machine, image, records, input, lookups, pre, |_| ())
+                .map(|(p, ())| p)
+                .map_err(MainTracesError::Trace)?;
         let pack = start.elapsed();
         let real_rows = packed.real_rows();
         let (tr, public) = packed
@@ -324,11 +409,6 @@ pub fn main_traces_timed<B: RvFills>(
     let (mut early_tables, late_tables): (Vec<TableId>, Vec<TableId>) =
         RECORD_TABLES.iter().partition(|&&t| backend.fills_early(t));
     let par = StageClock::new(Rayon::default());
-    let lookups = if backend.counts_lookups() && !host_lookups_forced() {
-        Lookups::Device
-    } else {
-        Lookups::Host
-    };
     // With the device counting the byte lookups, it builds the run tables too: DECODE
     // with the early fills (from the steps' DECODE rows), the others from the run records.
     if lookups == Lookups::Device {
@@ -337,7 +417,7 @@ pub fn main_traces_timed<B: RvFills>(
     // With the device counting the byte lookups, the early fills' are counted right after
     // them, while the pass ends.
     let (mut packed, early) =
-        pack_traces_overlapped(&par, machine, image, records, input, lookups, |r| {
+        pack_traces_predecoded(&par, machine, image, records, input, lookups, pre, |r| {
             let filled = backend.fill_records(image, &r, &early_tables)?;
             let tally = match lookups {
                 Lookups::Device => {

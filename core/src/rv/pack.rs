@@ -144,8 +144,34 @@ where
     R: Send,
     E: FnOnce(RecordRefs<'_>) -> R + Send,
 {
+    pack_traces_predecoded(par, machine, program, steps, input, lookups, None, early)
+}
+
+/// [`pack_traces_overlapped`] with its decode already run (`pre`, from a [`Predecoder`] of
+/// the same machine and program made for these steps with `lookups`): the same records,
+/// traces and errors. A `pre` of another shape (steps, chunks, lookups) or with a chunk
+/// left undecoded is set aside and the pass decodes itself.
+///
+/// # Errors
+/// [`TraceError`] when the execution cannot be proven.
+#[allow(clippy::too_many_arguments)]
+pub fn pack_traces_predecoded<S, R, E>(
+    par: &impl ParMap,
+    machine: &Rv64Machine,
+    program: &ProgramImage,
+    steps: &[S],
+    input: &[u8],
+    lookups: Lookups,
+    pre: Option<Predecoded>,
+    early: E,
+) -> Result<(PackedTraces, R), TraceError>
+where
+    S: Copy + Into<Step> + Sync,
+    R: Send,
+    E: FnOnce(RecordRefs<'_>) -> R + Send,
+{
     let mut run = Segmenter::new(machine, program, input)?.with_lookups(lookups);
-    let (segment, early) = run.pack_segment_overlapped(par, steps, true, early)?;
+    let (segment, early) = run.pack_segment_predecoded(par, steps, true, pre, early)?;
     Ok((segment.with_run(run.finish(par)?), early))
 }
 
@@ -309,13 +335,35 @@ impl<'a> Segmenter<'a> {
         R: Send,
         E: FnOnce(RecordRefs<'_>) -> R + Send,
     {
+        self.pack_segment_predecoded(par, steps, last, None, early)
+    }
+
+    /// [`Segmenter::pack_segment_overlapped`] with the segment's decode already run (`pre`:
+    /// see [`pack_traces_predecoded`]; a [`Predecoder`] made for the segment's first clock,
+    /// [`Segmenter::clk`]).
+    ///
+    /// # Errors
+    /// As [`Segmenter::pack_segment_overlapped`].
+    pub fn pack_segment_predecoded<S, R, E>(
+        &mut self,
+        par: &impl ParMap,
+        steps: &[S],
+        last: bool,
+        pre: Option<Predecoded>,
+        early: E,
+    ) -> Result<(PackedTraces, R), TraceError>
+    where
+        S: Copy + Into<Step> + Sync,
+        R: Send,
+        E: FnOnce(RecordRefs<'_>) -> R + Send,
+    {
         if let Some(e) = &self.failed {
             return Err(e.clone());
         }
         if self.ended {
             return Err(TraceError::AfterLast);
         }
-        let out = self.segment(par, steps, last, early);
+        let out = self.segment(par, steps, last, pre, early);
         match &out {
             Ok(_) => self.ended = last,
             Err(e) => self.failed = Some(e.clone()),
@@ -359,6 +407,7 @@ impl<'a> Segmenter<'a> {
         par: &impl ParMap,
         steps: &[S],
         last: bool,
+        pre: Option<Predecoded>,
         early: E,
     ) -> Result<(PackedTraces, R), TraceError>
     where
@@ -379,44 +428,54 @@ impl<'a> Segmenter<'a> {
         }
         let outpos0 = self.carry.outpos;
         let slots = &self.slots;
-        // At most MAX_CHUNKS chunks: each has its own byte lookup counter.
-        let len = par.chunk_len().max(n.div_ceil(MAX_CHUNKS)).clamp(1, n);
+        let len = chunk_len(par, n);
 
         // 0. Decode, counting the loads and stores; for a parallel replay, each chunk's scan
         // and steps in the same pass over its steps as its decode (each step read once).
+        // Run ahead (`pre`) when it was, else here.
         let keep = self.lookups == Lookups::Host;
         let parallel = !keep && self.parallel_replay;
-        let mut dec_row = vec![0u32; n];
-        let mut res = vec![0u64; n];
-        let mut rows: Vec<(&mut [u32], &mut [u64])> =
-            dec_row.chunks_mut(len).zip(res.chunks_mut(len)).collect();
+        let shape = DecodeShape {
+            n,
+            len,
+            clk0,
+            parallel,
+        };
+        let routes = &self.routes;
+        let (dec_row, mut res, decoded) = match pre.and_then(|p| p.take(shape)) {
+            Some(done) => done,
+            None => {
+                let mut dec_row = vec![0u32; n];
+                let mut res = vec![0u64; n];
+                let mut rows: Vec<(&mut [u32], &mut [u64])> =
+                    dec_row.chunks_mut(len).zip(res.chunks_mut(len)).collect();
+                let unrouted = &self.unrouted[..];
+                let decoded = par.map_mut(&mut rows, |c, (rows, res)| {
+                    let at = c * len;
+                    let chunk = &steps[at..at + rows.len()];
+                    decode_one(shape, at, rows, res, chunk, slots, unrouted)
+                });
+                drop(rows);
+                (dec_row, res, decoded)
+            }
+        };
         let (mut first_bad, mut n_loads, mut n_stores) = (None, 0, 0);
-        let mut scans = Vec::with_capacity(if parallel { rows.len() } else { 0 });
+        let mut scans = Vec::with_capacity(if parallel { decoded.len() } else { 0 });
         let mut stepped = Vec::with_capacity(scans.capacity());
-        let (routes, unrouted) = (&self.routes, &self.unrouted[..]);
-        for (r, scan) in par.map_mut(&mut rows, |c, (rows, res)| {
-            if !parallel {
-                return (decode_chunk(c * len, rows, steps, slots), None);
-            }
-            // With a parallel replay, the chunk's scan and (needing nothing replayed) its
-            // steps, in one pass with its decode.
-            match decode_scan_step(c * len, rows, res, steps, slots, unrouted, clk0) {
-                Ok((counts, scan, stepped)) => (Ok(counts), Some((scan, stepped))),
-                Err(e) => (Err(e), None),
-            }
-        }) {
+        for r in decoded {
             match r {
-                Ok((l, s)) => (n_loads, n_stores) = (n_loads + l, n_stores + s),
+                Ok(((l, s), scan)) => {
+                    (n_loads, n_stores) = (n_loads + l, n_stores + s);
+                    if let Some((scan, chunk)) = scan {
+                        scans.push(scan);
+                        stepped.push(chunk);
+                    }
+                }
                 Err(e) => {
                     first_bad.get_or_insert(e);
                 }
             }
-            if let Some((scan, chunk)) = scan {
-                scans.push(scan);
-                stepped.push(chunk);
-            }
         }
-        drop(rows);
         par.stage_done("decode");
 
         // 1. Replay, up to the first step that has no DECODE row, and 2. the steps, chunk by
@@ -1075,14 +1134,15 @@ fn decode_chunk<S: Copy + Into<Step>>(
     steps: &[S],
     slots: &CodeSlots,
 ) -> Result<(usize, usize), (usize, TraceError)> {
+    // `steps` are the chunk's own (step `start` first).
     let nothing = core::iter::repeat(());
     decode_steps(start, rows, nothing, steps, slots, |_, _, _, _, ()| {})
 }
 
-/// [`decode_chunk`], handing each step that has a DECODE row to `each` as it goes (its index
-/// in the segment, the step, its row and fields, and the next item of `with`), so that a
-/// caller's work on the steps reads them once. `with` has an item per step (or the decode
-/// stops at its end).
+/// [`decode_chunk`] (`steps` the chunk's, its first being step `start` of the segment),
+/// handing each step that has a DECODE row to `each` as it goes (its index in the segment,
+/// the step, its row and fields, and the next item of `with`), so that a caller's work on
+/// the steps reads them once. `with` has an item per step (or the decode stops at its end).
 #[inline(always)]
 fn decode_steps<S, T, F>(
     start: usize,
@@ -1097,7 +1157,7 @@ where
     F: FnMut(usize, &Step, u32, &Decoded, T),
 {
     let (mut loads, mut stores) = (0, 0);
-    for (k, ((row, &step), t)) in (start..).zip(rows.iter_mut().zip(&steps[start..]).zip(with)) {
+    for (k, ((row, &step), t)) in (start..).zip(rows.iter_mut().zip(steps).zip(with)) {
         let s: Step = step.into();
         *row = slots.row(s.pc).map_err(|e| {
             let e = match e {
@@ -1123,7 +1183,7 @@ where
 type Scanned = ((usize, usize), replay_par::Scan, (Chunk, Option<usize>));
 
 /// With a parallel replay (device lookups), [`decode_chunk`] of the chunk of steps `start ..`
-/// and, in the same pass over its steps (each read and decoded once), its scan
+/// (`steps` the chunk's) and, in the same pass over its steps (each read and decoded once), its scan
 /// ([`replay_par::Scanner`]) and its steps stage, which needs nothing replayed: each
 /// step's result into `res`, no DECODE multiplicities (the device's to count), and the
 /// first ALU operation that no table takes (`unrouted`: per code slot, whether its
@@ -1171,6 +1231,173 @@ fn decode_scan_step<S: Copy + Into<Step>>(
         bytes: None,
     };
     Ok((counts, scan.finish(), (chunk, first.map(|(k, _)| k))))
+}
+
+/// Steps per chunk of a segment of `n` steps: `par`'s chunk length, but at most
+/// [`MAX_CHUNKS`] chunks (each has its own byte lookup counter).
+fn chunk_len(par: &impl ParMap, n: usize) -> usize {
+    par.chunk_len().max(n.div_ceil(MAX_CHUNKS)).clamp(1, n)
+}
+
+/// What fixes a segment's decode: its steps, their chunks, its first clock, and whether the
+/// replay is parallel (the decode then also scans and steps each chunk).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct DecodeShape {
+    n: usize,
+    len: usize,
+    clk0: u64,
+    parallel: bool,
+}
+
+/// What a chunk's decode gives: its loads and stores and, with a parallel replay, its scan
+/// and stepped [`Chunk`]; or its first step without a DECODE row (index and error).
+type ChunkDecode = Result<
+    (
+        (usize, usize),
+        Option<(replay_par::Scan, (Chunk, Option<usize>))>,
+    ),
+    (usize, TraceError),
+>;
+
+/// Stage 0 of the packing pass on one chunk (`steps` the chunk's, the first being step
+/// `start` of the segment): its DECODE rows into `rows` and, with a parallel replay, its
+/// scan and steps (results into `res`) in the same pass.
+fn decode_one<S: Copy + Into<Step>>(
+    shape: DecodeShape,
+    start: usize,
+    rows: &mut [u32],
+    res: &mut [u64],
+    steps: &[S],
+    slots: &CodeSlots,
+    unrouted: &[bool],
+) -> ChunkDecode {
+    if !shape.parallel {
+        return decode_chunk(start, rows, steps, slots).map(|c| (c, None));
+    }
+    decode_scan_step(start, rows, res, steps, slots, unrouted, shape.clk0)
+        .map(|(counts, scan, stepped)| (counts, Some((scan, stepped))))
+}
+
+/// The packing pass's first stage, its decode (each step's DECODE row and, with device
+/// lookups, each chunk's scan and steps, which need nothing replayed), run ahead of the
+/// pass one chunk at a time as the steps come: e.g. on the pool's threads while the run is
+/// still being recorded, so that the pass ([`pack_traces_predecoded`],
+/// [`Segmenter::pack_segment_predecoded`]) starts at the replay. Made for one segment: its
+/// number of steps, first clock and lookups, and the pool's chunk length; the chunks are
+/// independent and may be decoded in any order, on any thread.
+pub struct Predecoder {
+    slots: CodeSlots,
+    unrouted: Vec<bool>,
+    shape: DecodeShape,
+}
+
+/// A segment's decode from a [`Predecoder`], chunk by chunk ([`Predecoded::chunks`]).
+pub struct Predecoded {
+    shape: DecodeShape,
+    dec_row: Vec<u32>,
+    res: Vec<u64>,
+    chunks: Vec<Option<ChunkDecode>>,
+}
+
+/// One chunk's place in a [`Predecoded`], which [`Predecoder::decode`] fills.
+pub struct PredecodeChunk<'p> {
+    start: usize,
+    rows: &'p mut [u32],
+    res: &'p mut [u64],
+    out: &'p mut Option<ChunkDecode>,
+}
+
+impl PredecodeChunk<'_> {
+    /// The chunk's steps: `range().len()` from step `range().start` of the segment.
+    pub fn range(&self) -> Range<usize> {
+        self.start..self.start + self.rows.len()
+    }
+}
+
+impl Predecoder {
+    /// The decoder of a segment of `n` steps from clock `clk0` of `program` on `machine`
+    /// (the same the pass packs), packed with `lookups`, in `par`'s chunks.
+    pub fn new(
+        machine: &Rv64Machine,
+        program: &ProgramImage,
+        lookups: Lookups,
+        n: usize,
+        clk0: u64,
+        par: &impl ParMap,
+    ) -> Predecoder {
+        let slots = CodeSlots::new(program);
+        let unrouted = AluRoutes::new(machine).unrouted(&slots);
+        Predecoder {
+            slots,
+            unrouted,
+            shape: DecodeShape {
+                n,
+                len: chunk_len(par, n),
+                clk0,
+                // A segmenter replays in parallel with device lookups unless told otherwise
+                // (a predecode for a sequential one is set aside).
+                parallel: lookups == Lookups::Device,
+            },
+        }
+    }
+
+    /// Where each chunk's decode goes.
+    pub fn output(&self) -> Predecoded {
+        let DecodeShape { n, len, .. } = self.shape;
+        Predecoded {
+            shape: self.shape,
+            dec_row: vec![0; n],
+            res: vec![0; n],
+            chunks: (0..n.div_ceil(len)).map(|_| None).collect(),
+        }
+    }
+
+    /// Decodes one chunk: `steps` are its steps ([`PredecodeChunk::range`] of the
+    /// segment's). Steps of another count leave the chunk undecoded (and the pass then
+    /// decodes the whole segment itself).
+    pub fn decode<S: Copy + Into<Step>>(&self, steps: &[S], chunk: PredecodeChunk<'_>) {
+        if steps.len() != chunk.rows.len() {
+            return;
+        }
+        *chunk.out = Some(decode_one(
+            self.shape,
+            chunk.start,
+            chunk.rows,
+            chunk.res,
+            steps,
+            &self.slots,
+            &self.unrouted,
+        ));
+    }
+}
+
+impl Predecoded {
+    /// Every chunk's place, in order.
+    pub fn chunks(&mut self) -> Vec<PredecodeChunk<'_>> {
+        let len = self.shape.len;
+        self.dec_row
+            .chunks_mut(len)
+            .zip(self.res.chunks_mut(len))
+            .zip(self.chunks.iter_mut())
+            .enumerate()
+            .map(|(c, ((rows, res), out))| PredecodeChunk {
+                start: c * len,
+                rows,
+                res,
+                out,
+            })
+            .collect()
+    }
+
+    /// The decode, if it was made for `shape` and every chunk is decoded.
+    #[allow(clippy::type_complexity)]
+    fn take(self, shape: DecodeShape) -> Option<(Vec<u32>, Vec<u64>, Vec<ChunkDecode>)> {
+        if self.shape != shape {
+            return None;
+        }
+        let chunks: Option<Vec<ChunkDecode>> = self.chunks.into_iter().collect();
+        Some((self.dec_row, self.res, chunks?))
+    }
 }
 
 /// Touched memory words' `(value, last timestamp)` by word index, in pages of
