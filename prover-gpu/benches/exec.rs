@@ -9,6 +9,7 @@ use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use kestrel_core::rv::pack::pack_traces_with;
 use kestrel_prover_gpu::par::Rayon;
 use kestrel_prover_gpu::rv::{machine_for, program_image};
+use kestrel_prover_gpu::vm::record::SliceRecorder;
 use kestrel_prover_gpu::vm::{NoRecorder, Program, Record, VecRecorder, Vm};
 use std::path::Path;
 
@@ -47,6 +48,17 @@ fn bench_guest(c: &mut Criterion, name: &str, input: &[u8]) {
             let mut vm = Vm::new(&program, input.to_vec());
             vm.run(&mut rec).expect("guest runs");
             rec.records.len()
+        })
+    });
+    // Into a mapped buffer of the run's length in place (`SliceRecorder`, as `kestrel prove`
+    // records a whole run: non-temporal stores on x86-64).
+    let mut buf = vec![Record::default(); cycles as usize];
+    group.bench_function("record_slice", |b| {
+        b.iter(|| {
+            let mut rec = SliceRecorder::new(&mut buf);
+            let mut vm = Vm::new(&program, input.to_vec());
+            vm.run(&mut rec).expect("guest runs");
+            rec.finish().1
         })
     });
     // The recorded run, whether or not `record` ran (a filter may skip it).

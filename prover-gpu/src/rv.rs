@@ -20,7 +20,7 @@ use crate::par::{Rayon, StageClock};
 use crate::prover::ProverError;
 
 use crate::vm::map;
-use crate::vm::record::Record;
+use crate::vm::record::{mapped_records, Record, SliceRecorder};
 use crate::vm::{Exit, Program, Vm, VmError};
 
 /// A program's machine together with its image.
@@ -289,10 +289,7 @@ pub fn record_predecoded(
     n: usize,
     pre: &Predecoder,
 ) -> (Result<Exit, VmError>, Vec<Record>, Predecoded) {
-    use rayon::prelude::*;
-    // Mapped in parallel first: the sequential run then writes pages that no longer fault.
-    let mut records: Vec<Record> = Vec::with_capacity(n);
-    records.par_extend((0..n).into_par_iter().map(|_| Record::default()));
+    let mut records = mapped_records(n);
     let mut out = pre.output();
     let mut exit = None;
     rayon::in_place_scope(|s| {
@@ -300,10 +297,11 @@ pub fn record_predecoded(
         for chunk in out.chunks() {
             let (buf, tail) = std::mem::take(&mut rest).split_at_mut(chunk.range().len());
             rest = tail;
-            let mut rec = SliceRecorder { buf, len: 0 };
+            let mut rec = SliceRecorder::new(buf);
             let ended = vm.run_until(&mut rec, chunk.range().end as u64);
-            let full = rec.len == rec.buf.len();
-            let steps: &[Record] = rec.buf;
+            let (buf, len) = rec.finish();
+            let full = len == buf.len();
+            let steps: &[Record] = buf;
             match ended {
                 Ok(None) if full => s.spawn(move |_| pre.decode(steps, chunk)),
                 Ok(Some(e)) => {
@@ -326,23 +324,6 @@ pub fn record_predecoded(
     // (`vm`'s cycle limit says so).
     let exit = exit.unwrap_or_else(|| vm.run(&mut crate::vm::NoRecorder));
     (exit, records, out)
-}
-
-/// Records into a buffer of fixed length (what does not fit is counted, not kept).
-struct SliceRecorder<'a> {
-    buf: &'a mut [Record],
-    len: usize,
-}
-
-impl crate::vm::Recorder for SliceRecorder<'_> {
-    const ENABLED: bool = true;
-    #[inline(always)]
-    fn record(&mut self, r: Record) {
-        if let Some(slot) = self.buf.get_mut(self.len) {
-            *slot = r;
-        }
-        self.len += 1;
-    }
 }
 
 /// Where [`main_traces`] spent its time: the host packing pass (with the host-built tables)

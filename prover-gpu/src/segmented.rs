@@ -65,7 +65,7 @@ use crate::par::{Rayon, StageClock};
 use crate::prover::{part_main_cap, prove_part, setup, ProveTimings, ProvingKey};
 use crate::roofline::{PartShape, ProofShape, TableDims};
 use crate::rv::{distinct_rows_agree, machine_for, program_image, RvFills};
-use crate::vm::record::VecRecorder;
+use crate::vm::record::{mapped_records, Record, SliceRecorder};
 use crate::vm::{Program, Vm, VmError};
 
 /// Why a segmented proof failed.
@@ -187,7 +187,9 @@ pub(crate) struct Packed {
 pub(crate) struct SegmentProducer<'a> {
     seg: Segmenter<'a>,
     vm: Vm,
-    rec: VecRecorder,
+    /// Room for one segment's records, mapped once and written in place each segment
+    /// ([`SliceRecorder`]).
+    records: Vec<Record>,
     par: Rayon,
     /// The next segment's index, and how many there are.
     next: usize,
@@ -212,7 +214,7 @@ impl<'a> SegmentProducer<'a> {
         Ok(SegmentProducer {
             seg: Segmenter::new(machine, image, input).map_err(SegmentedError::Trace)?,
             vm: Vm::new(program, input.to_vec()).with_max_cycles(total_cycles),
-            rec: VecRecorder::with_capacity_mapped(segment as usize),
+            records: mapped_records(segment as usize),
             par: Rayon::default(),
             next: 0,
             segments: total_cycles.div_ceil(segment) as usize,
@@ -237,11 +239,15 @@ impl<'a> SegmentProducer<'a> {
     fn pack(&mut self, k: usize) -> Result<Packed, SegmentedError> {
         let n_seg = self.segments;
         let start = Instant::now();
-        self.rec.records.clear();
+        let mut rec = SliceRecorder::new(&mut self.records);
         let exit = self
             .vm
-            .run_until(&mut self.rec, (k as u64 + 1) * self.segment)
+            .run_until(&mut rec, (k as u64 + 1) * self.segment)
             .map_err(SegmentedError::Run)?;
+        let (buf, len) = rec.finish();
+        let records = buf.get(..len).ok_or_else(|| {
+            SegmentedError::Internal(format!("segment {k} ran past its {} cycles", buf.len()))
+        })?;
         let last = exit.is_some();
         if last != (k + 1 == n_seg) {
             return Err(SegmentedError::Internal(format!(
@@ -252,12 +258,12 @@ impl<'a> SegmentProducer<'a> {
         let par = StageClock::new(self.par);
         let packed = self
             .seg
-            .pack_segment(&par, &self.rec.records, last)
+            .pack_segment(&par, records, last)
             .map_err(SegmentedError::Trace)?;
         Ok(Packed {
             packed,
-            cycles: self.rec.records.len() as u64,
-            record_bytes: std::mem::size_of_val(self.rec.records.as_slice()) as u64,
+            cycles: records.len() as u64,
+            record_bytes: std::mem::size_of_val(records) as u64,
             took: start.elapsed(),
             pack: packing.elapsed(),
             pack_stages: par.stages(),
