@@ -96,12 +96,8 @@ fn a_predecoded_pack_is_the_pack() {
 /// (the pass decodes its own steps and succeeds).
 #[test]
 fn a_predecode_is_used_only_where_it_fits() {
-    let name = "sort";
-    let input = input_of(name);
-    let (program, records, _) = run_recorded(name, input);
-    let image = program_image(&program);
-    let machine = machine_for(&image);
-    let steps = steps(&records);
+    let input = input_of("sort");
+    let (image, machine, steps) = guest("sort");
     let n = steps.len();
     let mut other = steps.clone();
     other[n / 2].pc = 0x10;
@@ -148,16 +144,13 @@ fn a_predecode_is_used_only_where_it_fits() {
 
 #[test]
 fn a_predecoded_pack_fails_like_the_pack() {
-    let name = "sort";
-    let input = input_of(name);
-    let (program, records, _) = run_recorded(name, input);
-    let image = program_image(&program);
-    let machine = machine_for(&image);
-    let mut steps = steps(&records);
+    let input = input_of("sort");
+    let (image, machine, mut steps) = guest("sort");
     let n = steps.len();
     let chunk_len = 64;
     // A pc outside the program in a late chunk; with it, a loaded value that memory does
     // not hold in an earlier chunk: the earliest step's error, the memory's.
+    let truncated = steps[..n - 1].to_vec();
     steps[3 * n / 4].pc = 0x10;
     let load = (n / 4..n / 2)
         .find(|&k| decode_for_air(steps[k].pc, steps[k].word).is_some_and(|d| d.class[class::LOAD]))
@@ -178,11 +171,7 @@ fn a_predecoded_pack_fails_like_the_pack() {
                 addr: both[load].mem_addr,
             },
         ),
-        (
-            "truncated",
-            records_steps(&records)[..n - 1].to_vec(),
-            TraceError::NoExit,
-        ),
+        ("truncated", truncated, TraceError::NoExit),
     ] {
         for lookups in LOOKUPS {
             let m = s.len();
@@ -195,8 +184,12 @@ fn a_predecoded_pack_fails_like_the_pack() {
     }
 }
 
-fn records_steps(records: &[kestrel_prover_gpu::vm::Record]) -> Vec<Step> {
-    steps(records)
+/// A guest's run on its listed input: its image, machine and steps.
+fn guest(name: &str) -> (ProgramImage, Rv64Machine, Vec<Step>) {
+    let (program, records, _) = run_recorded(name, input_of(name));
+    let image = program_image(&program);
+    let machine = machine_for(&image);
+    (image, machine, steps(&records))
 }
 
 fn program(name: &str) -> Program {
@@ -269,12 +262,8 @@ fn recording_with_the_decode_records_the_run() {
 /// The chunks decode on the pool in parallel as they would while recording.
 #[test]
 fn chunks_decode_on_any_thread() {
-    let name = "sort";
-    let input = input_of(name);
-    let (program, records, _) = run_recorded(name, input);
-    let image = program_image(&program);
-    let machine = machine_for(&image);
-    let steps = steps(&records);
+    let input = input_of("sort");
+    let (image, machine, steps) = guest("sort");
     let n = steps.len();
     let want = pack(&machine, &image, &steps, input, Lookups::Device, 64, None).unwrap();
     let pre = Predecoder::new(
