@@ -305,6 +305,33 @@ impl ProveOptions {
     }
 }
 
+/// Whether a run of `cycles` on one CUDA device with a budget of `budget` bytes is proven by
+/// two backends sharing the device (what `--devices 0,0` asks for): the run is segmented on
+/// one backend (longer than [`whole_run_log`], or than `segment_log` when given), and half
+/// the budget still holds the segments one backend would prove, so the proof is the same
+/// bytes. One backend's host work (its fills' uploads) then runs beside the other's kernels
+/// (H200, 2^26 cycles: 8 % faster; BENCHMARKS.md, "Session 22").
+pub fn shares_one_device(
+    blowup: usize,
+    budget: u64,
+    cycles: u64,
+    segment_log: Option<u32>,
+) -> bool {
+    let one = segment_log.unwrap_or_else(|| default_segment_log("cuda", blowup, Some(budget)));
+    let whole = match segment_log {
+        None => whole_run_log("cuda", blowup, Some(budget)),
+        Some(l) => l,
+    };
+    let fits_half = (1u64 << one)
+        .saturating_mul(CUDA_SEGMENT_BYTES_PER_CYCLE_AND_BLOWUP * blowup as u64)
+        <= budget / 2;
+    // Given segments are the same whatever the budget; the default ones must come out the
+    // same from half of it.
+    let same_segments =
+        segment_log.is_some() || default_segment_log("cuda", blowup, Some(budget / 2)) == one;
+    cycles > 1u64 << whole.max(one) && same_segments && fits_half
+}
+
 /// The parameter preset of LDE blowup `blowup` (2, 4 or 8).
 ///
 /// # Errors
@@ -760,6 +787,23 @@ impl Guest {
             name: selected.name(),
             cycles: first.cycles,
         });
+        // A segmented run on one CUDA device: two backends share it when half the budget
+        // holds the same segments (the same proof bytes).
+        #[cfg(feature = "cuda")]
+        if let crate::select::Selected::Cuda(b) = &selected {
+            let budget = b.vram_budget();
+            let share = std::env::var("KESTREL_SHARE_DEVICE").map_or(true, |v| v != "0");
+            if share && shares_one_device(options.blowup, budget, first.cycles, options.segment_log)
+            {
+                drop(selected);
+                let choosing = Instant::now();
+                let devices = Devices::List(vec![0, 0]);
+                let backends = crate::select::cuda_backends(&devices, Some(budget))
+                    .map_err(Error::NoBackend)?;
+                clock.shift(choosing.elapsed());
+                return self.prove_on(&backends, input, options, params, first, &mut clock);
+            }
+        }
         crate::with_backend!(selected, b => self.prove_on(std::slice::from_ref(b), input, options, params, first, &mut clock))
     }
 
@@ -1534,5 +1578,40 @@ mod tests {
             whole_run_log("cuda", 2, Some(u64::MAX)),
             MAX_SEGMENT_CYCLES.trailing_zeros()
         );
+    }
+
+    /// Two backends share one device only for a segmented run whose segments half the
+    /// budget still holds (so the proof is the same bytes).
+    #[test]
+    fn two_backends_share_a_device_for_the_same_segments() {
+        let h200 = 137_086_664_704;
+        // The H200 at blowup 4: whole up to 2^22 cycles, then 2^21-cycle segments, which
+        // 68.5 GB (43.6 GB a segment) still holds.
+        assert!(!shares_one_device(4, h200, 1 << 22, None));
+        assert!(shares_one_device(4, h200, (1 << 22) + 1, None));
+        assert!(shares_one_device(4, h200, 1 << 28, None));
+        // At blowup 2 the whole-run limit is 2^23 cycles.
+        assert!(!shares_one_device(2, h200, 1 << 23, None));
+        assert!(shares_one_device(2, h200, (1 << 23) + 1, None));
+        // 24 GB: one backend takes 2^20-cycle segments (21.8 GB), half of it only 2^19.
+        let small = 24 << 30;
+        assert_eq!(default_segment_log("cuda", 4, Some(small)), 20);
+        assert!(!shares_one_device(4, small, 1 << 30, None));
+        // Given segments: shared when half the budget holds one and the run is longer.
+        assert!(shares_one_device(4, small, (1 << 18) + 1, Some(18)));
+        assert!(!shares_one_device(4, small, 1 << 18, Some(18)));
+        assert!(!shares_one_device(4, small, 1 << 30, Some(21)));
+        // The defaults the two backends would find equal one backend's.
+        for blowup in [2, 4, 8] {
+            for budget in [1 << 20, 24 << 30, 80 << 30, h200, u64::MAX] {
+                if shares_one_device(blowup, budget, u64::MAX, None) {
+                    assert_eq!(
+                        default_segment_log("cuda", blowup, Some(budget / 2)),
+                        default_segment_log("cuda", blowup, Some(budget)),
+                        "{blowup} {budget}"
+                    );
+                }
+            }
+        }
     }
 }
