@@ -1,6 +1,7 @@
 //! A segmented run proven on several CUDA backends at once (`--devices`): two backends
-//! sharing device 0 (`List(vec![0, 0])`, each with half its memory), and with two devices
-//! or more every device (`All`), make the bytes one backend makes, and they verify.
+//! sharing device 0 (`List(vec![0, 0])`, each with half its memory; also the default for a
+//! segmented run on one device), and with two devices or more every device (`All`), make
+//! the bytes one backend (`List(vec![0])`) makes, and they verify.
 //!
 //! Built only with `--features cuda`. Every test is `#[ignore]`d with the reason "needs a
 //! CUDA device", so a machine without one (CI) compiles the suite and counts each test as
@@ -49,8 +50,13 @@ fn prove(devices: Devices) -> Proved {
 fn devices_make_the_one_device_proof() {
     let count = CudaDevice::count().unwrap_or_else(|e| panic!("no CUDA device ({e})"));
     assert!(count > 0, "no CUDA device: this test needs one");
-    let one = prove(Devices::Default);
+    let one = prove(Devices::List(vec![0]));
     assert_eq!(one.report.segmented.as_ref().unwrap().backends.len(), 1);
+    // Without a device list, a segmented run whose segments half the budget still holds is
+    // proven by two backends sharing device 0 (`api::shares_one_device`).
+    let default = prove(Devices::Default);
+    assert_eq!(default.report.segmented.as_ref().unwrap().backends.len(), 2);
+    assert!(default.proof == one.proof, "the default: another proof");
     let shared = prove(Devices::List(vec![0, 0]));
     assert_eq!(shared.report.segmented.as_ref().unwrap().backends.len(), 2);
     assert!(
