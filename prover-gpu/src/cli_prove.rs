@@ -70,7 +70,8 @@ pub struct ProveArgs {
     /// CUDA devices that prove a segmented run together: `all`, or ordinals such as `0,1`
     /// (one may repeat: `0,0` shares device 0 between two backends). Each backend's
     /// device-memory budget is `--vram-budget` (default: the device's free memory) divided
-    /// by the times its device is listed. Default: device 0 alone.
+    /// by the times its device is listed. Default: device 0, shared by two backends for a
+    /// segmented run when half its budget holds the same segments (`0` keeps one backend).
     #[arg(long, value_parser = crate::select::parse_devices)]
     pub devices: Option<crate::select::Devices>,
     /// Print one JSON object on stdout (schema in the README's "JSON output").

@@ -43,7 +43,9 @@ pub const MAX_DEVICES: usize = 64;
 /// committed and proven on all of them at once ([`crate::segmented`]).
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub enum Devices {
-    /// One backend: device 0 (CUDA), or the CPU.
+    /// One backend: device 0 (CUDA), or the CPU; on CUDA, two sharing device 0 for a run
+    /// it segments when half the budget holds the same segments
+    /// ([`crate::api::shares_one_device`]).
     #[default]
     Default,
     /// Every device the driver lists, one backend each.
