@@ -767,7 +767,8 @@ impl Guest {
     ) -> Result<Proved, Error> {
         let (params, first, mut clock) = self.first_run(input, options, progress)?;
         if options.devices != Devices::Default {
-            return self.prove_on_devices(input, options, params, first, &mut clock);
+            let devices = (&options.devices, options.vram_budget);
+            return self.prove_on_devices(devices, input, options, params, first, &mut clock);
         }
         // Choosing (and starting) the backend is not part of the proving time.
         let choosing = Instant::now();
@@ -783,10 +784,6 @@ impl Guest {
                 ))
             }
         }
-        (clock.progress)(&Progress::Backend {
-            name: selected.name(),
-            cycles: first.cycles,
-        });
         // A segmented run on one CUDA device: two backends share it when half the budget
         // holds the same segments (the same proof bytes).
         #[cfg(feature = "cuda")]
@@ -796,21 +793,23 @@ impl Guest {
             if share && shares_one_device(options.blowup, budget, first.cycles, options.segment_log)
             {
                 drop(selected);
-                let choosing = Instant::now();
-                let devices = Devices::List(vec![0, 0]);
-                let backends = crate::select::cuda_backends(&devices, Some(budget))
-                    .map_err(Error::NoBackend)?;
-                clock.shift(choosing.elapsed());
-                return self.prove_on(&backends, input, options, params, first, &mut clock);
+                let devices = (&Devices::List(vec![0, 0]), Some(budget));
+                return self.prove_on_devices(devices, input, options, params, first, &mut clock);
             }
         }
+        (clock.progress)(&Progress::Backend {
+            name: selected.name(),
+            cycles: first.cycles,
+        });
         crate::with_backend!(selected, b => self.prove_on(std::slice::from_ref(b), input, options, params, first, &mut clock))
     }
 
-    /// [`Guest::prove_with_progress`] on the CUDA backends of [`ProveOptions::devices`].
+    /// [`Guest::prove_with_progress`] on the CUDA backends of `devices` with a device's
+    /// budget (`None`: its free memory; [`crate::select::cuda_backends`]).
     #[cfg(feature = "cuda")]
     fn prove_on_devices(
         &self,
+        (devices, budget): (&Devices, Option<u64>),
         input: &[u8],
         options: &ProveOptions,
         params: StarkParams,
@@ -819,8 +818,7 @@ impl Guest {
     ) -> Result<Proved, Error> {
         // Choosing (and starting) the backends is not part of the proving time.
         let choosing = Instant::now();
-        let backends = crate::select::cuda_backends(&options.devices, options.vram_budget)
-            .map_err(Error::NoBackend)?;
+        let backends = crate::select::cuda_backends(devices, budget).map_err(Error::NoBackend)?;
         clock.shift(choosing.elapsed());
         (clock.progress)(&Progress::Backend {
             name: "cuda",
@@ -833,6 +831,7 @@ impl Guest {
     #[cfg(not(feature = "cuda"))]
     fn prove_on_devices(
         &self,
+        _devices: (&Devices, Option<u64>),
         _input: &[u8],
         _options: &ProveOptions,
         _params: StarkParams,

@@ -1126,15 +1126,15 @@ struct ReplayView {
     extra: Vec<RegRow>,
 }
 
-/// The DECODE rows of steps `start .. start + rows.len()` into `rows` and how many of them
-/// load and store, up to the first step that has none: its index and error.
+/// The DECODE rows of steps `start .. start + rows.len()` (`steps`, the chunk's own) into
+/// `rows` and how many of them load and store, up to the first step that has none: its
+/// index and error.
 fn decode_chunk<S: Copy + Into<Step>>(
     start: usize,
     rows: &mut [u32],
     steps: &[S],
     slots: &CodeSlots,
 ) -> Result<(usize, usize), (usize, TraceError)> {
-    // `steps` are the chunk's own (step `start` first).
     let nothing = core::iter::repeat(());
     decode_steps(start, rows, nothing, steps, slots, |_, _, _, _, ()| {})
 }
@@ -1183,8 +1183,8 @@ where
 type Scanned = ((usize, usize), replay_par::Scan, (Chunk, Option<usize>));
 
 /// With a parallel replay (device lookups), [`decode_chunk`] of the chunk of steps `start ..`
-/// (`steps` the chunk's) and, in the same pass over its steps (each read and decoded once), its scan
-/// ([`replay_par::Scanner`]) and its steps stage, which needs nothing replayed: each
+/// (`steps` the chunk's) and, in the same pass over its steps (each read and decoded once),
+/// its scan ([`replay_par::Scanner`]) and its steps stage, which needs nothing replayed: each
 /// step's result into `res`, no DECODE multiplicities (the device's to count), and the
 /// first ALU operation that no table takes (`unrouted`: per code slot, whether its
 /// instruction's is one) with its step's index in the segment (the system calls' ALU

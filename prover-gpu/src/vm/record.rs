@@ -86,9 +86,7 @@ impl VecRecorder {
     /// writes to pages that no longer fault. A fresh buffer of 48 B per cycle otherwise
     /// takes one page fault per 4 KiB on the interpreter's thread.
     pub fn with_capacity_mapped(n: usize) -> VecRecorder {
-        use rayon::prelude::*;
-        let mut records = Vec::with_capacity(n);
-        records.par_extend((0..n).into_par_iter().map(|_| Record::default()));
+        let mut records = mapped_records(n);
         records.clear();
         VecRecorder { records }
     }
@@ -130,18 +128,8 @@ impl<'a> SliceRecorder<'a> {
         }
     }
 
-    /// Records given so far (more than the buffer holds if it overflowed).
-    pub fn len(&self) -> usize {
-        self.len
-    }
-
-    /// Whether none was given.
-    pub fn is_empty(&self) -> bool {
-        self.len == 0
-    }
-
     /// The buffer, its records written and visible to other threads, and the number of
-    /// records given.
+    /// records given (more than the buffer holds if it overflowed).
     pub fn finish(self) -> (&'a mut [Record], usize) {
         #[cfg(target_arch = "x86_64")]
         if self.stream {
