@@ -11,7 +11,7 @@ use kestrel_core::par::{ParMap, Sequential};
 use kestrel_core::rv::cpu::Step;
 use kestrel_core::rv::decode::ProgramImage;
 use kestrel_core::rv::machine::{PackedTraces, RunTraces, Rv64Machine, TableId, TraceError};
-use kestrel_core::rv::pack::{pack_traces, Segmenter};
+use kestrel_core::rv::pack::{pack_traces, Lookups, Segmenter};
 use kestrel_prover_gpu::par::Rayon;
 use kestrel_prover_gpu::rv::{machine_for, program_image, steps};
 use kestrel_tests::vm_support::run_recorded;
@@ -173,6 +173,88 @@ fn segments_do_not_depend_on_the_thread_pool() {
         );
         assert!(par == seq, "{name}: chunks of {chunk_len}");
     }
+}
+
+/// `steps` packed as `pack_segments` packs them, from checkpoints: one segmenter runs
+/// ahead with device lookups (its parallel replay, no tables), forking before each
+/// segment; the forks pack their segments last first; a fork of the one ahead absorbs
+/// every fork's totals and builds the run tables.
+fn pack_checkpointed(
+    par: &impl ParMap,
+    machine: &Rv64Machine,
+    image: &ProgramImage,
+    steps: &[Step],
+    input: &[u8],
+    seg: usize,
+) -> (Vec<PackedTraces>, RunTraces) {
+    let mut ahead = Segmenter::new(machine, image, input)
+        .unwrap()
+        .with_lookups(Lookups::Device);
+    let n = steps.chunks(seg).len();
+    let mut forks: Vec<Segmenter<'_>> = Vec::new();
+    for (k, s) in steps.chunks(seg).enumerate() {
+        forks.push(ahead.fork(Lookups::Host));
+        ahead.pack_segment(par, s, k + 1 == n).unwrap();
+    }
+    let mut out: Vec<Option<PackedTraces>> = (0..n).map(|_| None).collect();
+    for (k, s) in steps.chunks(seg).enumerate().rev() {
+        assert_eq!(forks[k].clk(), (k * seg) as u64);
+        out[k] = Some(forks[k].pack_segment(par, s, k + 1 == n).unwrap());
+    }
+    let mut last = ahead.fork(Lookups::Host);
+    assert_eq!(last.clk(), steps.len() as u64);
+    for f in &forks {
+        last.absorb(f).unwrap();
+    }
+    let run = last.finish(par).unwrap();
+    (out.into_iter().map(Option::unwrap).collect(), run)
+}
+
+/// Segments packed from checkpoints, in any order, are the segments packed in order, and
+/// so is the run part built from the checkpoints' totals.
+#[test]
+fn checkpoints_pack_the_segments_in_any_order() {
+    for (name, input) in guests() {
+        let (image, steps) = load(name, &input);
+        let machine = machine_for(&image);
+        for seg in SEGMENTS {
+            let par = Rayon { chunk_len: 256 };
+            let order = pack_segments(&par, &machine, &image, &steps, &input, seg);
+            let ahead = pack_checkpointed(&par, &machine, &image, &steps, &input, seg);
+            assert!(ahead.0 == order.0, "{name}, segments of {seg}: segments");
+            assert!(ahead.1 == order.1, "{name}, segments of {seg}: run part");
+        }
+    }
+}
+
+/// A fork's error is the segment's, and absorbing it fails with it; a fork of another
+/// program is refused.
+#[test]
+fn checkpoint_errors_are_kept() {
+    let (name, input) = ("fibonacci", b"2000".to_vec());
+    let (image, steps) = load(name, &input);
+    let machine = machine_for(&image);
+    let n = steps.len();
+    let mut ahead = Segmenter::new(&machine, &image, &input).unwrap();
+    let mut fork = ahead.fork(Lookups::Host);
+    // The whole run as a segment that is not the last: its exit is refused.
+    let exit = TraceError::ExitBeforeLast { clk: n as u64 - 1 };
+    assert_eq!(
+        fork.pack_segment(&Sequential, &steps, false).err(),
+        Some(exit.clone())
+    );
+    assert_eq!(ahead.absorb(&fork).err(), Some(exit));
+    // Forks of a failed segmenter keep its error.
+    assert!(fork
+        .fork(Lookups::Host)
+        .pack_segment(&Sequential, &steps, true)
+        .is_err());
+
+    let (other_image, _) = load("sha256", &[0x61; 300]);
+    let other_machine = machine_for(&other_image);
+    let other = Segmenter::new(&other_machine, &other_image, &input).unwrap();
+    let got = ahead.absorb(&other.fork(Lookups::Host));
+    assert_eq!(got.err(), Some(TraceError::ForeignFork));
 }
 
 #[test]

@@ -310,6 +310,9 @@ mod records {
         OutputTooLong { bytes: usize },
         /// A private input of 2^32 bytes or more (the unread count is a 32-bit register value).
         InputTooLong { bytes: usize },
+        /// A checkpoint's totals added to a segmenter of another program
+        /// ([`super::pack::Segmenter::absorb`]).
+        ForeignFork,
     }
 
     impl core::fmt::Display for TraceError {
@@ -357,6 +360,9 @@ mod records {
                     f,
                     "{bytes} bytes of public output exceed the limit of {MAX_OUTPUT}"
                 ),
+                TraceError::ForeignFork => {
+                    write!(f, "a checkpoint of another program's run")
+                }
                 TraceError::InputTooLong { bytes } => {
                     write!(
                         f,

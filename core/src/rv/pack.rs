@@ -214,6 +214,7 @@ pub struct Segmenter<'a> {
 }
 
 /// The replay state one segment hands on to the next.
+#[derive(Clone)]
 struct Carry<'a> {
     mem: MemReplay,
     file: RegFile,
@@ -291,6 +292,53 @@ impl<'a> Segmenter<'a> {
     /// The clock of the next segment's first step (0 before the first).
     pub fn clk(&self) -> u64 {
         self.carry.clk
+    }
+
+    /// A checkpoint: a segmenter that packs the next segment as this one would, from a copy
+    /// of its replay state (registers, memory words and their timestamps, input and output
+    /// positions, clock), counting with `lookups`, with no totals of its own (DECODE's
+    /// multiplicities and byte lookups start at zero; [`Segmenter::absorb`] adds them
+    /// back). Segments are packed in parallel from checkpoints: one segmenter runs ahead
+    /// through every segment (its packing with [`Lookups::Device`] replays in parallel and
+    /// builds no tables), forking before each; each fork packs its segment; after the last,
+    /// a fork of the one ahead absorbs every fork and builds the run tables
+    /// ([`Segmenter::finish`]). The traces are those of packing the segments in order on
+    /// one segmenter.
+    pub fn fork(&self, lookups: Lookups) -> Segmenter<'a> {
+        Segmenter {
+            program: self.program,
+            slots: self.slots.clone(),
+            routes: self.routes.clone(),
+            unrouted: self.unrouted.clone(),
+            carry: self.carry.clone(),
+            mult: vec![0; self.mult.len()],
+            bytes: ByteTotals::default(),
+            lookups,
+            parallel_replay: self.parallel_replay,
+            ended: self.ended,
+            failed: self.failed.clone(),
+            run: None,
+        }
+    }
+
+    /// Adds a fork's totals (DECODE's multiplicities and the byte lookups of the segments
+    /// it packed) to this segmenter's.
+    ///
+    /// # Errors
+    /// The fork's error if it failed; [`TraceError::ForeignFork`] for a fork of another
+    /// program.
+    pub fn absorb(&mut self, fork: &Segmenter<'_>) -> Result<(), TraceError> {
+        if let Some(e) = &fork.failed {
+            return Err(e.clone());
+        }
+        if fork.mult.len() != self.mult.len() {
+            return Err(TraceError::ForeignFork);
+        }
+        for (a, b) in self.mult.iter_mut().zip(&fork.mult) {
+            *a += b;
+        }
+        self.bytes.merge(&fork.bytes);
+        Ok(())
     }
 
     /// [`Segmenter::pack_segment_overlapped`] without an early job.
@@ -1404,7 +1452,7 @@ impl Predecoded {
 /// `2^PAGE_BITS` words allocated on first touch. Timestamp 0 marks an untouched word: every
 /// access has a memory timestamp ≥ 1. The timestamp's top bit holds the word's read-only
 /// flag ([`RO_BIT`]; timestamps stay far below 2^63).
-#[derive(Default)]
+#[derive(Clone, Default)]
 struct Words {
     pages: Vec<Option<Page>>,
 }
@@ -1457,6 +1505,7 @@ struct Found {
 
 /// Memory as the memory argument sees it: the memory map, and each touched word's value
 /// and last timestamp.
+#[derive(Clone)]
 struct MemReplay {
     image: page::MemoryImage,
     words: Words,
@@ -1759,6 +1808,7 @@ struct Chunk {
 const OP_CODES: usize = 32;
 
 /// Where ALU operations go.
+#[derive(Clone)]
 struct AluRoutes {
     /// The ALU table accepting each operation code (the first that does).
     owner: [Option<TableId>; OP_CODES],

@@ -79,6 +79,13 @@ impl ByteTotals {
         });
     }
 
+    /// Adds another total's lookups.
+    pub fn merge(&mut self, other: &ByteTotals) {
+        for (a, b) in self.counts.iter_mut().zip(&other.counts) {
+            *a += b;
+        }
+    }
+
     /// The counts, in BITWISE's row-major order (row `x | y << 8`, then the operation code).
     pub fn into_counts(self) -> Vec<u64> {
         self.counts

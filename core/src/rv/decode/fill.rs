@@ -49,6 +49,7 @@ pub enum NoRow {
 
 /// The program's code slots, decoded once: an instruction's DECODE row from its pc, a
 /// row's fields (the packing pass's lookup).
+#[derive(Clone)]
 pub struct CodeSlots {
     /// `(first pc, first slot, slots)` per run of consecutive instruction words.
     runs: Vec<(u32, usize, usize)>,
