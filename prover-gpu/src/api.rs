@@ -246,6 +246,22 @@ pub struct ProveOptions {
     /// budget ([`crate::select::cuda_backends`]); the proof is the same bytes. Given with
     /// [`BackendChoice::Auto`], CUDA is required.
     pub devices: Devices,
+    /// Threads packing a segmented run's segments from checkpoints (`--packers`): the one
+    /// executor runs ahead and each packer packs a segment from the replay state at its
+    /// start ([`kestrel_core::rv::pack::Segmenter::fork`]); 1 packs them in order on the
+    /// executor's thread. `None`: `KESTREL_PACKERS` if set, else one per backend
+    /// ([`default_packers`]). The proof is the same bytes.
+    pub packers: Option<usize>,
+}
+
+/// Packers for a segmented run on `backends` backends when [`ProveOptions::packers`] is
+/// not given: `KESTREL_PACKERS` if it is a number, else one per backend.
+pub fn default_packers(backends: usize) -> usize {
+    std::env::var("KESTREL_PACKERS")
+        .ok()
+        .and_then(|v| v.trim().parse::<usize>().ok())
+        .unwrap_or(backends)
+        .max(1)
 }
 
 impl Default for ProveOptions {
@@ -259,6 +275,7 @@ impl Default for ProveOptions {
             roofline: false,
             segment_log: None,
             devices: Devices::Default,
+            packers: None,
         }
     }
 }
@@ -559,9 +576,13 @@ pub struct SegmentedReport {
     /// The executor's rate: cycles per second of the producer's execute+pack time (both
     /// phases), in MHz.
     pub executor_mhz: f64,
-    /// How many backends one executor keeps busy: the workers' mean time per segment over
-    /// the producer's, both phases.
+    /// How many backends the producer keeps busy: the workers' mean time per segment over
+    /// the producer's, both phases ([`crate::segmented::SegmentedRun::backends_fed`]).
     pub backends_fed: f64,
+    /// Threads that packed segments from checkpoints (1: in order, by the executor).
+    pub packers: usize,
+    /// One packer's rate, cycles per second of packing (both phases), in MHz.
+    pub packing_mhz: f64,
 }
 
 impl Report {
@@ -1198,6 +1219,9 @@ impl Guest {
             first.cycles,
             segment_log,
             device_fills,
+            options
+                .packers
+                .unwrap_or_else(|| default_packers(backends.len())),
             &mut |p| (clock.progress)(&Progress::Segment(p.clone())),
         )
         .map_err(Error::from)?;
@@ -1261,6 +1285,8 @@ impl Guest {
                 backends: run.backends,
                 executor_mhz: run.executor_mhz,
                 backends_fed: run.backends_fed,
+                packers: run.packers,
+                packing_mhz: run.packing_mhz,
             }),
         };
         if options.roofline {

@@ -74,6 +74,11 @@ pub struct ProveArgs {
     /// segmented run when half its budget holds the same segments (`0` keeps one backend).
     #[arg(long, value_parser = crate::select::parse_devices)]
     pub devices: Option<crate::select::Devices>,
+    /// Threads that pack a segmented run's segments at once, each from the replay state at
+    /// its segment's start while the one executor runs ahead (1: the executor packs them in
+    /// order). Default: `KESTREL_PACKERS`, else one per backend. The proof is the same.
+    #[arg(long, value_parser = clap::value_parser!(u64).range(1..=256))]
+    pub packers: Option<u64>,
     /// Print one JSON object on stdout (schema in the README's "JSON output").
     #[arg(long)]
     pub json: bool,
@@ -187,6 +192,7 @@ impl ProveArgs {
             roofline: self.stats.is_some(),
             segment_log: self.segment_cycles,
             devices: self.devices.clone().unwrap_or_default(),
+            packers: self.packers.map(|p| p as usize),
         }
     }
 }
@@ -326,8 +332,8 @@ fn prove_inner(
     }
     if let Some(s) = &r.segmented {
         eprintln!(
-            "  {} segments of 2^{} cycles; the executor ran at {:.2} MHz, enough for {:.1} backends",
-            s.segments, s.segment_log, s.executor_mhz, s.backends_fed
+            "  {} segments of 2^{} cycles; the executor ran at {:.2} MHz, {} packer(s) at {:.2} MHz each, enough for {:.1} backends",
+            s.segments, s.segment_log, s.executor_mhz, s.packers, s.packing_mhz, s.backends_fed
         );
         if s.backends.len() > 1 {
             for (i, b) in s.backends.iter().enumerate() {

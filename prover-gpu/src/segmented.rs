@@ -42,7 +42,7 @@
 //! wall time).
 
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{mpsc, Mutex};
+use std::sync::{mpsc, Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use kestrel_core::air::{LogUpChallenges, Machine, Part, SegmentLayout, TableShape};
@@ -54,7 +54,7 @@ use kestrel_core::params::StarkParams;
 use kestrel_core::proof::{ProofBody, SegmentedProof};
 use kestrel_core::rv::decode::ProgramImage;
 use kestrel_core::rv::machine::{PackedTraces, RunTraces, Rv64Machine, TraceError, RECORD_TABLES};
-use kestrel_core::rv::pack::Segmenter;
+use kestrel_core::rv::pack::{Lookups, Segmenter};
 use kestrel_core::rv::table::TableId;
 use kestrel_core::stark::RunRounds;
 
@@ -122,12 +122,18 @@ pub struct SegmentedRun {
     /// What each backend did, in the order given.
     pub backends: Vec<BackendWork>,
     /// The executor's rate: the run's cycles in both phases per second of the producer's
-    /// execute+pack time, in MHz.
+    /// execute+pack time (with packers: its time recording each segment and running ahead
+    /// through it), in MHz.
     pub executor_mhz: f64,
-    /// How many backends one executor keeps busy: the workers' mean time per segment
-    /// (both phases) over the producer's mean time per segment (both phases). Below the
-    /// number of backends, the executor is what holds the proof back.
+    /// How many backends the producer keeps busy: the workers' mean time per segment
+    /// (both phases) over the producer's mean time per segment (both phases; with
+    /// packers, the larger of the executor's and the packing's over the packers). Below
+    /// the number of backends, the producer is what holds the proof back.
     pub backends_fed: f64,
+    /// Threads packing segments from checkpoints (1: the executor packs them in order).
+    pub packers: usize,
+    /// One packer's rate: the run's cycles in both phases per second of packing, in MHz.
+    pub packing_mhz: f64,
 }
 
 /// What one backend did in a segmented proof ([`SegmentedRun::backends`]).
@@ -237,23 +243,15 @@ impl<'a> SegmentProducer<'a> {
     }
 
     fn pack(&mut self, k: usize) -> Result<Packed, SegmentedError> {
-        let n_seg = self.segments;
         let start = Instant::now();
-        let mut rec = SliceRecorder::new(&mut self.records);
-        let exit = self
-            .vm
-            .run_until(&mut rec, (k as u64 + 1) * self.segment)
-            .map_err(SegmentedError::Run)?;
-        let (buf, len) = rec.finish();
-        let records = buf.get(..len).ok_or_else(|| {
-            SegmentedError::Internal(format!("segment {k} ran past its {} cycles", buf.len()))
-        })?;
-        let last = exit.is_some();
-        if last != (k + 1 == n_seg) {
-            return Err(SegmentedError::Internal(format!(
-                "the run ended in segment {k} of {n_seg}"
-            )));
-        }
+        let (len, last) = record_segment(
+            &mut self.vm,
+            &mut self.records,
+            k,
+            self.segments,
+            self.segment,
+        )?;
+        let records = &self.records[..len];
         let packing = Instant::now();
         let par = StageClock::new(self.par);
         let packed = self
@@ -525,8 +523,11 @@ struct SegmentDone<T> {
     /// Milliseconds per phase name the work took (see [`SegmentedRun::phases`]).
     phases: Vec<(String, f64)>,
     cycles: u64,
-    /// The producer's time executing and packing it.
+    /// The producer's time executing and packing it (from checkpoints: recording it and
+    /// running ahead through it).
     took: Duration,
+    /// Packing it.
+    pack: Duration,
     /// The worker's time on it, from taking it to the end of its work.
     busy: Duration,
 }
@@ -565,6 +566,7 @@ fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
 #[allow(clippy::too_many_arguments)]
 fn for_each_segment<T: Send>(
     workers: usize,
+    packers: usize,
     program: &Program,
     machine: &Rv64Machine,
     image: &ProgramImage,
@@ -581,27 +583,20 @@ fn for_each_segment<T: Send>(
     let stop = AtomicBool::new(false);
     std::thread::scope(|scope| {
         let producer = scope.spawn(move || -> Result<Produced, SegmentedError> {
-            let mut producer =
-                SegmentProducer::new(program, machine, image, input, total_cycles, segment)?;
-            for k in 0..n_seg {
-                let item = producer.next_segment().unwrap_or_else(|| {
-                    Err(SegmentedError::Internal(format!(
-                        "segment {k} was not produced"
-                    )))
-                });
-                let failed = item.is_err();
-                if tx.send((k, item)).is_err() || failed {
-                    // The workers stopped (one says why), or this segment failed (sent).
-                    return Ok(None);
-                }
+            let feed = Feed {
+                program,
+                machine,
+                image,
+                input,
+                total_cycles,
+                segment,
+                finish,
+            };
+            if packers > 1 {
+                feed.checkpointed(packers, tx)
+            } else {
+                feed.in_order(tx)
             }
-            drop(tx);
-            if !finish {
-                return Ok(Some((None, Duration::ZERO)));
-            }
-            let start = Instant::now();
-            let run = producer.finish()?;
-            Ok(Some((Some(run), start.elapsed())))
         });
         let (done_tx, done_rx) = mpsc::channel::<Result<SegmentDone<T>, SegmentedError>>();
         let handles: Vec<_> = (0..workers)
@@ -618,7 +613,7 @@ fn for_each_segment<T: Send>(
                         let start = Instant::now();
                         let mut phases = Vec::new();
                         let result = item.and_then(|p| {
-                            let (cycles, took) = (p.cycles, p.took);
+                            let (cycles, took, pack) = (p.cycles, p.took, p.pack);
                             let out = work(w, index, p, &mut phases)?;
                             Ok(SegmentDone {
                                 index,
@@ -627,6 +622,7 @@ fn for_each_segment<T: Send>(
                                 phases,
                                 cycles,
                                 took,
+                                pack,
                                 busy: start.elapsed(),
                             })
                         });
@@ -692,6 +688,228 @@ fn for_each_segment<T: Send>(
             built,
         })
     })
+}
+
+/// What the producer of a phase executes and packs: the run, its segment length, and
+/// whether it builds the run tables after the last segment.
+struct Feed<'a> {
+    program: &'a Program,
+    machine: &'a Rv64Machine,
+    image: &'a ProgramImage,
+    input: &'a [u8],
+    total_cycles: u64,
+    segment: u64,
+    finish: bool,
+}
+
+/// Where the producer hands each segment (by index) over to the workers.
+type Handover = mpsc::SyncSender<(usize, Result<Packed, SegmentedError>)>;
+
+/// A segment recorded by the checkpointed producer, and the checkpoint that packs it.
+struct Checkpoint<'a> {
+    index: usize,
+    records: Vec<Record>,
+    len: usize,
+    last: bool,
+    fork: Segmenter<'a>,
+    /// Recording it and running ahead through it.
+    took: Duration,
+}
+
+impl<'a> Feed<'a> {
+    /// One executor packing the segments in order ([`SegmentProducer`]).
+    fn in_order(self, tx: Handover) -> Result<Produced, SegmentedError> {
+        let Feed {
+            program,
+            machine,
+            image,
+            input,
+            total_cycles,
+            segment,
+            finish,
+        } = self;
+        let n_seg = total_cycles.div_ceil(segment) as usize;
+        let mut producer =
+            SegmentProducer::new(program, machine, image, input, total_cycles, segment)?;
+        for k in 0..n_seg {
+            let item = producer.next_segment().unwrap_or_else(|| {
+                Err(SegmentedError::Internal(format!(
+                    "segment {k} was not produced"
+                )))
+            });
+            let failed = item.is_err();
+            if tx.send((k, item)).is_err() || failed {
+                // The workers stopped (one says why), or this segment failed (sent).
+                return Ok(None);
+            }
+        }
+        drop(tx);
+        if !finish {
+            return Ok(Some((None, Duration::ZERO)));
+        }
+        let start = Instant::now();
+        let run = producer.finish()?;
+        Ok(Some((Some(run), start.elapsed())))
+    }
+
+    /// One executor running ahead through checkpoints, `packers` threads packing the
+    /// segments from them at once ([`Segmenter::fork`]): the executor records each segment
+    /// and replays it for the next segment's replay state alone (device lookups: the
+    /// parallel replay, no tables), forking the segmenter before it; a packer packs it from
+    /// that fork and hands it over, so segments are handed over in the order their packing
+    /// ends. After the last, a fork of the executor's segmenter absorbs every packer's
+    /// totals and builds the run tables: the same traces as [`Feed::in_order`]. At most
+    /// `2·packers + 1` segments' records are held (recorded, queued, packed).
+    fn checkpointed(self, packers: usize, tx: Handover) -> Result<Produced, SegmentedError> {
+        let Feed {
+            program,
+            machine,
+            image,
+            input,
+            total_cycles,
+            segment,
+            finish,
+        } = self;
+        let n_seg = total_cycles.div_ceil(segment) as usize;
+        let par = Rayon::default();
+        let mut ahead = Segmenter::new(machine, image, input)
+            .map_err(SegmentedError::Trace)?
+            .with_lookups(Lookups::Device);
+        let mut vm = Vm::new(program, input.to_vec()).with_max_cycles(total_cycles);
+        let (job_tx, job_rx) = mpsc::sync_channel::<Checkpoint<'_>>(packers);
+        // Held by the packers alone: once every packer has stopped, a hand-over fails.
+        let job_rx = Arc::new(Mutex::new(job_rx));
+        let (buf_tx, buf_rx) = mpsc::channel::<Vec<Record>>();
+        let forks: Mutex<Vec<Segmenter<'_>>> = Mutex::new(Vec::with_capacity(n_seg));
+        let stop = AtomicBool::new(false);
+        let led = std::thread::scope(|scope| {
+            for _ in 0..packers {
+                let (buf_tx, tx, job_rx) = (buf_tx.clone(), tx.clone(), Arc::clone(&job_rx));
+                let (forks, stop) = (&forks, &stop);
+                scope.spawn(move || loop {
+                    let Ok(job) = lock(&job_rx).recv() else { break };
+                    let start = Instant::now();
+                    let clock = StageClock::new(par);
+                    let mut fork = job.fork;
+                    let records = &job.records[..job.len];
+                    let packed = fork
+                        .pack_segment(&clock, records, job.last)
+                        .map_err(SegmentedError::Trace)
+                        .map(|packed| Packed {
+                            packed,
+                            cycles: job.len as u64,
+                            record_bytes: std::mem::size_of_val(records) as u64,
+                            took: job.took,
+                            pack: start.elapsed(),
+                            pack_stages: clock.stages(),
+                        });
+                    let failed = packed.is_err();
+                    lock(forks).push(fork);
+                    // The executor may have stopped: its buffers are not needed.
+                    let _ = buf_tx.send(job.records);
+                    if tx.send((job.index, packed)).is_err() || failed {
+                        stop.store(true, Ordering::Relaxed);
+                        break;
+                    }
+                });
+            }
+            drop((buf_tx, job_rx));
+            let (mut made, most) = (0, 2 * packers + 1);
+            for k in 0..n_seg {
+                if stop.load(Ordering::Relaxed) {
+                    return Ok(false);
+                }
+                let start = Instant::now();
+                let mut records = match buf_rx.try_recv() {
+                    Ok(b) => b,
+                    Err(_) if made < most => {
+                        made += 1;
+                        mapped_records(segment as usize)
+                    }
+                    Err(_) => match buf_rx.recv() {
+                        Ok(b) => b,
+                        // Every packer stopped (one says why).
+                        Err(_) => return Ok(false),
+                    },
+                };
+                let ran = record_segment(&mut vm, &mut records, k, n_seg, segment).and_then(
+                    |(len, last)| {
+                        let fork = ahead.fork(Lookups::Host);
+                        ahead
+                            .pack_segment(&par, &records[..len], last)
+                            .map_err(SegmentedError::Trace)?;
+                        Ok((len, last, fork))
+                    },
+                );
+                let (len, last, fork) = match ran {
+                    Ok(r) => r,
+                    Err(e) => {
+                        let _ = tx.send((k, Err(e)));
+                        return Ok(false);
+                    }
+                };
+                let job = Checkpoint {
+                    index: k,
+                    records,
+                    len,
+                    last,
+                    fork,
+                    took: start.elapsed(),
+                };
+                if job_tx.send(job).is_err() {
+                    return Ok(false);
+                }
+            }
+            drop(job_tx);
+            Ok::<bool, SegmentedError>(true)
+        })?;
+        if !led || stop.load(Ordering::Relaxed) {
+            return Ok(None);
+        }
+        drop(tx);
+        if !finish {
+            return Ok(Some((None, Duration::ZERO)));
+        }
+        let start = Instant::now();
+        let mut run = ahead.fork(Lookups::Host);
+        for fork in lock(&forks).iter() {
+            run.absorb(fork).map_err(SegmentedError::Trace)?;
+        }
+        let run = run.finish(&par).map_err(SegmentedError::Trace)?;
+        Ok(Some((Some(run), start.elapsed())))
+    }
+}
+
+/// Runs `vm` through segment `k` of `n_seg` (of `segment` cycles) into `records`: the
+/// records' count and whether the run ended in it.
+///
+/// # Errors
+/// The run failed, or ended in another segment than its length says.
+fn record_segment(
+    vm: &mut Vm,
+    records: &mut [Record],
+    k: usize,
+    n_seg: usize,
+    segment: u64,
+) -> Result<(usize, bool), SegmentedError> {
+    let mut rec = SliceRecorder::new(records);
+    let exit = vm
+        .run_until(&mut rec, (k as u64 + 1) * segment)
+        .map_err(SegmentedError::Run)?;
+    let (buf, len) = rec.finish();
+    if len > buf.len() {
+        return Err(SegmentedError::Internal(format!(
+            "segment {k} ran past its {} cycles",
+            buf.len()
+        )));
+    }
+    let last = exit.is_some();
+    if last != (k + 1 == n_seg) {
+        return Err(SegmentedError::Internal(format!(
+            "the run ended in segment {k} of {n_seg}"
+        )));
+    }
+    Ok((len, last))
 }
 
 /// A segment's main traces (its tables in table order): record tables filled on the device
@@ -800,6 +1018,7 @@ pub fn prove_segmented<B: RvFills>(
     total_cycles: u64,
     segment_log: u32,
     device_fills: bool,
+    packers: usize,
     progress: &mut dyn FnMut(&SegmentProgress),
 ) -> Result<SegmentedRun, SegmentedError> {
     let began = Instant::now();
@@ -827,6 +1046,7 @@ pub fn prove_segmented<B: RvFills>(
     let mut phases: Vec<(String, f64)> = Vec::new();
     let mut work: Vec<BackendWork> = vec![BackendWork::default(); backends.len()];
     let (mut executor, mut executed) = (Duration::ZERO, 0u64);
+    let mut packing = Duration::ZERO;
     let mut segments_busy = Duration::ZERO;
     let mut report = |phase: u8, done: usize, cycles_done: u64| {
         let elapsed = began.elapsed();
@@ -874,6 +1094,7 @@ pub fn prove_segmented<B: RvFills>(
     let (mut done, mut cycles_done) = (0, 0);
     let phase1 = for_each_segment(
         backends.len(),
+        packers,
         program,
         machine,
         image,
@@ -898,6 +1119,7 @@ pub fn prove_segmented<B: RvFills>(
         work[d.worker].committed += 1;
         work[d.worker].busy_seconds += d.busy.as_secs_f64();
         (executor, executed) = (executor + d.took, executed + d.cycles);
+        packing += d.pack;
         segments_busy += d.busy;
         if d.index == 0 {
             tables = d.out.tables;
@@ -953,6 +1175,7 @@ pub fn prove_segmented<B: RvFills>(
     // Phase 1's run tables are the run part's: phase 2 does not build them again.
     let phase2 = for_each_segment(
         backends.len(),
+        packers,
         program,
         machine,
         image,
@@ -975,6 +1198,7 @@ pub fn prove_segmented<B: RvFills>(
         work[d.worker].proved += 1;
         work[d.worker].busy_seconds += d.busy.as_secs_f64();
         (executor, executed) = (executor + d.took, executed + d.cycles);
+        packing += d.pack;
         segments_busy += d.busy;
         parts.push(d.out);
     }
@@ -1014,6 +1238,13 @@ pub fn prove_segmented<B: RvFills>(
             .collect(),
     };
     let executor_s = executor.as_secs_f64();
+    // With packers the producer is the slower of the one executor and the packers
+    // together; in order, the executor's time holds the packing.
+    let producer_s = if packers > 1 {
+        executor_s.max(packing.as_secs_f64() / packers as f64)
+    } else {
+        executor_s
+    };
     Ok(SegmentedRun {
         proof: SegmentedProof {
             params,
@@ -1033,8 +1264,14 @@ pub fn prove_segmented<B: RvFills>(
         } else {
             0.0
         },
-        backends_fed: if executor_s > 0.0 {
-            segments_busy.as_secs_f64() / executor_s
+        backends_fed: if producer_s > 0.0 {
+            segments_busy.as_secs_f64() / producer_s
+        } else {
+            0.0
+        },
+        packers: packers.max(1),
+        packing_mhz: if packing.as_secs_f64() > 0.0 {
+            executed as f64 / packing.as_secs_f64() / 1e6
         } else {
             0.0
         },

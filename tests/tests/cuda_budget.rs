@@ -163,6 +163,7 @@ mod gpu {
             vram_budget: None,
             devices: None,
             segment_cycles: None,
+            packers: None,
         };
         assert!(prove_with(&g, &args).is_err());
         assert!(

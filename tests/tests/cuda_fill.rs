@@ -1378,6 +1378,7 @@ mod gpu {
             vram_budget: None,
             devices: None,
             segment_cycles: None,
+            packers: None,
         }
     }
 

@@ -96,6 +96,7 @@ fn segmented_proofs_are_byte_identical_on_the_gpu() {
                     cycles,
                     log,
                     true,
+                    2,
                     &mut |_| {},
                 )
             } else {
@@ -107,6 +108,7 @@ fn segmented_proofs_are_byte_identical_on_the_gpu() {
                     cycles,
                     log,
                     false,
+                    1,
                     &mut |_| {},
                 )
             }

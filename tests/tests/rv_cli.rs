@@ -57,6 +57,7 @@ fn vk_prove_verify_round_trip() {
         vram_budget: None,
         devices: None,
         segment_cycles: None,
+        packers: None,
     };
     assert_eq!(prove_command(&args), 0);
     let s: serde_json::Value = serde_json::from_slice(&std::fs::read(&stats).unwrap()).unwrap();
@@ -156,6 +157,7 @@ fn guest_output_is_bound_by_the_proof() {
         vram_budget: None,
         devices: None,
         segment_cycles: None,
+        packers: None,
     };
     assert_eq!(prove_command(&args), 0);
     let check = |file: &Path, public_output: Option<PathBuf>| {
@@ -269,6 +271,7 @@ fn vram_budget_needs_the_cuda_backend() {
         vram_budget: Some(1 << 30),
         devices: None,
         segment_cycles: None,
+        packers: None,
     };
     assert_eq!(prove_command(&args), 2);
     assert!(!proof.exists());
@@ -299,6 +302,7 @@ fn prove_stats_report_the_roofline_and_fill() {
         vram_budget: None,
         devices: None,
         segment_cycles: None,
+        packers: None,
     };
     assert_eq!(prove_command(&args), 0);
     let s: serde_json::Value = serde_json::from_slice(&std::fs::read(&stats).unwrap()).unwrap();

@@ -25,6 +25,11 @@ fn guest(name: &str) -> Guest {
 
 /// A run of `name` on `input` proven on the CPU in segments of `2^log` cycles.
 fn segmented(name: &str, input: &[u8], log: u32) -> SegmentedRun {
+    segmented_by(name, input, log, 1)
+}
+
+/// [`segmented`] with `packers` threads packing the segments from checkpoints.
+fn segmented_by(name: &str, input: &[u8], log: u32, packers: usize) -> SegmentedRun {
     let g = guest(name);
     let cycles = g.execute(input, 1 << 26).cycles;
     let params = kestrel_prover_gpu::api::params(BLOWUP).unwrap();
@@ -36,6 +41,7 @@ fn segmented(name: &str, input: &[u8], log: u32) -> SegmentedRun {
         cycles,
         log,
         false,
+        packers,
         &mut |_| {},
     )
     .unwrap()
@@ -232,4 +238,24 @@ fn a_long_run_proves_in_many_segments() {
     let s = Statement::from_public(&run.public);
     assert_eq!(s.exit_code, exec.result.unwrap().exit_code);
     assert_eq!(s.output, exec.public_output);
+}
+
+/// Segments packed at once by several threads, each from the replay state at its start
+/// while the executor runs ahead, make the proof of the segments packed in order.
+#[test]
+fn packers_make_the_in_order_proof() {
+    let (name, input) = ("fibonacci", b"1000".to_vec());
+    let one = segmented_by(name, &input, 10, 1);
+    assert!(one.segments >= 5, "{} segments", one.segments);
+    assert_eq!(one.packers, 1);
+    for packers in [2, 7] {
+        let many = segmented_by(name, &input, 10, packers);
+        assert_eq!(many.packers, packers);
+        assert!(many.packing_mhz > 0.0);
+        assert!(
+            many.proof.to_bytes() == one.proof.to_bytes(),
+            "{packers} packers: another proof"
+        );
+    }
+    verify(name, &one, &one.proof.to_bytes()).unwrap();
 }

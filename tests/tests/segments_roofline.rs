@@ -50,6 +50,7 @@ fn expected_work(proof: &[u8]) -> Work {
         cycles,
         SEGMENT_LOG,
         false,
+        1,
         &mut |_| {},
     )
     .unwrap();
@@ -194,6 +195,7 @@ fn prove_stats_of_a_segmented_run_have_the_roofline() {
         vram_budget: None,
         devices: None,
         segment_cycles: Some(SEGMENT_LOG),
+        packers: Some(2),
     };
     assert_eq!(prove_command(&args), 0);
     let s: serde_json::Value = serde_json::from_slice(&std::fs::read(&stats).unwrap()).unwrap();
@@ -207,11 +209,15 @@ fn prove_stats_of_a_segmented_run_have_the_roofline() {
             "backends",
             "backends_fed",
             "executor_mhz",
+            "packers",
+            "packing_mhz",
             "phase_seconds",
             "segment_log",
             "segments"
         ]
     );
+    // Two packers, as asked.
+    assert_eq!(seg["packers"], 2);
     // One backend: it committed and proved every segment.
     let backends = seg["backends"].as_array().expect("one entry per backend");
     assert_eq!(backends.len(), 1);
@@ -221,6 +227,7 @@ fn prove_stats_of_a_segmented_run_have_the_roofline() {
         &backends[0]["busy_seconds"],
         &seg["executor_mhz"],
         &seg["backends_fed"],
+        &seg["packing_mhz"],
     ] {
         assert!(v.as_f64().is_some_and(|x| x.is_finite() && x > 0.0), "{v}");
     }
