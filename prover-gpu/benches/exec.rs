@@ -2,11 +2,16 @@
 //! the trace packing pass over the recorded run (`pack`: every host-built table, the records
 //! for device fills and the byte lookups; what the `trace` phase spends on the host).
 //!
+//! `ahead` is a segmented run's executor running ahead through checkpoints over the
+//! recorded run in segments of 2^20 (`Segmenter::fork` before each, then its packing with
+//! device lookups: the parallel replay, no tables), what `--packers` leaves on the one
+//! executor's thread besides recording (`record_slice`).
+//!
 //! `cargo bench -p kestrel-prover-gpu --bench exec`; criterion reports elements/s, where one
 //! element is one executed instruction (so Kelem/s ÷ 1000 = MHz).
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
-use kestrel_core::rv::pack::pack_traces_with;
+use kestrel_core::rv::pack::{pack_traces_with, Lookups, Segmenter};
 use kestrel_prover_gpu::par::Rayon;
 use kestrel_prover_gpu::rv::{machine_for, program_image};
 use kestrel_prover_gpu::vm::record::SliceRecorder;
@@ -76,8 +81,28 @@ fn bench_guest(c: &mut Criterion, name: &str, input: &[u8]) {
                 .len()
         })
     });
+    group.bench_function("ahead", |b| {
+        b.iter(|| {
+            let par = Rayon::default();
+            let mut ahead = Segmenter::new(&machine, &image, input)
+                .expect("the input fits")
+                .with_lookups(Lookups::Device);
+            let n = rec.records.chunks(AHEAD_SEGMENT).len();
+            let mut forks = Vec::with_capacity(n);
+            for (k, s) in rec.records.chunks(AHEAD_SEGMENT).enumerate() {
+                forks.push(ahead.fork(Lookups::Host));
+                ahead
+                    .pack_segment(&par, s, k + 1 == n)
+                    .expect("the run packs");
+            }
+            (forks.len(), ahead.clk())
+        })
+    });
     group.finish();
 }
+
+/// Steps per segment of the `ahead` bench.
+const AHEAD_SEGMENT: usize = 1 << 20;
 
 fn exec(c: &mut Criterion) {
     bench_guest(c, "sha256", &vec![0x61; 64 << 10]);

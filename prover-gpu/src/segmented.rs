@@ -705,6 +705,10 @@ struct Feed<'a> {
 /// Where the producer hands each segment (by index) over to the workers.
 type Handover = mpsc::SyncSender<(usize, Result<Packed, SegmentedError>)>;
 
+/// A segment recorded by the checkpointed producer's executor: its index, records (and
+/// how many), whether it is the last, and the time recording it took.
+type Recorded = (usize, Vec<Record>, usize, bool, Duration);
+
 /// A segment recorded by the checkpointed producer, and the checkpoint that packs it.
 struct Checkpoint<'a> {
     index: usize,
@@ -712,7 +716,8 @@ struct Checkpoint<'a> {
     len: usize,
     last: bool,
     fork: Segmenter<'a>,
-    /// Recording it and running ahead through it.
+    /// The slower of recording it and running ahead through it (the executor's two
+    /// stages run at once, on consecutive segments).
     took: Duration,
 }
 
@@ -754,12 +759,13 @@ impl<'a> Feed<'a> {
 
     /// One executor running ahead through checkpoints, `packers` threads packing the
     /// segments from them at once ([`Segmenter::fork`]): the executor records each segment
-    /// and replays it for the next segment's replay state alone (device lookups: the
-    /// parallel replay, no tables), forking the segmenter before it; a packer packs it from
-    /// that fork and hands it over, so segments are handed over in the order their packing
-    /// ends. After the last, a fork of the executor's segmenter absorbs every packer's
-    /// totals and builds the run tables: the same traces as [`Feed::in_order`]. At most
-    /// `2·packers + 1` segments' records are held (recorded, queued, packed).
+    /// on this thread while a second replays the one recorded before for the next
+    /// segment's replay state alone (device lookups: the parallel replay, no tables),
+    /// forking the segmenter before it; a packer packs it from that fork and hands it over,
+    /// so segments are handed over in the order their packing ends. After the last, a fork
+    /// of the executor's segmenter absorbs every packer's totals and builds the run tables:
+    /// the same traces as [`Feed::in_order`]. At most `2·packers + 3` segments' records are
+    /// held (recorded, replayed, queued, packed).
     fn checkpointed(self, packers: usize, tx: Handover) -> Result<Produced, SegmentedError> {
         let Feed {
             program,
@@ -814,12 +820,44 @@ impl<'a> Feed<'a> {
                 });
             }
             drop((buf_tx, job_rx));
-            let (mut made, most) = (0, 2 * packers + 1);
+            // Running ahead, beside the recording: each recorded segment is forked before
+            // and replayed, then handed to the packers.
+            let (rec_tx, rec_rx) = mpsc::sync_channel::<Recorded>(1);
+            let runs_ahead = {
+                let (tx, stop) = (tx.clone(), &stop);
+                scope.spawn(move || {
+                    for (k, records, len, last, recorded) in rec_rx {
+                        let start = Instant::now();
+                        let fork = ahead.fork(Lookups::Host);
+                        if let Err(e) = ahead.pack_segment(&par, &records[..len], last) {
+                            let _ = tx.send((k, Err(SegmentedError::Trace(e))));
+                            stop.store(true, Ordering::Relaxed);
+                            break;
+                        }
+                        let job = Checkpoint {
+                            index: k,
+                            records,
+                            len,
+                            last,
+                            fork,
+                            // The slower of the executor's two stages.
+                            took: recorded.max(start.elapsed()),
+                        };
+                        if job_tx.send(job).is_err() {
+                            stop.store(true, Ordering::Relaxed);
+                            break;
+                        }
+                    }
+                    ahead
+                })
+            };
+            let (mut made, most) = (0, 2 * packers + 3);
+            let mut recorded_all = true;
             for k in 0..n_seg {
                 if stop.load(Ordering::Relaxed) {
-                    return Ok(false);
+                    recorded_all = false;
+                    break;
                 }
-                let start = Instant::now();
                 let mut records = match buf_rx.try_recv() {
                     Ok(b) => b,
                     Err(_) if made < most => {
@@ -829,40 +867,38 @@ impl<'a> Feed<'a> {
                     Err(_) => match buf_rx.recv() {
                         Ok(b) => b,
                         // Every packer stopped (one says why).
-                        Err(_) => return Ok(false),
+                        Err(_) => {
+                            recorded_all = false;
+                            break;
+                        }
                     },
                 };
-                let ran = record_segment(&mut vm, &mut records, k, n_seg, segment).and_then(
-                    |(len, last)| {
-                        let fork = ahead.fork(Lookups::Host);
-                        ahead
-                            .pack_segment(&par, &records[..len], last)
-                            .map_err(SegmentedError::Trace)?;
-                        Ok((len, last, fork))
-                    },
-                );
-                let (len, last, fork) = match ran {
-                    Ok(r) => r,
+                let start = Instant::now();
+                match record_segment(&mut vm, &mut records, k, n_seg, segment) {
+                    Ok((len, last)) => {
+                        if rec_tx
+                            .send((k, records, len, last, start.elapsed()))
+                            .is_err()
+                        {
+                            recorded_all = false;
+                            break;
+                        }
+                    }
                     Err(e) => {
                         let _ = tx.send((k, Err(e)));
-                        return Ok(false);
+                        stop.store(true, Ordering::Relaxed);
+                        recorded_all = false;
+                        break;
                     }
-                };
-                let job = Checkpoint {
-                    index: k,
-                    records,
-                    len,
-                    last,
-                    fork,
-                    took: start.elapsed(),
-                };
-                if job_tx.send(job).is_err() {
-                    return Ok(false);
                 }
             }
-            drop(job_tx);
-            Ok::<bool, SegmentedError>(true)
+            drop(rec_tx);
+            let ahead = runs_ahead.join().map_err(|_| {
+                SegmentedError::Internal("the thread running ahead panicked".into())
+            })?;
+            Ok::<_, SegmentedError>((recorded_all, ahead))
         })?;
+        let (led, ahead) = led;
         if !led || stop.load(Ordering::Relaxed) {
             return Ok(None);
         }

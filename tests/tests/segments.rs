@@ -259,3 +259,33 @@ fn packers_make_the_in_order_proof() {
     }
     verify(name, &one, &one.proof.to_bytes()).unwrap();
 }
+
+/// A run that fails in a late segment (here: it runs past the cycles it was given) stops
+/// the proof with that error, whether the executor packs in order or runs ahead for
+/// packers; nothing waits forever.
+#[test]
+fn a_failing_segment_stops_the_packers() {
+    let g = guest("fibonacci");
+    let cycles = g.execute(b"1000", 1 << 26).cycles;
+    let params = kestrel_prover_gpu::api::params(BLOWUP).unwrap();
+    for packers in [1, 3] {
+        let got = prove_segmented(
+            &[CpuBackend],
+            g.program(),
+            b"1000",
+            params,
+            cycles - 100,
+            10,
+            false,
+            packers,
+            &mut |_| {},
+        );
+        let e = got
+            .err()
+            .unwrap_or_else(|| panic!("{packers} packers: proved"));
+        assert!(
+            matches!(e, kestrel_prover_gpu::segmented::SegmentedError::Run(_)),
+            "{packers} packers: {e}"
+        );
+    }
+}
