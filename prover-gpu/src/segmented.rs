@@ -722,20 +722,22 @@ struct Checkpoint<'a> {
 }
 
 impl<'a> Feed<'a> {
+    /// The run's segments.
+    fn segments(&self) -> usize {
+        self.total_cycles.div_ceil(self.segment) as usize
+    }
+
     /// One executor packing the segments in order ([`SegmentProducer`]).
     fn in_order(self, tx: Handover) -> Result<Produced, SegmentedError> {
-        let Feed {
-            program,
-            machine,
-            image,
-            input,
-            total_cycles,
-            segment,
-            finish,
-        } = self;
-        let n_seg = total_cycles.div_ceil(segment) as usize;
-        let mut producer =
-            SegmentProducer::new(program, machine, image, input, total_cycles, segment)?;
+        let n_seg = self.segments();
+        let mut producer = SegmentProducer::new(
+            self.program,
+            self.machine,
+            self.image,
+            self.input,
+            self.total_cycles,
+            self.segment,
+        )?;
         for k in 0..n_seg {
             let item = producer.next_segment().unwrap_or_else(|| {
                 Err(SegmentedError::Internal(format!(
@@ -749,7 +751,7 @@ impl<'a> Feed<'a> {
             }
         }
         drop(tx);
-        if !finish {
+        if !self.finish {
             return Ok(Some((None, Duration::ZERO)));
         }
         let start = Instant::now();
@@ -776,7 +778,7 @@ impl<'a> Feed<'a> {
             segment,
             finish,
         } = self;
-        let n_seg = total_cycles.div_ceil(segment) as usize;
+        let n_seg = self.segments();
         let par = Rayon::default();
         let mut ahead = Segmenter::new(machine, image, input)
             .map_err(SegmentedError::Trace)?
