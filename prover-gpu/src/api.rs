@@ -249,20 +249,31 @@ pub struct ProveOptions {
     /// Threads packing a segmented run's segments from checkpoints (`--packers`): the one
     /// executor runs ahead and each packer packs a segment from the replay state at its
     /// start ([`kestrel_core::rv::pack::Segmenter::fork`]); 1 packs them in order on the
-    /// executor's thread. `None`: `KESTREL_PACKERS` if set, else one per backend
-    /// ([`default_packers`]). The proof is the same bytes.
+    /// executor's thread. `None`: `KESTREL_PACKERS` if set, else in order up to two
+    /// backends and one per backend beyond ([`default_packers`]). The proof is the same
+    /// bytes.
     pub packers: Option<usize>,
 }
 
 /// Packers for a segmented run on `backends` backends when [`ProveOptions::packers`] is
-/// not given: `KESTREL_PACKERS` if it is a number, else one per backend.
+/// not given: `KESTREL_PACKERS` if it is a number; else 1 (in order) for up to
+/// [`IN_ORDER_FEEDS`] backends, one per backend beyond.
 pub fn default_packers(backends: usize) -> usize {
     std::env::var("KESTREL_PACKERS")
         .ok()
         .and_then(|v| v.trim().parse::<usize>().ok())
-        .unwrap_or(backends)
+        .unwrap_or(if backends <= IN_ORDER_FEEDS {
+            1
+        } else {
+            backends
+        })
         .max(1)
 }
+
+/// Backends one executor packing in order keeps busy: it fed 2.7 on the H200 host
+/// (`backends_fed` of a 2^26-cycle run, BENCHMARKS.md "A modelled scaling curve"), so a
+/// run on more backends packs from checkpoints by default.
+pub const IN_ORDER_FEEDS: usize = 2;
 
 impl Default for ProveOptions {
     fn default() -> ProveOptions {

@@ -82,6 +82,13 @@ fn prove_on<B: RvFills>(backends: &[B], segment_log: u32) -> Proved {
         "the run part is backend 0's"
     );
     assert!(seg.executor_mhz > 0.0 && seg.backends_fed > 0.0, "{seg:?}");
+    // In order up to two backends, from checkpoints with one packer per backend beyond.
+    let packers = if backends.len() <= 2 {
+        1
+    } else {
+        backends.len()
+    };
+    assert_eq!(seg.packers, packers, "{seg:?}");
     proved
 }
 
