@@ -765,7 +765,8 @@ impl<'a> Feed<'a> {
     /// segment's replay state alone (device lookups: the parallel replay, no tables),
     /// forking the segmenter before it; a packer packs it from that fork and hands it over,
     /// so segments are handed over in the order their packing ends. After the last, a fork
-    /// of the executor's segmenter absorbs every packer's totals and builds the run tables:
+    /// of the executor's segmenter absorbs the packed segments' totals (added up as each
+    /// packer finishes, its fork then dropped) and builds the run tables:
     /// the same traces as [`Feed::in_order`]. At most `2·packers + 3` segments' records are
     /// held (recorded, replayed, queued, packed).
     fn checkpointed(self, packers: usize, tx: Handover) -> Result<Produced, SegmentedError> {
@@ -788,12 +789,14 @@ impl<'a> Feed<'a> {
         // Held by the packers alone: once every packer has stopped, a hand-over fails.
         let job_rx = Arc::new(Mutex::new(job_rx));
         let (buf_tx, buf_rx) = mpsc::channel::<Vec<Record>>();
-        let forks: Mutex<Vec<Segmenter<'_>>> = Mutex::new(Vec::with_capacity(n_seg));
+        // Every packed segment's totals, added as each packer finishes (its fork, with a
+        // copy of the replay state, is then dropped): memory stays bounded by the packers.
+        let totals = Mutex::new(ahead.fork(Lookups::Host));
         let stop = AtomicBool::new(false);
         let led = std::thread::scope(|scope| {
             for _ in 0..packers {
                 let (buf_tx, tx, job_rx) = (buf_tx.clone(), tx.clone(), Arc::clone(&job_rx));
-                let (forks, stop) = (&forks, &stop);
+                let (totals, stop) = (&totals, &stop);
                 scope.spawn(move || loop {
                     let Ok(job) = lock(&job_rx).recv() else { break };
                     let start = Instant::now();
@@ -802,6 +805,7 @@ impl<'a> Feed<'a> {
                     let records = &job.records[..job.len];
                     let packed = fork
                         .pack_segment(&clock, records, job.last)
+                        .and_then(|packed| lock(totals).absorb(&fork).map(|()| packed))
                         .map_err(SegmentedError::Trace)
                         .map(|packed| Packed {
                             packed,
@@ -812,7 +816,7 @@ impl<'a> Feed<'a> {
                             pack_stages: clock.stages(),
                         });
                     let failed = packed.is_err();
-                    lock(forks).push(fork);
+                    drop(fork);
                     // The executor may have stopped: its buffers are not needed.
                     let _ = buf_tx.send(job.records);
                     if tx.send((job.index, packed)).is_err() || failed {
@@ -910,9 +914,10 @@ impl<'a> Feed<'a> {
         }
         let start = Instant::now();
         let mut run = ahead.fork(Lookups::Host);
-        for fork in lock(&forks).iter() {
-            run.absorb(fork).map_err(SegmentedError::Trace)?;
-        }
+        let totals = totals
+            .into_inner()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        run.absorb(&totals).map_err(SegmentedError::Trace)?;
         let run = run.finish(&par).map_err(SegmentedError::Trace)?;
         Ok(Some((Some(run), start.elapsed())))
     }
