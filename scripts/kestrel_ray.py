@@ -172,8 +172,13 @@ def prove(a):
         elf_ref = ray.put(f.read())
 
     # Phase 1: the executor packs; each segment is committed as soon as it is written.
+    # Packers: as `kestrel prove`'s default (api::default_packers), one per GPU past the two
+    # that one executor packing in order feeds; each packs from a checkpoint on this host.
+    packers = a.packers or (int(res.get("GPU", 0)) if res.get("GPU", 0) > 2 else 1)
+    packers = max(1, min(packers, 256))
     cmd = [kestrel, "dist", "pack", elf_path, "--segment-cycles", str(a.segment_cycles),
-           "--blowup", str(a.blowup), "--max-cycles", str(a.max_cycles), "--out", work]
+           "--blowup", str(a.blowup), "--max-cycles", str(a.max_cycles), "--packers", str(packers),
+           "--out", work]
     if a.input:
         cmd += ["--input", os.path.abspath(a.input)]
     pack = subprocess.Popen(cmd, stdout=subprocess.PIPE, text=True)
@@ -189,7 +194,7 @@ def prove(a):
     if pack.wait() != 0:
         log(f"kestrel dist pack failed (exit {pack.returncode})")
         sys.exit(pack.returncode)
-    log(f"packed {len(seg_refs)} segments in {time.time() - t0:.2f} s")
+    log(f"packed {len(seg_refs)} segments ({packers} packers) in {time.time() - t0:.2f} s")
 
     def write(name):
         def on_done(k, data):
@@ -233,6 +238,9 @@ def main():
     q.add_argument("--kestrel", default=default_kestrel(), help="the kestrel binary (same path on every node)")
     q.add_argument("--workdir", help="keep the coordinator's files here (default: a temporary directory)")
     q.add_argument("--max-retries", type=int, default=3, help="retries of a task whose worker or node died")
+    q.add_argument("--packers", type=int, default=0,
+                   help="threads packing segments from checkpoints on this host (default: 1 up to "
+                        "two GPUs in the cluster, one per GPU beyond)")
     a = p.parse_args()
     prove(a)
 

@@ -267,7 +267,7 @@ pub fn default_packers(backends: usize) -> usize {
         } else {
             backends
         })
-        .max(1)
+        .clamp(1, MAX_PACKERS)
 }
 
 /// Backends one executor packing in order keeps busy: it fed 2.7 on the H200 host
@@ -329,7 +329,27 @@ impl ProveOptions {
                 .check()
                 .map_err(|e| Error::Usage(format!("--devices: {e}")))?;
         }
+        if let Some(p) = self.packers {
+            check_packers(p)?;
+        }
         Ok(())
+    }
+}
+
+/// The most packer threads one run takes (`--packers`).
+pub const MAX_PACKERS: usize = 256;
+
+/// A packer count within 1 ..= [`MAX_PACKERS`].
+///
+/// # Errors
+/// [`Error::Usage`] naming the range.
+pub fn check_packers(packers: usize) -> Result<(), Error> {
+    if (1..=MAX_PACKERS).contains(&packers) {
+        Ok(())
+    } else {
+        Err(Error::Usage(format!(
+            "--packers {packers}: expected 1 to {MAX_PACKERS}"
+        )))
     }
 }
 

@@ -28,8 +28,8 @@ pub struct DistArgs {
 #[derive(Debug, Subcommand)]
 pub enum DistStep {
     /// Run the guest and write each segment's packed traces (DIR/seg-K.bin, one line
-    /// `segment K PATH CYCLES` on stdout as each is written), then DIR/run.bin and
-    /// DIR/manifest.json.
+    /// `segment K PATH CYCLES` on stdout as each is written, in any order with
+    /// `--packers` above 1), then DIR/run.bin and DIR/manifest.json.
     Pack(PackArgs),
     /// Commit one segment's main traces: its head.
     Commit(CommitArgs),
@@ -58,6 +58,11 @@ pub struct PackArgs {
     /// LDE blowup preset: 2, 4 or 8.
     #[arg(long, default_value_t = 4, value_parser = parse_blowup)]
     pub blowup: usize,
+    /// Threads that pack the segments at once, each from the replay state at its segment's
+    /// start while the one executor runs ahead (as `prove --packers`); the segments are then
+    /// written as their packing ends, in any order. 1: in order. The files are the same.
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u64).range(1..=crate::api::MAX_PACKERS as u64))]
+    pub packers: u64,
     /// The directory to write into (created if missing).
     #[arg(long)]
     pub out: PathBuf,
@@ -160,6 +165,7 @@ fn run(step: &DistStep) -> Result<(), DistError> {
                 a.max_cycles,
                 a.segment_cycles,
                 a.blowup,
+                a.packers as usize,
                 &a.out,
                 &mut |k, path, cycles| {
                     // The driver reads these lines as the segments appear.

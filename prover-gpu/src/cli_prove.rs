@@ -78,7 +78,7 @@ pub struct ProveArgs {
     /// its segment's start while the one executor runs ahead (1: the executor packs them in
     /// order). Default: `KESTREL_PACKERS`, else 1 up to two backends (one executor packing
     /// in order feeds about 2.7) and one per backend beyond. The proof is the same.
-    #[arg(long, value_parser = clap::value_parser!(u64).range(1..=256))]
+    #[arg(long, value_parser = clap::value_parser!(u64).range(1..=crate::api::MAX_PACKERS as u64))]
     pub packers: Option<u64>,
     /// Print one JSON object on stdout (schema in the README's "JSON output").
     #[arg(long)]

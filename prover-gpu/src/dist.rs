@@ -46,9 +46,7 @@ use serde::{Deserialize, Serialize};
 use crate::api::{self, BackendChoice, Error, Guest, ProveOptions, Statement};
 use crate::limits::{read_capped, OutFile, ReadError};
 use crate::rv::RvFills;
-use crate::segmented::{
-    host_traces, segment_traces, Head, SegmentProducer, SegmentedMachine, SharedRounds,
-};
+use crate::segmented::{host_traces, segment_traces, Head, SegmentedMachine, SharedRounds};
 
 /// The envelope's magic.
 pub const DIST_MAGIC: [u8; 4] = *b"KSDF";
@@ -458,20 +456,23 @@ pub struct PackSummary {
     pub run: String,
 }
 
-/// Step 1: runs the guest on `input` and writes `out/seg-K.bin` for every segment in order
-/// (calling `on_segment(K, path, cycles)` as each is written), then `out/run.bin` and
-/// `out/manifest.json`. The run must be longer than one segment (a shorter one is one
-/// proof: `kestrel prove`).
+/// Step 1: runs the guest on `input` and writes `out/seg-K.bin` for every segment (calling
+/// `on_segment(K, path, cycles)` as each is written: in order with one packer, else as
+/// `packers` threads finish packing them from checkpoints; the files are the same), then
+/// `out/run.bin` and `out/manifest.json`. The run must be longer than one segment (a
+/// shorter one is one proof: `kestrel prove`).
 ///
 /// # Errors
 /// [`DistError::Usage`] for options out of range or a run of one segment; the API's
 /// errors of the run; a file that cannot be written.
+#[allow(clippy::too_many_arguments)]
 pub fn pack(
     elf_path: &Path,
     input: &[u8],
     max_cycles: u64,
     segment_log: u32,
     blowup: usize,
+    packers: usize,
     out: &Path,
     on_segment: &mut dyn FnMut(usize, &Path, u64),
 ) -> Result<PackSummary, DistError> {
@@ -483,6 +484,7 @@ pub fn pack(
         ..ProveOptions::default()
     };
     options.check()?;
+    api::check_packers(packers)?;
     let params = options.params()?;
     let elf = Elf::load(elf_path)?;
     let program = elf.guest.program();
@@ -518,28 +520,29 @@ pub fn pack(
     };
     std::fs::create_dir_all(out).map_err(|e| write_err(out, e.to_string()))?;
     let sm = SegmentedMachine::new(program)?;
-    let mut producer = SegmentProducer::new(
+    let mut count = 0usize;
+    let run = crate::segmented::pack_run(
+        packers,
         program,
         &sm.machine,
         &sm.image,
         input,
         first.cycles,
         segment,
+        &mut |k, p| -> Result<(), DistError> {
+            let path = out.join(format!("seg-{k}.bin"));
+            let file = SegmentFile {
+                id,
+                index: k as u32,
+                packed: p.packed,
+            };
+            write(FileKind::Segment, &path, &file)?;
+            on_segment(k, &path, p.cycles);
+            count += 1;
+            Ok(())
+        },
     )?;
-    let mut k = 0usize;
-    while let Some(p) = producer.next_segment() {
-        let p = p?;
-        let path = out.join(format!("seg-{k}.bin"));
-        let file = SegmentFile {
-            id,
-            index: k as u32,
-            packed: p.packed,
-        };
-        write(FileKind::Segment, &path, &file)?;
-        on_segment(k, &path, p.cycles);
-        k += 1;
-    }
-    let run = producer.finish()?;
+    let k = count;
     write(
         FileKind::Run,
         &out.join("run.bin"),

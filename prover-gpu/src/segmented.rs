@@ -690,6 +690,64 @@ fn for_each_segment<T: Send>(
     })
 }
 
+/// Every segment of a run packed, with `packers` threads from checkpoints
+/// ([`Feed::checkpointed`]; 1: in order, [`Feed::in_order`]), each handed to `each(k,
+/// packed)` on this thread as its packing ends (in any order with more than one packer),
+/// then the run tables: what `kestrel dist pack` writes. The first failure, the run's or
+/// `each`'s, stops the producer and is returned.
+///
+/// # Errors
+/// The run or its packing failed, or `each` did.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn pack_run<E: From<SegmentedError>>(
+    packers: usize,
+    program: &Program,
+    machine: &Rv64Machine,
+    image: &ProgramImage,
+    input: &[u8],
+    total_cycles: u64,
+    segment: u64,
+    each: &mut dyn FnMut(usize, Packed) -> Result<(), E>,
+) -> Result<RunTraces, E> {
+    let (tx, rx) = mpsc::sync_channel::<(usize, Result<Packed, SegmentedError>)>(packers.max(1));
+    std::thread::scope(|scope| {
+        let feed = Feed {
+            program,
+            machine,
+            image,
+            input,
+            total_cycles,
+            segment,
+            finish: true,
+        };
+        let producer = scope.spawn(move || {
+            if packers > 1 {
+                feed.checkpointed(packers, tx)
+            } else {
+                feed.in_order(tx)
+            }
+        });
+        let mut failed = None;
+        for (k, item) in rx.iter() {
+            if let Err(e) = item.map_err(E::from).and_then(|p| each(k, p)) {
+                failed = Some(e);
+                break;
+            }
+        }
+        // Without a receiver the producer's next hand-over fails and it stops.
+        drop(rx);
+        let produced = producer
+            .join()
+            .map_err(|_| SegmentedError::Internal("the executor thread panicked".into()));
+        if let Some(e) = failed {
+            return Err(e);
+        }
+        let (run, _) =
+            produced??.ok_or_else(|| SegmentedError::Internal("the run ended early".into()))?;
+        Ok(run.ok_or_else(|| SegmentedError::Internal("no run tables".into()))?)
+    })
+}
+
 /// What the producer of a phase executes and packs: the run, its segment length, and
 /// whether it builds the run tables after the last segment.
 struct Feed<'a> {

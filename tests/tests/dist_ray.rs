@@ -47,14 +47,20 @@ fn text(o: &Output) -> String {
     )
 }
 
-/// `kestrel dist pack` of the test run into `dir`.
-fn pack(dir: &Path) {
+/// `kestrel dist pack` of the test run into `dir` with `packers`.
+fn pack(dir: &Path, packers: &str) {
     let o = run(Command::new(kestrel())
         .args(["dist", "pack"])
         .arg(path(ELF))
         .arg("--input")
         .arg(path(INPUT))
-        .args(["--segment-cycles", SEGMENT_CYCLES, "--out"])
+        .args([
+            "--segment-cycles",
+            SEGMENT_CYCLES,
+            "--packers",
+            packers,
+            "--out",
+        ])
         .arg(dir));
     assert!(o.status.success(), "{}", text(&o));
     let lines = String::from_utf8_lossy(&o.stdout);
@@ -98,9 +104,40 @@ fn packed_dir() -> &'static Path {
     static DIR: OnceLock<PathBuf> = OnceLock::new();
     DIR.get_or_init(|| {
         let d = scratch("packed");
-        pack(&d);
+        pack(&d, "1");
         d
     })
+}
+
+/// Packers from checkpoints write the files of the in-order pack, byte for byte (the
+/// segments in the order their packing ends).
+#[test]
+fn packers_write_the_in_order_files() {
+    let one = packed_dir();
+    let three = scratch("packed-3");
+    pack(&three, "3");
+    let mut names = vec!["run.bin".to_string(), "manifest.json".to_string()];
+    names.extend((0..6).map(|k| format!("seg-{k}.bin")));
+    for name in &names {
+        let (a, b) = (
+            std::fs::read(one.join(name)).unwrap(),
+            std::fs::read(three.join(name)).unwrap(),
+        );
+        assert!(a == b, "{name} differs with 3 packers");
+    }
+    // Out of range: a usage error from the library, not a panic or a thread per request.
+    let e = dist::pack(
+        &path(ELF),
+        b"abc",
+        1 << 20,
+        12,
+        4,
+        0,
+        &scratch("packed-0"),
+        &mut |_, _, _| {},
+    )
+    .unwrap_err();
+    assert_eq!(e.kind(), kestrel_prover_gpu::api::ErrorKind::Usage, "{e}");
 }
 
 #[test]
@@ -283,7 +320,7 @@ static CLUSTER: Mutex<()> = Mutex::new(());
 
 /// Proves the test run through the Ray driver on a local cluster of two worker nodes (the
 /// helper stops the cluster when the driver ends, also on failure); the proof file.
-fn prove_on_ray(name: &str, die_once: Option<String>) -> PathBuf {
+fn prove_on_ray(name: &str, die_once: Option<String>, packers: &str) -> PathBuf {
     let py = ray_python();
     let _one = CLUSTER
         .lock()
@@ -314,6 +351,8 @@ fn prove_on_ray(name: &str, die_once: Option<String>) -> PathBuf {
             "cpu",
             "--address",
             "auto",
+            "--packers",
+            packers,
         ])
         .arg("--kestrel")
         .arg(kestrel())
@@ -333,7 +372,8 @@ fn prove_on_ray(name: &str, die_once: Option<String>) -> PathBuf {
 
 #[test]
 fn ray_proves_a_segmented_run_byte_identically() {
-    let proof = prove_on_ray("ray", None);
+    // The driver's pack runs two packers from checkpoints here.
+    let proof = prove_on_ray("ray", None, "2");
     let got = std::fs::read(&proof).unwrap();
     assert!(
         got == reference(),
@@ -347,7 +387,7 @@ fn ray_retries_workers_that_die_mid_run() {
     let dir = scratch("markers");
     let (m1, m2) = (dir.join("commit-1"), dir.join("prove-3"));
     let spec = format!("commit:1:{},prove:3:{}", m1.display(), m2.display());
-    let proof = prove_on_ray("ray-faults", Some(spec));
+    let proof = prove_on_ray("ray-faults", Some(spec), "1");
     // Each task's first attempt ended its worker (it made its marker); the retries finished.
     assert!(m1.exists() && m2.exists(), "the faults were not injected");
     let got = std::fs::read(&proof).unwrap();
