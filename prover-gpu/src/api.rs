@@ -251,7 +251,7 @@ pub struct ProveOptions {
     /// start ([`kestrel_core::rv::pack::Segmenter::fork`]); 1 packs them in order on the
     /// executor's thread. `None`: `KESTREL_PACKERS` if set, else in order up to two
     /// backends and one per backend beyond ([`default_packers`]). The proof is the same
-    /// bytes.
+    /// bytes. From 1 to [`MAX_PACKERS`]: [`ProveOptions::check`] refuses others.
     pub packers: Option<usize>,
 }
 
@@ -1608,6 +1608,23 @@ impl<'a> Clock<'a> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Packer counts outside 1 ..= MAX_PACKERS are usage errors, not a thread per request.
+    #[test]
+    fn packers_are_bounded() {
+        let with = |p| ProveOptions {
+            packers: Some(p),
+            ..ProveOptions::default()
+        };
+        for p in [1, 2, MAX_PACKERS] {
+            assert!(with(p).check().is_ok(), "{p}");
+        }
+        for p in [0, MAX_PACKERS + 1, usize::MAX] {
+            let e = with(p).check().unwrap_err();
+            assert_eq!(e.kind(), ErrorKind::Usage, "{p}: {e}");
+        }
+        assert!(ProveOptions::default().check().is_ok());
+    }
 
     /// A run is proven whole up to what fits the budget, never less than a segment, and
     /// never past the largest segment; other backends keep the segment size.
