@@ -46,7 +46,7 @@ use serde::{Deserialize, Serialize};
 use crate::api::{self, BackendChoice, Error, Guest, ProveOptions, Statement};
 use crate::limits::{read_capped, OutFile, ReadError};
 use crate::rv::RvFills;
-use crate::segmented::{host_traces, segment_traces, Head, SegmentedMachine, SharedRounds};
+use crate::segmented::{host_traces, segment_traces, Feed, Head, SegmentedMachine, SharedRounds};
 
 /// The envelope's magic.
 pub const DIST_MAGIC: [u8; 4] = *b"KSDF";
@@ -521,27 +521,27 @@ pub fn pack(
     std::fs::create_dir_all(out).map_err(|e| write_err(out, e.to_string()))?;
     let sm = SegmentedMachine::new(program)?;
     let mut count = 0usize;
-    let run = crate::segmented::pack_run(
-        packers,
+    let feed = Feed {
         program,
-        &sm.machine,
-        &sm.image,
+        machine: &sm.machine,
+        image: &sm.image,
         input,
-        first.cycles,
+        total_cycles: first.cycles,
         segment,
-        &mut |k, p| -> Result<(), DistError> {
-            let path = out.join(format!("seg-{k}.bin"));
-            let file = SegmentFile {
-                id,
-                index: k as u32,
-                packed: p.packed,
-            };
-            write(FileKind::Segment, &path, &file)?;
-            on_segment(k, &path, p.cycles);
-            count += 1;
-            Ok(())
-        },
-    )?;
+        finish: true,
+    };
+    let run = crate::segmented::pack_run(packers, feed, &mut |k, p| -> Result<(), DistError> {
+        let path = out.join(format!("seg-{k}.bin"));
+        let file = SegmentFile {
+            id,
+            index: k as u32,
+            packed: p.packed,
+        };
+        write(FileKind::Segment, &path, &file)?;
+        on_segment(k, &path, p.cycles);
+        count += 1;
+        Ok(())
+    })?;
     let k = count;
     write(
         FileKind::Run,

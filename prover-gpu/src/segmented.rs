@@ -563,41 +563,19 @@ fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
 /// the producer's next hand-over fails and it stops; the other workers finish the segment
 /// in hand and stop. This function waits for every thread and returns the failure (a
 /// worker's before the producer's).
-#[allow(clippy::too_many_arguments)]
 fn for_each_segment<T: Send>(
     workers: usize,
     packers: usize,
-    program: &Program,
-    machine: &Rv64Machine,
-    image: &ProgramImage,
-    input: &[u8],
-    total_cycles: u64,
-    segment: u64,
-    finish: bool,
+    feed: Feed<'_>,
     work: &SegmentWork<'_, T>,
     done: &mut dyn FnMut(&SegmentDone<T>),
 ) -> Result<PhaseDone<T>, SegmentedError> {
-    let n_seg = total_cycles.div_ceil(segment) as usize;
+    let n_seg = feed.segments();
     let (tx, rx) = mpsc::sync_channel::<(usize, Result<Packed, SegmentedError>)>(workers);
     let rx = Mutex::new(Some(rx));
     let stop = AtomicBool::new(false);
     std::thread::scope(|scope| {
-        let producer = scope.spawn(move || -> Result<Produced, SegmentedError> {
-            let feed = Feed {
-                program,
-                machine,
-                image,
-                input,
-                total_cycles,
-                segment,
-                finish,
-            };
-            if packers > 1 {
-                feed.checkpointed(packers, tx)
-            } else {
-                feed.in_order(tx)
-            }
-        });
+        let producer = scope.spawn(move || feed.run(packers, tx));
         let (done_tx, done_rx) = mpsc::channel::<Result<SegmentDone<T>, SegmentedError>>();
         let handles: Vec<_> = (0..workers)
             .map(|w| {
@@ -690,7 +668,8 @@ fn for_each_segment<T: Send>(
     })
 }
 
-/// Every segment of a run packed, with `packers` threads from checkpoints
+/// Every segment of `feed`'s run (which builds the run tables: `finish`) packed, with
+/// `packers` threads from checkpoints
 /// ([`Feed::checkpointed`]; 1: in order, [`Feed::in_order`]), each handed to `each(k,
 /// packed)` on this thread as its packing ends (in any order with more than one packer),
 /// then the run tables: what `kestrel dist pack` writes. The first failure, the run's or
@@ -698,35 +677,14 @@ fn for_each_segment<T: Send>(
 ///
 /// # Errors
 /// The run or its packing failed, or `each` did.
-#[allow(clippy::too_many_arguments)]
 pub(crate) fn pack_run<E: From<SegmentedError>>(
     packers: usize,
-    program: &Program,
-    machine: &Rv64Machine,
-    image: &ProgramImage,
-    input: &[u8],
-    total_cycles: u64,
-    segment: u64,
+    feed: Feed<'_>,
     each: &mut dyn FnMut(usize, Packed) -> Result<(), E>,
 ) -> Result<RunTraces, E> {
     let (tx, rx) = mpsc::sync_channel::<(usize, Result<Packed, SegmentedError>)>(packers.max(1));
     std::thread::scope(|scope| {
-        let feed = Feed {
-            program,
-            machine,
-            image,
-            input,
-            total_cycles,
-            segment,
-            finish: true,
-        };
-        let producer = scope.spawn(move || {
-            if packers > 1 {
-                feed.checkpointed(packers, tx)
-            } else {
-                feed.in_order(tx)
-            }
-        });
+        let producer = scope.spawn(move || feed.run(packers, tx));
         let mut failed = None;
         for (k, item) in rx.iter() {
             if let Err(e) = item.map_err(E::from).and_then(|p| each(k, p)) {
@@ -750,14 +708,14 @@ pub(crate) fn pack_run<E: From<SegmentedError>>(
 
 /// What the producer of a phase executes and packs: the run, its segment length, and
 /// whether it builds the run tables after the last segment.
-struct Feed<'a> {
-    program: &'a Program,
-    machine: &'a Rv64Machine,
-    image: &'a ProgramImage,
-    input: &'a [u8],
-    total_cycles: u64,
-    segment: u64,
-    finish: bool,
+pub(crate) struct Feed<'a> {
+    pub(crate) program: &'a Program,
+    pub(crate) machine: &'a Rv64Machine,
+    pub(crate) image: &'a ProgramImage,
+    pub(crate) input: &'a [u8],
+    pub(crate) total_cycles: u64,
+    pub(crate) segment: u64,
+    pub(crate) finish: bool,
 }
 
 /// Where the producer hands each segment (by index) over to the workers.
@@ -783,6 +741,16 @@ impl<'a> Feed<'a> {
     /// The run's segments.
     fn segments(&self) -> usize {
         self.total_cycles.div_ceil(self.segment) as usize
+    }
+
+    /// Produces the segments with `packers` threads from checkpoints
+    /// ([`Feed::checkpointed`]), or in order with one ([`Feed::in_order`]).
+    fn run(self, packers: usize, tx: Handover) -> Result<Produced, SegmentedError> {
+        if packers > 1 {
+            self.checkpointed(packers, tx)
+        } else {
+            self.in_order(tx)
+        }
     }
 
     /// One executor packing the segments in order ([`SegmentProducer`]).
@@ -1192,24 +1160,22 @@ pub fn prove_segmented<B: RvFills>(
             record_bytes,
         })
     };
-    let (mut done, mut cycles_done) = (0, 0);
-    let phase1 = for_each_segment(
-        backends.len(),
-        packers,
+    // Phase 1 builds the run tables after the last segment; phase 2 does not again.
+    let feed = |finish| Feed {
         program,
         machine,
         image,
         input,
         total_cycles,
         segment,
-        true,
-        &commit,
-        &mut |d| {
-            done += 1;
-            cycles_done += d.cycles;
-            report(1, done, cycles_done);
-        },
-    )?;
+        finish,
+    };
+    let (mut done, mut cycles_done) = (0, 0);
+    let phase1 = for_each_segment(backends.len(), packers, feed(true), &commit, &mut |d| {
+        done += 1;
+        cycles_done += d.cycles;
+        report(1, done, cycles_done);
+    })?;
     let mut heads: Vec<Head> = Vec::with_capacity(total);
     let mut record_bytes: Vec<u64> = Vec::with_capacity(n_seg);
     let mut tables = Vec::new();
@@ -1274,23 +1240,11 @@ pub fn prove_segmented<B: RvFills>(
     };
     let (mut done, mut cycles_done) = (0, 0);
     // Phase 1's run tables are the run part's: phase 2 does not build them again.
-    let phase2 = for_each_segment(
-        backends.len(),
-        packers,
-        program,
-        machine,
-        image,
-        input,
-        total_cycles,
-        segment,
-        false,
-        &prove,
-        &mut |d| {
-            done += 1;
-            cycles_done += d.cycles;
-            report(2, done, cycles_done);
-        },
-    )?;
+    let phase2 = for_each_segment(backends.len(), packers, feed(false), &prove, &mut |d| {
+        done += 1;
+        cycles_done += d.cycles;
+        report(2, done, cycles_done);
+    })?;
     let mut parts: Vec<ProofBody> = Vec::with_capacity(total);
     for d in phase2.segments {
         for (name, ms) in &d.phases {
