@@ -219,8 +219,8 @@ pub fn encode<T: Serialize>(kind: FileKind, payload: &T) -> Result<Vec<u8>, Stri
     out.extend_from_slice(&DIST_MAGIC);
     out.extend_from_slice(&DIST_VERSION.to_le_bytes());
     out.push(kind as u8);
-    let body = postcard::to_allocvec(payload).map_err(|e| format!("cannot encode: {e}"))?;
-    out.extend_from_slice(&body);
+    // The payload straight after the prefix (no second buffer to copy from).
+    let mut out = postcard::to_extend(payload, out).map_err(|e| format!("cannot encode: {e}"))?;
     let d = digest(&[&out]);
     out.extend_from_slice(&d);
     Ok(out)
@@ -474,7 +474,7 @@ pub fn pack(
     blowup: usize,
     packers: usize,
     out: &Path,
-    on_segment: &mut dyn FnMut(usize, &Path, u64),
+    on_segment: &mut (dyn FnMut(usize, &Path, u64) + Send),
 ) -> Result<PackSummary, DistError> {
     let options = ProveOptions {
         backend: BackendChoice::Cpu,
@@ -520,7 +520,6 @@ pub fn pack(
     };
     std::fs::create_dir_all(out).map_err(|e| write_err(out, e.to_string()))?;
     let sm = SegmentedMachine::new(program)?;
-    let mut count = 0usize;
     let feed = Feed {
         program,
         machine: &sm.machine,
@@ -530,7 +529,10 @@ pub fn pack(
         segment,
         finish: true,
     };
-    let run = crate::segmented::pack_run(packers, feed, &mut |k, p| -> Result<(), DistError> {
+    // Each segment's file is encoded and written on one of `packers` threads.
+    let count = std::sync::atomic::AtomicUsize::new(0);
+    let on_segment = std::sync::Mutex::new(on_segment);
+    let run = crate::segmented::pack_run(packers, feed, &|k, p| -> Result<(), DistError> {
         let path = out.join(format!("seg-{k}.bin"));
         let file = SegmentFile {
             id,
@@ -538,11 +540,12 @@ pub fn pack(
             packed: p.packed,
         };
         write(FileKind::Segment, &path, &file)?;
-        on_segment(k, &path, p.cycles);
-        count += 1;
+        let mut on_segment = on_segment.lock().unwrap_or_else(|e| e.into_inner());
+        (*on_segment)(k, &path, p.cycles);
+        count.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         Ok(())
     })?;
-    let k = count;
+    let k = count.into_inner();
     write(
         FileKind::Run,
         &out.join("run.bin"),

@@ -671,37 +671,58 @@ fn for_each_segment<T: Send>(
 /// Every segment of `feed`'s run (which builds the run tables: `finish`) packed, with
 /// `packers` threads from checkpoints
 /// ([`Feed::checkpointed`]; 1: in order, [`Feed::in_order`]), each handed to `each(k,
-/// packed)` on this thread as its packing ends (in any order with more than one packer),
-/// then the run tables: what `kestrel dist pack` writes. The first failure, the run's or
+/// packed)` as its packing ends (in any order with more than one packer; on `packers`
+/// threads at once), then the run tables: what `kestrel dist pack` writes. The first failure, the run's or
 /// `each`'s, stops the producer and is returned.
 ///
 /// # Errors
 /// The run or its packing failed, or `each` did.
-pub(crate) fn pack_run<E: From<SegmentedError>>(
+pub(crate) fn pack_run<E: From<SegmentedError> + Send>(
     packers: usize,
     feed: Feed<'_>,
-    each: &mut dyn FnMut(usize, Packed) -> Result<(), E>,
+    each: &(dyn Fn(usize, Packed) -> Result<(), E> + Sync),
 ) -> Result<RunTraces, E> {
     let (tx, rx) = mpsc::sync_channel::<(usize, Result<Packed, SegmentedError>)>(packers.max(1));
+    // Taken by the first consumer that fails: the producer's next hand-over then fails.
+    let rx = Mutex::new(Some(rx));
+    let failed: Mutex<Option<E>> = Mutex::new(None);
     std::thread::scope(|scope| {
         let producer = scope.spawn(move || feed.run(packers, tx));
-        let mut failed = None;
-        for (k, item) in rx.iter() {
-            if let Err(e) = item.map_err(E::from).and_then(|p| each(k, p)) {
-                failed = Some(e);
-                break;
-            }
+        // `each` runs on as many threads as there are packers (e.g. encoding and writing
+        // each segment's file beside the packing of the next ones).
+        let consumers: Vec<_> = (0..packers.max(1))
+            .map(|_| {
+                let (rx, failed) = (&rx, &failed);
+                scope.spawn(move || loop {
+                    let next = lock(rx).as_ref().and_then(|r| r.recv().ok());
+                    let Some((k, item)) = next else { break };
+                    if let Err(e) = item.map_err(E::from).and_then(|p| each(k, p)) {
+                        lock(failed).get_or_insert(e);
+                        drop(lock(rx).take());
+                        break;
+                    }
+                })
+            })
+            .collect();
+        let mut panicked = false;
+        for c in consumers {
+            panicked |= c.join().is_err();
         }
-        // Without a receiver the producer's next hand-over fails and it stops.
-        drop(rx);
-        let produced = producer
-            .join()
-            .map_err(|_| SegmentedError::Internal("the executor thread panicked".into()));
-        if let Some(e) = failed {
+        // No consumer is left: the producer must not wait on a hand-over.
+        drop(lock(&rx).take());
+        let produced = producer.join();
+        if let Some(e) = lock(&failed).take() {
             return Err(e);
         }
+        if panicked {
+            return Err(
+                SegmentedError::Internal("a packed segment's consumer panicked".into()).into(),
+            );
+        }
+        let produced = produced
+            .map_err(|_| SegmentedError::Internal("the executor thread panicked".into()))?;
         let (run, _) =
-            produced??.ok_or_else(|| SegmentedError::Internal("the run ended early".into()))?;
+            produced?.ok_or_else(|| SegmentedError::Internal("the run ended early".into()))?;
         Ok(run.ok_or_else(|| SegmentedError::Internal("no run tables".into()))?)
     })
 }

@@ -138,6 +138,23 @@ fn packers_write_the_in_order_files() {
     )
     .unwrap_err();
     assert_eq!(e.kind(), kestrel_prover_gpu::api::ErrorKind::Usage, "{e}");
+    // A segment file that cannot be written stops the packers and the executor with that
+    // error (a directory stands where seg-2.bin goes).
+    let blocked = scratch("packed-blocked");
+    std::fs::create_dir_all(blocked.join("seg-2.bin").join("x")).unwrap();
+    let e = dist::pack(
+        &path(ELF),
+        b"abc",
+        1 << 20,
+        12,
+        4,
+        3,
+        &blocked,
+        &mut |_, _, _| {},
+    )
+    .unwrap_err();
+    assert!(e.to_string().contains("seg-2.bin"), "{e}");
+    assert!(!blocked.join("run.bin").exists());
 }
 
 #[test]
