@@ -172,9 +172,11 @@ def prove(a):
         elf_ref = ray.put(f.read())
 
     # Phase 1: the executor packs; each segment is committed as soon as it is written.
-    # Packers: as `kestrel prove`'s default (api::default_packers), one per GPU past the two
-    # that one executor packing in order feeds; each packs from a checkpoint on this host.
-    packers = a.packers or (int(res.get("GPU", 0)) if res.get("GPU", 0) > 2 else 1)
+    # Packers: one per GPU in the cluster (at most this host's cores), each packing from a
+    # checkpoint and writing its segment's file here; writing the files is what bounds one
+    # packer (BENCHMARKS.md, "Session 24": 2^20-cycle segments at about 4 MHz on one).
+    gpus = int(res.get("GPU", 0))
+    packers = a.packers or (min(gpus, os.cpu_count() or 1) if gpus >= 2 else 1)
     packers = max(1, min(packers, 256))
     cmd = [kestrel, "dist", "pack", elf_path, "--segment-cycles", str(a.segment_cycles),
            "--blowup", str(a.blowup), "--max-cycles", str(a.max_cycles), "--packers", str(packers),
@@ -239,8 +241,8 @@ def main():
     q.add_argument("--workdir", help="keep the coordinator's files here (default: a temporary directory)")
     q.add_argument("--max-retries", type=int, default=3, help="retries of a task whose worker or node died")
     q.add_argument("--packers", type=int, default=0,
-                   help="threads packing segments from checkpoints on this host (default: 1 up to "
-                        "two GPUs in the cluster, one per GPU beyond)")
+                   help="threads packing segments from checkpoints on this host (default: one per "
+                        "GPU in the cluster, at most this host's cores; 1 without GPUs)")
     a = p.parse_args()
     prove(a)
 
