@@ -339,11 +339,8 @@ impl ProveOptions {
 /// The most packer threads one run takes (`--packers`).
 pub const MAX_PACKERS: usize = 256;
 
-/// A packer count within 1 ..= [`MAX_PACKERS`].
-///
-/// # Errors
-/// [`Error::Usage`] naming the range.
-pub fn check_packers(packers: usize) -> Result<(), Error> {
+/// A packer count within 1 ..= [`MAX_PACKERS`]; else [`Error::Usage`] naming the range.
+fn check_packers(packers: usize) -> Result<(), Error> {
     if (1..=MAX_PACKERS).contains(&packers) {
         Ok(())
     } else {

@@ -481,10 +481,10 @@ pub fn pack(
         blowup,
         max_cycles,
         segment_log: Some(segment_log),
+        packers: Some(packers),
         ..ProveOptions::default()
     };
     options.check()?;
-    api::check_packers(packers)?;
     let params = options.params()?;
     let elf = Elf::load(elf_path)?;
     let program = elf.guest.program();
@@ -530,7 +530,6 @@ pub fn pack(
         finish: true,
     };
     // Each segment's file is encoded and written on one of `packers` threads.
-    let count = std::sync::atomic::AtomicUsize::new(0);
     let on_segment = std::sync::Mutex::new(on_segment);
     let run = crate::segmented::pack_run(packers, feed, &|k, p| -> Result<(), DistError> {
         let path = out.join(format!("seg-{k}.bin"));
@@ -542,17 +541,16 @@ pub fn pack(
         write(FileKind::Segment, &path, &file)?;
         let mut on_segment = on_segment.lock().unwrap_or_else(|e| e.into_inner());
         (*on_segment)(k, &path, p.cycles);
-        count.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         Ok(())
     })?;
-    let k = count.into_inner();
     write(
         FileKind::Run,
         &out.join("run.bin"),
         &RunFile { id, traces: run },
     )?;
     let summary = PackSummary {
-        segments: k,
+        // pack_run returned: every segment was produced and written.
+        segments: id.segments as usize,
         cycles: first.cycles,
         segment_log,
         blowup,

@@ -669,11 +669,11 @@ fn for_each_segment<T: Send>(
 }
 
 /// Every segment of `feed`'s run (which builds the run tables: `finish`) packed, with
-/// `packers` threads from checkpoints
-/// ([`Feed::checkpointed`]; 1: in order, [`Feed::in_order`]), each handed to `each(k,
-/// packed)` as its packing ends (in any order with more than one packer; on `packers`
-/// threads at once), then the run tables: what `kestrel dist pack` writes. The first failure, the run's or
-/// `each`'s, stops the producer and is returned.
+/// `packers` threads from checkpoints ([`Feed::checkpointed`]; 1: in order,
+/// [`Feed::in_order`]), each handed to `each(k, packed)` as its packing ends (in any order
+/// with more than one packer; on `packers` threads at once), then the run tables: what
+/// `kestrel dist pack` writes. The first failure, the run's or `each`'s, stops the
+/// producer and is returned.
 ///
 /// # Errors
 /// The run or its packing failed, or `each` did.
