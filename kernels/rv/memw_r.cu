@@ -19,12 +19,16 @@
 // (reg | old_ts << 8) and `old`; per step: `nw`, the value its write stores; per extra row:
 // `xnew` (its value if it writes) and `xts` (ts | is_write << 63). Uploaded as they are
 // (cuda/rv/memw_r.rs) or made by the register walk below.
-extern "C" __global__ void ks_fill_memw_r(uint64_t *out, uint64_t h, const uint64_t *meta,
+//
+// `out` (h rows) gets accesses row0 .. row0 + h: MEMW_R's from row0 = 0, MEMW_R2's from MEMW_R's
+// height (core::rv::memw_r::split).
+extern "C" __global__ void ks_fill_memw_r(uint64_t *out, uint64_t h, uint64_t row0, const uint64_t *meta,
                                           const uint64_t *old, const uint64_t *nw,
                                           const uint64_t *xnew, const uint64_t *xts, uint64_t n,
                                           uint64_t x, uint64_t clk0) {
-    for (uint64_t i = ks_tid(); i < h; i += ks_nthreads()) {
-        uint64_t *o = out + i;
+    for (uint64_t r = ks_tid(); r < h; r += ks_nthreads()) {
+        uint64_t *o = out + r;
+        const uint64_t i = row0 + r;
 #define PUT(c, v) o[(uint64_t)(c) * h] = (v)
         if (i >= n + x) {
             for (int c = 0; c < MW_WIDTH; c++) PUT(c, 0);

@@ -51,7 +51,7 @@ use crate::segmented::{host_traces, segment_traces, Feed, Head, SegmentedMachine
 /// The envelope's magic.
 pub const DIST_MAGIC: [u8; 4] = *b"KSDF";
 /// The envelope's version: a file of another version is refused by it.
-pub const DIST_VERSION: u16 = 1;
+pub const DIST_VERSION: u16 = 2;
 /// Bytes before the payload: magic, version, kind.
 const PREFIX_LEN: usize = 7;
 /// Bytes of the closing digest.

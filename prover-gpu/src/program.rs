@@ -622,8 +622,13 @@ pub fn cuda_source() -> Result<(Vec<(String, String)>, String), ProgramError> {
     let mut files: Vec<(String, String)> = Vec::new();
     let (mut quotient, mut logup, mut modules) = (Vec::new(), Vec::new(), Vec::new());
     let mut bytes = Vec::new();
+    // A program already generated for an earlier table (MEMW_R2 has MEMW_R's AIR) is
+    // picked by its fingerprint: no second kernel.
+    let mut seen = std::collections::HashSet::new();
     for (table, constraints, p) in rv_programs()? {
-        if constraints && p.code.len() > MAX_GENERATED_QUOTIENT {
+        if constraints && p.code.len() > MAX_GENERATED_QUOTIENT
+            || !seen.insert((constraints, p.fingerprint()))
+        {
             continue;
         }
         let module = format!("gen/{}", table.to_lowercase());
@@ -667,7 +672,11 @@ pub fn cuda_source() -> Result<(Vec<(String, String)>, String), ProgramError> {
     }
     // The byte-lookup kernels, in their table's module (every table that sends byte lookups
     // has interactions, so a LogUp kernel and a module).
+    let mut seen_bytes = std::collections::HashSet::new();
     for (table, p) in rv_byte_programs()? {
+        if !seen_bytes.insert(p.fingerprint()) {
+            continue;
+        }
         let module = format!("gen/{}", table.to_lowercase());
         let (Some(file), Some(kernels)) = (
             files.iter_mut().find(|f| f.0 == module),

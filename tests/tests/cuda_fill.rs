@@ -745,13 +745,15 @@ mod gpu {
             first_diff(&host, cpu)
         );
         let memw = g.fill_memw_r(&packed.memw_r).unwrap();
-        let host = g.download_trace(&memw).unwrap();
-        let memw = &tr[TableId::MemwR.index()];
-        assert!(
-            host == *memw,
-            "{name}: MEMW_R fill differs at {}",
-            first_diff(&host, memw)
-        );
+        for (t, table) in memw.iter().zip([TableId::MemwR, TableId::MemwR2]) {
+            let host = g.download_trace(t).unwrap();
+            let want = &tr[table.index()];
+            assert!(
+                host == *want,
+                "{name}: {table} fill differs at {}",
+                first_diff(&host, want)
+            );
+        }
     }
 
     #[test]
@@ -1068,15 +1070,17 @@ mod gpu {
             let last = (1u64 << 36) - packed.memw_r.new.len() as u64 - 1;
             for clk0 in [1, (1 << 32) + 5, last] {
                 let rec = at_clock(&packed.memw_r, clk0);
-                let host = memw_r::fill_host(&rec);
-                assert_eq!(host.row(0)[memw_r::TS].as_u64(), 4 * clk0 + 1, "{name}");
+                let host = [memw_r::fill_host(&rec), memw_r::fill_host2(&rec)];
+                assert_eq!(host[0].row(0)[memw_r::TS].as_u64(), 4 * clk0 + 1, "{name}");
                 let t = g.fill_memw_r(&rec).unwrap();
-                let dev = g.download_trace(&t).unwrap();
-                assert!(
-                    dev == host,
-                    "{name}, clk0 {clk0}: MEMW_R fill differs at {}",
-                    first_diff(&dev, &host)
-                );
+                for (part, (t, host)) in t.iter().zip(&host).enumerate() {
+                    let dev = g.download_trace(t).unwrap();
+                    assert!(
+                        dev == *host,
+                        "{name}, clk0 {clk0}: MEMW_R part {part} fill differs at {}",
+                        first_diff(&dev, host)
+                    );
+                }
             }
         }
     }

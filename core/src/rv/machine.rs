@@ -14,7 +14,7 @@ use super::io::IoAir;
 use super::load::LoadAir;
 use super::lt::LtAir;
 use super::memw::{MEMW, MEMW_A};
-use super::memw_r::MemwRAir;
+use super::memw_r::{MEMW_R, MEMW_R2};
 use super::mul::MulAir;
 use super::page::{self, PageAir};
 use super::page0::Page0Air;
@@ -93,6 +93,7 @@ pub fn alu_table(t: TableId) -> Option<AluTable> {
         TableId::Cpu
         | TableId::Decode
         | TableId::MemwR
+        | TableId::MemwR2
         | TableId::Register
         | TableId::Bitwise
         | TableId::Load
@@ -145,7 +146,8 @@ impl Rv64Machine {
         match t {
             TableId::Cpu => &CpuAir,
             TableId::Decode => &self.decode,
-            TableId::MemwR => &MemwRAir,
+            TableId::MemwR => &MEMW_R,
+            TableId::MemwR2 => &MEMW_R2,
             TableId::Register => &self.register,
             TableId::Bitwise => &BitwiseAir,
             TableId::Lt => &LtAir,
@@ -406,9 +408,15 @@ mod records {
             ),
             TableId::MemwR => (
                 Early,
-                // Three accesses per step (also where the pass left them to a device).
-                |p| 3 * p.cpu.dec_row.len() + p.memw_r.extra.len(),
+                // Three accesses per step (also where the pass left them to a device), the
+                // first `height` of them ([`memw_r::split`]).
+                |p| memw_r_rows(p).min(p.memw_r.height),
                 |p, _| memw_r::fill_host(&p.memw_r),
+            ),
+            TableId::MemwR2 => (
+                Early,
+                |p| memw_r_rows(p) - memw_r_rows(p).min(p.memw_r.height),
+                |p, _| memw_r::fill_host2(&p.memw_r),
             ),
             TableId::Lt => (
                 Late,
@@ -466,6 +474,11 @@ mod records {
         Some(RecordTable { stage, rows, fill })
     }
 
+    /// MEMW_R's and MEMW_R2's accesses together: three per step and the system calls'.
+    fn memw_r_rows(p: &PackedTraces) -> usize {
+        3 * p.cpu.dec_row.len() + p.memw_r.extra.len()
+    }
+
     /// A record table's host fill ([`RecordTable::fill`]).
     type RecordFill = fn(&PackedTraces, &ProgramImage) -> RowMajorMatrix;
 
@@ -502,7 +515,7 @@ mod records {
 
     /// The tables [`PackedTraces`] leaves as records, in proof order (those with a
     /// [`record_stage`]).
-    pub const RECORD_TABLES: [TableId; 13] = record_tables(None);
+    pub const RECORD_TABLES: [TableId; 14] = record_tables(None);
 
     /// The packed records of the [`RECORD_TABLES`] and every other table's trace.
     #[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
@@ -705,7 +718,7 @@ mod records {
     /// The [`RECORD_TABLES`] whose records are final before the packing pass's last stage
     /// ([`RecordStage::Early`]: all but LT, EQ, SHIFT, MUL and DVRM, whose distinct rows
     /// that stage merges).
-    pub const EARLY_TABLES: [TableId; 8] = record_tables(Some(RecordStage::Early));
+    pub const EARLY_TABLES: [TableId; 9] = record_tables(Some(RecordStage::Early));
 
     /// The [`RECORD_TABLES`] whose records are final only after the packing pass
     /// ([`RecordStage::Late`]: LT, EQ, SHIFT, MUL and DVRM).

@@ -3,8 +3,10 @@
 //! Tables (in proof order): CPU, DECODE, MEMW_R, REGISTER, BITWISE; the ALU tables LT, EQ,
 //! SHIFT, MUL, DVRM; the memory tables LOAD, STORE, MEMW_A, MEMW, PAGE, PAGE0; the
 //! system-call tables ECALL (one row per call) and IO (one row per memory word a read, a
-//! write to fd 1 or a break shrink touches). DESIGN.md's OUTPUT table is IO's output rows
-//! plus the exit call's [`BUS_EXIT`] token; PAGE0 is the zero-initialised part of PAGE.
+//! write to fd 1 or a break shrink touches); MEMW_R2, MEMW_R's AIR for its rows past MEMW_R's
+//! height ([`memw_r::split`]: three register accesses per cycle then fill 2^(k+1) + 2^k rows,
+//! not 2^(k+2)). DESIGN.md's OUTPUT table is IO's output rows plus the exit call's
+//! [`BUS_EXIT`] token; PAGE0 is the zero-initialised part of PAGE.
 //!
 //! # Values
 //!
@@ -18,8 +20,8 @@
 //! | --- | --- | --- | --- |
 //! | [`BUS_DECODE`] | `(pc, selectors…, alu_op, rd, rs1, rs2, imm_f, imm[8])` | CPU, once per executed row | DECODE, multiplicity = executions |
 //! | [`BUS_ENTRY`] | `(clk, pc, outpos)` | CPU's row 0 (a segment's start) | DECODE's entry row `(0, entry, 0)`, CPU's handoff row (`(clk + 1, next_pc, outpos + outn)`) |
-//! | [`BUS_REG_ACCESS`] | `(reg, value[8], ts, is_write)` | CPU: rs1 read, rs2 read, rd write; ECALL: a1, a2, break registers, [`REG_INPUT`] | MEMW_R |
-//! | [`BUS_REG`] | `(reg, value[8], ts)` | MEMW_R (new token), REGISTER (initial) | MEMW_R (old token), REGISTER (final) |
+//! | [`BUS_REG_ACCESS`] | `(reg, value[8], ts, is_write)` | CPU: rs1 read, rs2 read, rd write; ECALL: a1, a2, break registers, [`REG_INPUT`] | MEMW_R, MEMW_R2 |
+//! | [`BUS_REG`] | `(reg, value[8], ts)` | MEMW_R, MEMW_R2 (new token), REGISTER (initial) | MEMW_R, MEMW_R2 (old token), REGISTER (final) |
 //! | [`BUS_BYTE`] | `(op, x, y, z)` | anyone range-checking bytes or doing byte logic | BITWISE |
 //! | [`BUS_ALU`] | `(op, a[8], b[8], c[8])` | CPU (ALU instructions and branch compares) | LT, EQ, SHIFT, MUL, DVRM |
 //! | [`BUS_EXIT`] | `(a0[8])` | CPU's exit ECALL | the verifier, from the public exit code |

@@ -673,10 +673,10 @@ impl<'a> Segmenter<'a> {
             starts.sort_unstable_by_key(|s| s.w);
             (starts, Some(run.counts))
         };
+        let layout = memw_r::split(3 * n + run.extra.len());
         let memw_r = MemwRRecords {
-            height: (3 * n + run.extra.len())
-                .next_power_of_two()
-                .max(crate::params::MIN_ROWS),
+            height: layout.height,
+            height2: layout.height2,
             meta,
             old,
             new,
@@ -2025,12 +2025,14 @@ fn build_table((t, part): Job, r: &Records<'_>, bytes: &mut ByteCounts) -> Built
     match t {
         // The chunks build the CPU's records and lookups; the run tables are built once
         // per run, by `Segmenter::finish`.
+        // MEMW_R2's rows are MEMW_R's past its height: MEMW_R's job counts their lookups.
         TableId::Cpu
         | TableId::Decode
         | TableId::Register
         | TableId::Bitwise
         | TableId::Page
-        | TableId::Page0 => Built::Nothing,
+        | TableId::Page0
+        | TableId::MemwR2 => Built::Nothing,
         TableId::MemwR => {
             // The system calls' register accesses (the CPU's are the chunks').
             for row in r.extra {

@@ -5,7 +5,8 @@
 /// A table of the RV64IM machine. The variants are declared in proof order
 /// ([`Machine::tables`](crate::air::Machine::tables) order): CPU, DECODE, MEMW_R, REGISTER,
 /// BITWISE, the ALU tables LT, EQ, SHIFT, MUL, DVRM, the memory tables LOAD, STORE, MEMW_A,
-/// MEMW, PAGE, PAGE0 and the system-call tables ECALL, IO.
+/// MEMW, PAGE, PAGE0, the system-call tables ECALL, IO, and MEMW_R2 (MEMW_R's rows past its
+/// height when they fit a quarter of it: [`memw_r::split`](super::memw_r::split)).
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum TableId {
     Cpu,
@@ -26,18 +27,19 @@ pub enum TableId {
     Page0,
     Ecall,
     Io,
+    MemwR2,
 }
 
 impl TableId {
     /// The number of tables.
-    pub const COUNT: usize = 18;
+    pub const COUNT: usize = 19;
 
     /// Every table, in proof order.
     pub const ALL: [TableId; TableId::COUNT] = {
         use TableId::*;
         [
             Cpu, Decode, MemwR, Register, Bitwise, Lt, Eq, Shift, Mul, Dvrm, Load, Store, MemwA,
-            Memw, Page, Page0, Ecall, Io,
+            Memw, Page, Page0, Ecall, Io, MemwR2,
         ]
     };
 
@@ -52,7 +54,7 @@ impl TableId {
 
     /// The tables proven once per segment of a segmented run, in proof order (the rest,
     /// [`TableId::RUN_TABLES`], are proven once per run).
-    pub const SEGMENT_TABLES: [TableId; 13] = tables_where(false);
+    pub const SEGMENT_TABLES: [TableId; 14] = tables_where(false);
 
     /// The tables proven once per run (in the run part of a segmented proof), in proof
     /// order: the program (DECODE), the register file's initial and final tokens (REGISTER),
@@ -105,6 +107,7 @@ impl TableId {
             TableId::Page0 => "PAGE0",
             TableId::Ecall => "ECALL",
             TableId::Io => "IO",
+            TableId::MemwR2 => "MEMW_R2",
         }
     }
 

@@ -120,8 +120,11 @@ pub fn ts_lookups(ts: u64, old_ts: u64, bytes: &mut ByteCounts) {
 /// neither is stored. The system calls' own register accesses follow as whole rows (`extra`).
 #[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct MemwRRecords {
-    /// The trace height (a power of two, at least 8).
+    /// MEMW_R's height: it holds the first `height` accesses ([`split`] of the
+    /// `3·steps + extra` accesses).
     pub height: usize,
+    /// MEMW_R2's height: it holds the accesses past `height`.
+    pub height2: usize,
     /// The clock of the records' first step (a segment's first cycle; 0 for a whole run):
     /// step `i` of the records is cycle `clk0 + i`.
     pub clk0: u64,
@@ -150,27 +153,49 @@ impl MemwRRecords {
     }
 }
 
-/// MEMW_R's trace from its records, on the host (what `ks_fill_memw_r` builds on a device).
+/// MEMW_R's trace from its records, on the host (what `ks_fill_memw_r` builds on a device):
+/// the first `height` accesses ([`split`]).
 pub fn fill_host(rec: &MemwRRecords) -> RowMajorMatrix {
-    let mut m = RowMajorMatrix::zeros(rec.height, WIDTH);
-    for (i, (&meta, &old)) in rec.meta.iter().zip(&rec.old).enumerate() {
-        let (step, k) = (i / 3, i % 3);
-        let is_write = k == 2;
-        let r = RegRow {
-            access: RegAccess {
-                reg: (meta & 0xff) as u8,
-                value: if is_write { rec.new[step] } else { old },
-                ts: 4 * (rec.clk0 + step as u64) + k as u64 + 1,
-                is_write,
-            },
-            old,
-            old_ts: meta >> 8,
+    fill_rows(rec, 0, rec.height)
+}
+
+/// MEMW_R2's trace from MEMW_R's records: the accesses past MEMW_R's height.
+pub fn fill_host2(rec: &MemwRRecords) -> RowMajorMatrix {
+    fill_rows(rec, rec.height, rec.height2)
+}
+
+/// The accesses `[row0, row0 + height)` of the records as a trace of `height` rows (zero
+/// padding past the last access).
+fn fill_rows(rec: &MemwRRecords, row0: usize, height: usize) -> RowMajorMatrix {
+    let mut m = RowMajorMatrix::zeros(height, WIDTH);
+    let n = rec.meta.len().min(rec.old.len());
+    let end = (row0 + height).min(rec.len());
+    for i in row0..end {
+        let r = if i < n {
+            let (meta, old) = (rec.meta[i], rec.old[i]);
+            let (step, k) = (i / 3, i % 3);
+            let is_write = k == 2;
+            RegRow {
+                access: RegAccess {
+                    reg: (meta & 0xff) as u8,
+                    value: if is_write {
+                        rec.new.get(step).copied().unwrap_or(0)
+                    } else {
+                        old
+                    },
+                    ts: 4 * (rec.clk0 + step as u64) + k as u64 + 1,
+                    is_write,
+                },
+                old,
+                old_ts: meta >> 8,
+            }
+        } else {
+            match rec.extra.get(i - rec.meta.len()) {
+                Some(r) => *r,
+                None => break,
+            }
         };
-        fill_row(m.row_mut(i), &r);
-    }
-    let base = rec.meta.len();
-    for (i, r) in rec.extra.iter().enumerate() {
-        fill_row(m.row_mut(base + i), r);
+        fill_row(m.row_mut(i - row0), &r);
     }
     m
 }

@@ -16,6 +16,7 @@ use crate::air::columns::Columns;
 use crate::air::{Air, AirBuilder};
 use crate::col;
 use crate::field::Felt;
+use crate::params::MIN_ROWS;
 
 crate::columns! {
     /// MEMW_R's columns.
@@ -52,12 +53,53 @@ pub const DIFF: usize = col!(MemwRCols, diff);
 /// Main columns.
 pub const WIDTH: usize = <MemwRCols<u8> as Columns<u8>>::WIDTH;
 
-/// The MEMW_R table.
-pub struct MemwRAir;
+/// The MEMW_R table, or MEMW_R2: the same AIR for the rows past MEMW_R's height
+/// ([`split`]). Rows are independent (no transition constraints), so the accesses may be
+/// spread over both tables.
+pub struct MemwRAir {
+    name: &'static str,
+}
+
+/// MEMW_R's AIR.
+pub const MEMW_R: MemwRAir = MemwRAir { name: "MEMW_R" };
+/// MEMW_R2's AIR (MEMW_R's, under its own name).
+pub const MEMW_R2: MemwRAir = MemwRAir { name: "MEMW_R2" };
+
+/// How `rows` accesses are laid out over MEMW_R and MEMW_R2.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct Split {
+    /// MEMW_R's height (a power of two, at least [`MIN_ROWS`]); it holds the first
+    /// `min(rows, height)` accesses.
+    pub height: usize,
+    /// MEMW_R2's height (a power of two, at least [`MIN_ROWS`]); it holds the rest.
+    pub height2: usize,
+}
+
+/// The layout of `rows` accesses. A single table pads them to the next power of two `h`;
+/// when the rows past `h/2` fit a table of at most `h/4` (of at least [`MIN_ROWS`] rows),
+/// MEMW_R holds `h/2` of them (full) and MEMW_R2 the rest: three rows per cycle over `2^k`
+/// cycles fill `2^(k+1) + 2^k` rows instead of `2^(k+2)`. Otherwise MEMW_R holds them all
+/// and MEMW_R2 is empty (of [`MIN_ROWS`] padding rows).
+pub fn split(rows: usize) -> Split {
+    let h = rows.next_power_of_two().max(MIN_ROWS);
+    let half = h / 2;
+    let height2 = rows.saturating_sub(half).next_power_of_two().max(MIN_ROWS);
+    if rows > half && height2 <= h / 4 {
+        Split {
+            height: half,
+            height2,
+        }
+    } else {
+        Split {
+            height: h,
+            height2: MIN_ROWS,
+        }
+    }
+}
 
 impl Air for MemwRAir {
     fn name(&self) -> &str {
-        "MEMW_R"
+        self.name
     }
     fn width(&self) -> usize {
         WIDTH

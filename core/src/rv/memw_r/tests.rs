@@ -49,7 +49,7 @@ impl Machine for RegMachine {
         "memw-r-test"
     }
     fn tables(&self) -> Vec<&dyn TableAir> {
-        vec![&ACCESS, &MemwRAir, &INIT, &FINAL, &BitwiseAir]
+        vec![&ACCESS, &MEMW_R, &INIT, &FINAL, &BitwiseAir]
     }
     fn num_public_values(&self) -> usize {
         0
@@ -112,6 +112,27 @@ fn trace(rows: &[RegRow]) -> RowMajorMatrix {
 /// Checks the machine: MEMW_R's trace `t`, the run's accesses and tokens, and a BITWISE
 /// that answers every valid byte pair MEMW_R looks up (so a non-byte goes unanswered).
 fn check(r: &Run, t: &RowMajorMatrix) -> DebugReport {
+    check_on(&RegMachine, r, &[t])
+}
+
+/// Accesses, MEMW_R and MEMW_R2, initial and final tokens, BITWISE.
+struct SplitMachine;
+
+impl Machine for SplitMachine {
+    fn name(&self) -> &str {
+        "memw-r-split-test"
+    }
+    fn tables(&self) -> Vec<&dyn TableAir> {
+        vec![&ACCESS, &MEMW_R, &MEMW_R2, &INIT, &FINAL, &BitwiseAir]
+    }
+    fn num_public_values(&self) -> usize {
+        0
+    }
+}
+
+/// [`check`] of `machine`, whose tables are the accesses, then `parts` (MEMW_R's AIR each),
+/// the tokens and BITWISE.
+fn check_on(machine: &dyn Machine, r: &Run, parts: &[&RowMajorMatrix]) -> DebugReport {
     let access: Vec<(Vec<Felt>, Felt)> = r
         .rows
         .iter()
@@ -123,23 +144,25 @@ fn check(r: &Run, t: &RowMajorMatrix) -> DebugReport {
         })
         .collect();
     let mut bytes = ByteCounts::default();
-    for ((bus, v), m) in table_ledger(&MemwRAir, t, None, &[]).buses {
-        let byte = |x: Felt| (x.as_u64() < 256).then_some(x.as_u64() as u8);
-        if let (BUS_BYTE, Some(x), Some(y)) = (bus, byte(v[1]), byte(v[2])) {
-            for _ in 0..m.as_u64().min(1 << 20) {
-                bytes.range(x, y);
+    for t in parts {
+        for ((bus, v), m) in table_ledger(&MEMW_R, t, None, &[]).buses {
+            let byte = |x: Felt| (x.as_u64() < 256).then_some(x.as_u64() as u8);
+            if let (BUS_BYTE, Some(x), Some(y)) = (bus, byte(v[1]), byte(v[2])) {
+                for _ in 0..m.as_u64().min(1 << 20) {
+                    bytes.range(x, y);
+                }
             }
         }
     }
-    let traces = [
-        port_trace(&ACCESS, &access),
-        t.clone(),
+    let mut traces = vec![port_trace(&ACCESS, &access)];
+    traces.extend(parts.iter().map(|t| (*t).clone()));
+    traces.extend([
         port_trace(&INIT, &r.init),
         port_trace(&FINAL, &r.fin),
         bytes.trace(),
-    ];
+    ]);
     let refs: Vec<&RowMajorMatrix> = traces.iter().collect();
-    check_machine(&RegMachine, &refs, &preprocessed_traces(&RegMachine), &[])
+    check_machine(machine, &refs, &preprocessed_traces(machine), &[])
 }
 
 fn fails(r: &DebugReport, constraint: &str) -> bool {
@@ -195,7 +218,7 @@ fn memw_r_mutations_are_detected() {
     let t = trace(&r.rows);
     // Mutations of one cell of MEMW_R alone, against its neighbours' honest traces.
     let machine_rows: Vec<usize> = (0..r.rows.len()).collect();
-    assert_all_detected(&MemwRAir, &t, None, &[], &machine_rows, 24);
+    assert_all_detected(&MEMW_R, &t, None, &[], &machine_rows, 24);
 }
 
 #[test]
@@ -310,4 +333,121 @@ fn records_with_a_first_clock_fill_the_reference_rows() {
         Felt::new(4 * clk0 + 1),
         "the first access's timestamp"
     );
+}
+
+#[test]
+fn split_fills_three_rows_per_cycle_and_never_pads_more() {
+    for rows in 1..=5000usize {
+        let one = rows.next_power_of_two().max(MIN_ROWS);
+        let s = split(rows);
+        assert!(s.height.is_power_of_two() && s.height >= MIN_ROWS, "{rows}");
+        assert!(s.height2.is_power_of_two() && s.height2 >= MIN_ROWS, "{rows}");
+        let first = rows.min(s.height);
+        assert!(rows - first <= s.height2, "{rows}: MEMW_R2 too short");
+        if s.height < rows {
+            // Split: MEMW_R full, both together at most 3/4 of one table's padding.
+            assert!(4 * (s.height + s.height2) <= 3 * one, "{rows}: {s:?}");
+        } else {
+            assert_eq!((s.height, s.height2), (one, MIN_ROWS), "{rows}");
+        }
+    }
+    // Three accesses per cycle over 2^k cycles: 2^(k+1) + 2^k rows, none of them padding.
+    for k in 4..=24 {
+        let s = split(3 << k);
+        assert_eq!((s.height, s.height2), (2 << k, 1 << k), "2^{k} cycles");
+    }
+    // One access more than that: one table of 2^(k+2), as before the split.
+    let s = split((3 << 20) + 1);
+    assert_eq!((s.height, s.height2), (4 << 20, MIN_ROWS));
+}
+
+/// Records of `steps` steps (three accesses each) and one system call's access, the rows
+/// they stand for, and the records' split.
+fn split_records(steps: u64) -> (MemwRRecords, Vec<RegRow>) {
+    let mut regs = RegFile::new(core::array::from_fn(|i| 5 * i as u64));
+    let (mut rec, mut rows) = (MemwRRecords::default(), Vec::new());
+    for step in 0..steps {
+        for (k, reg) in [(step % 7) as u8, (step * 3 % 11) as u8, (step % 5 + 1) as u8]
+            .into_iter()
+            .enumerate()
+        {
+            let is_write = k == 2;
+            let a = acc(reg, step * 0x0102_0304, 4 * step + k as u64 + 1, is_write);
+            let (old, old_ts) = regs.access(&a);
+            rec.meta.push(reg as u64 | old_ts << 8);
+            rec.old.push(old);
+            rows.push(RegRow {
+                access: RegAccess {
+                    value: if is_write { a.value } else { old },
+                    ..a
+                },
+                old,
+                old_ts,
+            });
+        }
+        rec.new.push(step * 0x0102_0304);
+    }
+    let a = acc(10, 99, 4 * steps + 1, true);
+    let (old, old_ts) = regs.access(&a);
+    let extra = RegRow {
+        access: a,
+        old,
+        old_ts,
+    };
+    rec.extra.push(extra);
+    rows.push(extra);
+    let s = split(rec.len());
+    rec.height = s.height;
+    rec.height2 = s.height2;
+    (rec, rows)
+}
+
+#[test]
+fn split_tables_hold_every_access_once_and_balance() {
+    // 22 steps and a call: 67 accesses, MEMW_R 64 rows and MEMW_R2 3 (of 16).
+    let (rec, rows) = split_records(22);
+    assert_eq!((rec.height, rec.height2), (64, 16));
+    let (a, b) = (fill_host(&rec), fill_host2(&rec));
+    assert!(a == trace(&rows[..64]) && b == trace(&rows[64..]));
+    // The run these rows make (from the same initial file as `split_records`).
+    let accesses: Vec<RegAccess> = rows.iter().map(|r| r.access).collect();
+    let mut r = run(&accesses);
+    let init: [u64; NUM_REGS] = core::array::from_fn(|i| 5 * i as u64);
+    r.init = (0..NUM_REGS)
+        .map(|i| (token(i as u8, init[i], 0), Felt::ONE))
+        .collect();
+    let mut regs = RegFile::new(init);
+    for a in &accesses {
+        regs.access(a);
+    }
+    r.fin = (0..NUM_REGS)
+        .map(|i| (token(i as u8, regs.values[i], regs.ts[i]), Felt::ONE))
+        .collect();
+    r.rows = rows.clone();
+    let report = check_on(&SplitMachine, &r, &[&a, &b]);
+    assert!(report.is_ok(), "{report}");
+
+    // A whole real row copied into MEMW_R2's padding (every cell consistent with its
+    // constraints): the access is received twice and its token consumed twice.
+    let mut b2 = b.clone();
+    b2.row_mut(5).copy_from_slice(a.row(7));
+    let report = check_on(&SplitMachine, &r, &[&a, &b2]);
+    assert!(report.failures.is_empty(), "{report}");
+    assert!(
+        unbalanced(&report, BUS_REG_ACCESS) && unbalanced(&report, BUS_REG),
+        "{report}"
+    );
+    // A row moved from MEMW_R to MEMW_R2 (gone from one, present in the other) is the
+    // same multiset of accesses: it balances, as any spread of the rows over the two does.
+    let (mut a3, mut b3) = (a.clone(), b.clone());
+    b3.row_mut(9).copy_from_slice(a.row(7));
+    a3.row_mut(7).fill(Felt::ZERO);
+    assert!(check_on(&SplitMachine, &r, &[&a3, &b3]).is_ok());
+    // A MEMW_R2 row dropped (its access never received): unbalanced.
+    let mut b4 = b.clone();
+    b4.row_mut(1).fill(Felt::ZERO);
+    assert!(unbalanced(
+        &check_on(&SplitMachine, &r, &[&a, &b4]),
+        BUS_REG_ACCESS
+    ));
 }

@@ -23,16 +23,29 @@ use crate::cuda::stats::PACKED;
 use crate::prover::ProverError;
 use crate::step_results::SentResults;
 
-/// Enqueues the MEMW_R fill on `stream`.
+/// Where one of MEMW_R's two tables sits among `total` accesses ([`memw_r::split`]): MEMW_R
+/// (`second` false) holds the first `min(total, height)`, MEMW_R2 the rest. Returns its
+/// first access and log2 height.
+fn part(rec: &MemwRRecords, total: usize, second: bool) -> Result<(usize, u32), CudaError> {
+    let first = total.min(rec.height);
+    let log_h = check_height("fill MEMW_R", rec.height, first)?;
+    if !second {
+        return Ok((0, log_h));
+    }
+    let log_h2 = check_height("fill MEMW_R2", rec.height2, total - first)?;
+    Ok((rec.height, log_h2))
+}
+
+/// Enqueues the MEMW_R and MEMW_R2 fills on `stream`.
 pub(super) fn enqueue_memw_r(
     dev: &CudaDevice,
     stream: &Arc<CudaStream>,
     rec: &MemwRRecords,
-) -> Result<CudaTrace, CudaError> {
+) -> Result<[CudaTrace; 2], CudaError> {
     const OP: &str = "fill MEMW_R";
     let n = rec.meta.len();
     let x = rec.extra.len();
-    let log_h = check_height(OP, rec.height, n + x)?;
+    let parts = [part(rec, n + x, false)?, part(rec, n + x, true)?];
     if rec.old.len() != n || n == 0 || n != 3 * rec.new.len() {
         return Err(limit(
             OP,
@@ -87,31 +100,27 @@ pub(super) fn enqueue_memw_r(
         }
     })?;
     let p = |i: usize| packed.ptr_at(stream, i);
-    let t = launch_memw_r(
-        dev,
-        stream,
-        log_h,
-        [p(0), p(nm), p(2 * nm), p(2 * nm + ne), p(2 * nm + ne + x)],
-        n,
-        x,
-        rec.clk0,
-    )?;
+    let arrays = [p(0), p(nm), p(2 * nm), p(2 * nm + ne), p(2 * nm + ne + x)];
+    let first = launch_memw_r(dev, stream, parts[0], arrays, n, x, rec.clk0)?;
+    let second = launch_memw_r(dev, stream, parts[1], arrays, n, x, rec.clk0)?;
     drop(packed);
-    Ok(t)
+    Ok([first, second])
 }
 
-/// Allocates MEMW_R's trace and launches its fill on the arrays at `[meta, old, new, xnew,
-/// xts]` (device addresses; `n` CPU accesses, `x` extra rows), then counts the fill.
+/// Allocates the trace of one of MEMW_R's tables (`part`: its first access and log2 height,
+/// from [`part`]) and launches its fill on the arrays at `[meta, old, new, xnew, xts]`
+/// (device addresses; `n` CPU accesses, `x` extra rows), then counts the fill.
 fn launch_memw_r(
     dev: &CudaDevice,
     stream: &Arc<CudaStream>,
-    log_h: u32,
+    (row0, log_h): (usize, u32),
     arrays: [u64; 5],
     n: usize,
     x: usize,
     clk0: u64,
 ) -> Result<CudaTrace, CudaError> {
     let h = 1u64 << log_h;
+    let name = if row0 == 0 { "MEMW_R" } else { "MEMW_R2" };
     let out = dev.alloc::<u64>(stream, memw_r::WIDTH << log_h, "MEMW_R trace")?;
     let [meta, old, new, xnew, xts] = arrays;
     dev.injected_fill_launch_failure("ks_fill_memw_r")?;
@@ -123,6 +132,7 @@ fn launch_memw_r(
         [
             &out.ptr(stream),
             &h,
+            &(row0 as u64),
             &meta,
             &old,
             &new,
@@ -133,7 +143,7 @@ fn launch_memw_r(
             &clk0
         ]
     );
-    dev.counters.fill("MEMW_R");
+    dev.counters.fill(name);
     Ok(CudaTrace {
         cols: out,
         width: memw_r::WIDTH,
@@ -520,18 +530,19 @@ pub(super) fn enqueue_regwalk(
     })
 }
 
-/// MEMW_R's fill on the records the register walk made (enqueued after it on `stream`).
+/// MEMW_R's fill (MEMW_R2's with `second`) on the records the register walk made (enqueued
+/// after it on `stream`).
 pub(super) fn enqueue_memw_r_walked(
     dev: &CudaDevice,
     stream: &Arc<CudaStream>,
     rec: &MemwRRecords,
     walk: &RegWalk,
+    second: bool,
 ) -> Result<CudaTrace, CudaError> {
-    let log_h = check_height("fill MEMW_R", rec.height, 3 * walk.n + walk.x)?;
     launch_memw_r(
         dev,
         stream,
-        log_h,
+        part(rec, 3 * walk.n + walk.x, second)?,
         walk.memw_arrays(stream),
         3 * walk.n,
         walk.x,
@@ -560,11 +571,11 @@ impl CudaBackend {
         Ok(walk.download(dev, &s)?)
     }
 
-    /// MEMW_R's main trace in device memory from its packed records.
+    /// MEMW_R's and MEMW_R2's main traces in device memory from their packed records.
     ///
     /// # Errors
     /// Malformed records, or any device failure.
-    pub fn fill_memw_r(&self, rec: &MemwRRecords) -> Result<CudaTrace, ProverError> {
+    pub fn fill_memw_r(&self, rec: &MemwRRecords) -> Result<[CudaTrace; 2], ProverError> {
         let dev = self.device();
         let s = dev.stream();
         let t = enqueue_memw_r(dev, &s, rec)?;

@@ -132,7 +132,15 @@ fn device_fill(t: TableId) -> Option<DeviceFill> {
         },
         TableId::MemwR => DeviceFill {
             dims: |p, _| (rv::memw_r::WIDTH, p.memw_r.height),
-            enqueue: Launch::Walked(|d, s, r, w| memw_r::enqueue_memw_r_walked(d, s, r.memw_r, w)),
+            enqueue: Launch::Walked(|d, s, r, w| {
+                memw_r::enqueue_memw_r_walked(d, s, r.memw_r, w, false)
+            }),
+        },
+        TableId::MemwR2 => DeviceFill {
+            dims: |p, _| (rv::memw_r::WIDTH, p.memw_r.height2),
+            enqueue: Launch::Walked(|d, s, r, w| {
+                memw_r::enqueue_memw_r_walked(d, s, r.memw_r, w, true)
+            }),
         },
         TableId::Lt => DeviceFill {
             dims: |p, _| (rv::lt::WIDTH, padded_rows(p.lt.len())),
