@@ -341,7 +341,10 @@ fn split_fills_three_rows_per_cycle_and_never_pads_more() {
         let one = rows.next_power_of_two().max(MIN_ROWS);
         let s = split(rows);
         assert!(s.height.is_power_of_two() && s.height >= MIN_ROWS, "{rows}");
-        assert!(s.height2.is_power_of_two() && s.height2 >= MIN_ROWS, "{rows}");
+        assert!(
+            s.height2.is_power_of_two() && s.height2 >= MIN_ROWS,
+            "{rows}"
+        );
         let first = rows.min(s.height);
         assert!(rows - first <= s.height2, "{rows}: MEMW_R2 too short");
         if s.height < rows {
@@ -367,9 +370,13 @@ fn split_records(steps: u64) -> (MemwRRecords, Vec<RegRow>) {
     let mut regs = RegFile::new(core::array::from_fn(|i| 5 * i as u64));
     let (mut rec, mut rows) = (MemwRRecords::default(), Vec::new());
     for step in 0..steps {
-        for (k, reg) in [(step % 7) as u8, (step * 3 % 11) as u8, (step % 5 + 1) as u8]
-            .into_iter()
-            .enumerate()
+        for (k, reg) in [
+            (step % 7) as u8,
+            (step * 3 % 11) as u8,
+            (step % 5 + 1) as u8,
+        ]
+        .into_iter()
+        .enumerate()
         {
             let is_write = k == 2;
             let a = acc(reg, step * 0x0102_0304, 4 * step + k as u64 + 1, is_write);
