@@ -418,10 +418,16 @@ pub fn check_packed(
     {
         return Err("CPU's records are inconsistent".into());
     }
+    // MEMW_R's accesses (three per step, then the system calls') in the layout that
+    // `memw_r::split` gives them over MEMW_R and MEMW_R2; their per-access records are
+    // either left to the device (empty) or one per CPU access.
     let m = &p.memw_r;
-    if !height_ok(m.height)
-        || m.len() > m.height
-        || m.new.len() > m.height
+    let layout = kestrel_core::rv::memw_r::split(3 * n + m.extra.len());
+    if (m.height, m.height2) != (layout.height, layout.height2)
+        || !height_ok(m.height)
+        || !height_ok(m.height2)
+        || !(m.meta.is_empty() || m.meta.len() == 3 * n)
+        || m.new.len() > n
         || m.old.len() != m.meta.len()
     {
         return Err("MEMW_R's records are inconsistent".into());
