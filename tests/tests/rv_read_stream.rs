@@ -336,14 +336,21 @@ fn forged_reads_rejected_with_consistent_forgeries() {
         traces[t_reg].row(REG_INPUT as usize)[register::IN],
         Felt::new(2)
     );
-    // REG_INPUT's MEMW_R rows: read 1 (read, write), read 2 (read, write).
-    let input_rows: Vec<usize> = (0..traces[t_memw_r].height())
-        .filter(|&r| {
-            let row = traces[t_memw_r].row(r);
+    // REG_INPUT's MEMW_R rows (MEMW_R's, then MEMW_R2's: the accesses in order): read 1
+    // (read, write), read 2 (read, write), as (table, row).
+    let input_rows: Vec<(usize, usize)> = [t_memw_r, TableId::MemwR2.index()]
+        .into_iter()
+        .flat_map(|t| (0..traces[t].height()).map(move |r| (t, r)))
+        .filter(|&(t, r)| {
+            let row = traces[t].row(r);
             row[memw_r::IS_REAL] == Felt::ONE && row[memw_r::REG] == Felt::from(REG_INPUT)
         })
         .collect();
     assert_eq!(input_rows.len(), 4);
+    let at = |t: &mut Vec<RowMajorMatrix>, k: usize, col: usize, v: Felt| {
+        let (table, row) = input_rows[k];
+        set_reg_value(t[table].row_mut(row), col, v);
+    };
 
     // 1. Denying the short read (short = 0): LT does not prove SLTU(1, 2) = 0.
     let mut t = traces.clone();
@@ -361,11 +368,10 @@ fn forged_reads_rejected_with_consistent_forgeries() {
         row[ecall::REM] = Felt::ONE;
         row[ecall::REM_NEW] = Felt::ZERO;
         move_range(&mut t[t_bitwise], (1, 0), Some((0, 0)));
-        let m = &mut t[t_memw_r];
-        set_reg_value(m.row_mut(input_rows[0]), memw_r::OLD, Felt::ONE);
-        set_reg_value(m.row_mut(input_rows[0]), memw_r::NEW, Felt::ONE);
-        set_reg_value(m.row_mut(input_rows[1]), memw_r::OLD, Felt::ONE);
-        set_reg_value(m.row_mut(input_rows[1]), memw_r::NEW, Felt::ZERO);
+        at(t, 0, memw_r::OLD, Felt::ONE);
+        at(t, 0, memw_r::NEW, Felt::ONE);
+        at(t, 1, memw_r::OLD, Felt::ONE);
+        at(t, 1, memw_r::NEW, Felt::ZERO);
     };
 
     // 2. ... with rem' = -1 (as the field element p - 1 in its low byte, so that
@@ -377,11 +383,10 @@ fn forged_reads_rejected_with_consistent_forgeries() {
     t[t_ecall].row_mut(1)[ecall::REM] = Felt::ZERO;
     t[t_ecall].row_mut(1)[ecall::REM_NEW] = minus_one;
     move_range(&mut t[t_bitwise], (0, 0), None);
-    let m = &mut t[t_memw_r];
-    set_reg_value(m.row_mut(input_rows[2]), memw_r::OLD, Felt::ZERO);
-    set_reg_value(m.row_mut(input_rows[2]), memw_r::NEW, Felt::ZERO);
-    set_reg_value(m.row_mut(input_rows[3]), memw_r::OLD, Felt::ZERO);
-    set_reg_value(m.row_mut(input_rows[3]), memw_r::NEW, minus_one);
+    at(&mut t, 2, memw_r::OLD, Felt::ZERO);
+    at(&mut t, 2, memw_r::NEW, Felt::ZERO);
+    at(&mut t, 3, memw_r::OLD, Felt::ZERO);
+    at(&mut t, 3, memw_r::NEW, minus_one);
     t[t_reg].row_mut(REG_INPUT as usize)[register::FINAL] = minus_one;
     let r = debug_check(&machine, &t, &public);
     assert_only_unbalanced(&r, BUS_BYTE);
