@@ -431,17 +431,9 @@ fn stats_json(proved: &Proved) -> Value {
         .iter()
         .map(|t| {
             let cells = t.rows * (t.columns + t.aux_columns);
-            // A segmented proof reports its first segment's tables (per segment cycle) and
-            // its run part's (per cycle of the run).
-            let per = match &r.segmented {
-                Some(s)
-                    if kestrel_core::rv::table::TableId::from_name(&t.name)
-                        .is_some_and(|id| !id.is_run_table()) =>
-                {
-                    r.cycles.min(1 << s.segment_log)
-                }
-                _ => r.cycles,
-            };
+            // A segmented proof reports each segment table's rows summed over its segments,
+            // and its run part's: both per cycle of the run.
+            let per = r.cycles;
             json!({
                 "table": t.name,
                 "built_on": t.built_on,

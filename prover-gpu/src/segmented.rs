@@ -114,7 +114,8 @@ pub struct SegmentedRun {
     pub phases: Vec<(String, f64)>,
     /// Wall time of phase 1 and of phase 2.
     pub phase_seconds: [f64; 2],
-    /// The first segment's and the run part's traces: (table, rows, columns, real rows).
+    /// The segments' traces, each table's rows and real rows summed over every segment, then
+    /// the run part's: (table, rows, columns, real rows).
     pub tables: Vec<(TableId, usize, usize, Option<usize>)>,
     /// Every part's shape as the roofline model reads it (the segments', then the run
     /// part's), its least work counted once.
@@ -1084,7 +1085,7 @@ fn add_ms(into: &mut Vec<(String, f64)>, name: &str, ms: f64) {
     }
 }
 
-/// A segment's phase 1: its main commitment, and for the first segment its tables.
+/// A segment's phase 1: its main commitment and its tables.
 struct Committed {
     head: (Vec<u8>, Vec<Digest>),
     tables: Vec<(TableId, usize, usize, Option<usize>)>,
@@ -1158,20 +1159,22 @@ pub fn prove_segmented<B: RvFills>(
 
     // Phase 1: every part's main commitment.
     let commit = |w: usize,
-                  k: usize,
+                  _k: usize,
                   p: Packed,
                   phases: &mut Vec<(String, f64)>|
      -> Result<Committed, SegmentedError> {
         let (backend, pk) = (&backends[w], &pk_segs[w]);
         let (real, record_bytes) = (p.packed.real_rows(), p.record_bytes);
         let traces = timed_traces(backend, image, p, device_fills, phases)?;
-        let mut tables = Vec::new();
-        if k == 0 {
-            for (&t, tr) in layout.segment.iter().zip(&traces) {
+        let tables = layout
+            .segment
+            .iter()
+            .zip(&traces)
+            .map(|(&t, tr)| {
                 let (cols, rows) = tr.dims(backend);
-                tables.push((TableId::ALL[t], rows, cols, real.get(t).copied().flatten()));
-            }
-        }
+                (TableId::ALL[t], rows, cols, real.get(t).copied().flatten())
+            })
+            .collect();
         let start = Instant::now();
         let head = sm.commit_segment(backend, pk, traces)?;
         add_ms(phases, "commit main", start.elapsed().as_secs_f64() * 1e3);
@@ -1209,8 +1212,14 @@ pub fn prove_segmented<B: RvFills>(
         (executor, executed) = (executor + d.took, executed + d.cycles);
         packing += d.pack;
         segments_busy += d.busy;
-        if d.index == 0 {
+        // Every segment's tables, summed: rows and real rows over the whole run.
+        if tables.is_empty() {
             tables = d.out.tables;
+        } else {
+            for (sum, t) in tables.iter_mut().zip(d.out.tables) {
+                sum.1 += t.1;
+                sum.3 = sum.3.zip(t.3).map(|(a, b)| a + b);
+            }
         }
         heads.push(d.out.head);
         record_bytes.push(d.out.record_bytes);

@@ -256,6 +256,18 @@ fn prove_stats_of_a_segmented_run_have_the_roofline() {
         packing <= trace + 1e-6,
         "packing {packing} ms > trace {trace} ms"
     );
+    // Each segment table's rows are summed over the segments (the last one padded), and
+    // its cells per cycle are per cycle of the whole run.
+    let cycles = s["cycles"].as_u64().expect("cycles");
+    let n_seg = seg["segments"].as_u64().expect("segments");
+    let last = cycles - (n_seg - 1) * (1 << SEGMENT_LOG);
+    let tables = s["tables"].as_array().expect("tables");
+    let cpu = tables.iter().find(|t| t["table"] == "CPU").expect("CPU");
+    let rows = (n_seg - 1) * (1 << SEGMENT_LOG) + last.next_power_of_two().max(16);
+    assert_eq!(cpu["rows"].as_u64(), Some(rows), "{cpu}");
+    let width = cpu["columns"].as_u64().unwrap() + cpu["aux_columns"].as_u64().unwrap();
+    let per = cpu["cells_per_cycle"].as_f64().unwrap();
+    assert!((per - (rows * width) as f64 / cycles as f64).abs() < 1e-9, "{cpu}");
     let roofline = s["roofline"].as_array().expect("a roofline array");
     let expected = expected_work(&file);
     assert_eq!(roofline.len(), STAGES.len());
