@@ -51,17 +51,24 @@ extern "C" __global__ void ks_deep_combine(uint64_t *evals, uint64_t *coeffs, De
 #define KS_DEEP_BATCH 8
 
 // out[i] = (A(x_i) - sum_z) / (x_i - zeta) + (B(x_i) - sum_zw) / (x_i - zeta_next) with
-// x_i = 7 * w^bitrev(i) (w of order 2^log_lde), where A(x_i) = lde_e[0..3][i] +
-// lde_q[0..3][i] and B(x_i) = lde_e[3..6][i] (column-major, `big` rows, bit-reversed);
-// `consts` = [sum_z, sum_zw, zeta, zeta_next] (12 words). `lde_q` is null for a table with no
-// coefficient part. w^e comes from the forward twiddle table `tw` (ntt.cu: tw[h + j] =
-// w_{2h}^j, for transforms of at least 2^log_lde): tw[half + e], or -tw[e] for e >= half.
+// x_i = 7 * w^bitrev(i), where A(x_i) = lde_e[0..3][i] + lde_q[0..3][i] and B(x_i) =
+// lde_e[3..6][i] (column-major, `big` rows, bit-reversed); `consts` = [sum_z, sum_zw,
+// zeta, zeta_next] (12 words). `lde_q` is null for a table with no coefficient part.
 // A block's tile is KS_DEEP_BATCH * blockDim.x points; thread t takes points t, t + blockDim.x,
 // ... of it and inverts their (x - zeta)(x - zeta_next) with one inversion.
 extern "C" __global__ void ks_deep_finish(uint64_t *out, const uint64_t *lde_e, const uint64_t *lde_q,
-                                          const uint64_t *consts, uint32_t log_lde, const uint64_t *tw,
+                                          const uint64_t *consts, uint32_t log_lde, uint64_t omega,
                                           uint32_t *zero_flag) {
-    const uint64_t big = 1ull << log_lde, half = big >> 1;
+    __shared__ uint64_t opow[32];  // omega^(2^k)
+    if (threadIdx.x == 0) {
+        uint64_t o = omega;
+        for (uint32_t k = 0; k < log_lde; k++) {
+            opow[k] = o;
+            o = gl_mul(o, o);
+        }
+    }
+    __syncthreads();
+    const uint64_t big = 1ull << log_lde;
     const ext3 sum_z = e3_load(consts), sum_zw = e3_load(consts + 3);
     const ext3 zeta = e3_load(consts + 6), zeta_next = e3_load(consts + 9);
     const uint64_t tile = (uint64_t)KS_DEEP_BATCH * blockDim.x;
@@ -74,7 +81,8 @@ extern "C" __global__ void ks_deep_finish(uint64_t *out, const uint64_t *lde_e, 
             uint64_t x = 7;
             if (i < big) {
                 const uint32_t e = ks_bitrev((uint32_t)i, log_lde);
-                x = gl_mul(x, half == 0 ? 1 : e < half ? tw[half + e] : gl_neg(tw[e]));
+                for (uint32_t k = 0; k < log_lde; k++)
+                    if ((e >> k) & 1) x = gl_mul(x, opow[k]);
                 const ext3 d = e3_mul(e3_sub(e3(x), zeta), e3_sub(e3(x), zeta_next));
                 if (e3_is_zero(d)) {
                     atomicOr(zero_flag, 1u);

@@ -3,7 +3,7 @@
 use std::sync::Arc;
 
 use cudarc::driver::{CudaStream, DeviceRepr};
-use kestrel_core::field::Ext3;
+use kestrel_core::field::{Ext3, Felt};
 
 use super::buffer::DeviceBuffer;
 use super::committed::{CudaCommitted, LdeOf};
@@ -12,6 +12,7 @@ use super::error::CudaError;
 use super::logup::{ext_words, exts};
 use super::ntt::{lde_coeff_rows, lde_from_cols, Twiddles};
 use crate::backend::DeepInputs;
+use crate::cpu::ntt::two_adic;
 use crate::error::ProverError;
 
 /// Points one thread of `ks_deep_finish` inverts together (`KS_DEEP_BATCH`).
@@ -143,9 +144,7 @@ pub fn deep_device(
     };
     let out = dev.alloc::<u64>(stream, 3 * big, "deep codeword")?;
     let flag = dev.alloc_zeros::<u64>(stream, 1, "flags")?;
-    // w^e for the points x = 7·w^bitrev(i): the forward table of the LDE's size (the plan
-    // counts one: `plan::twiddle_bytes`).
-    let fwd = tw.get(dev, stream, d.log_lde.max(1), false)?;
+    let omega: Felt = two_adic(big);
     launch!(
         dev,
         stream,
@@ -157,7 +156,7 @@ pub fn deep_device(
             &lde_q.as_ref().map_or(0, |q| q.ptr(stream)),
             &consts.ptr(stream),
             &d.log_lde,
-            &fwd.ptr(stream),
+            &omega.as_u64(),
             &flag.ptr(stream)
         ]
     );
