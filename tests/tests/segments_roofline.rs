@@ -267,7 +267,10 @@ fn prove_stats_of_a_segmented_run_have_the_roofline() {
     assert_eq!(cpu["rows"].as_u64(), Some(rows), "{cpu}");
     let width = cpu["columns"].as_u64().unwrap() + cpu["aux_columns"].as_u64().unwrap();
     let per = cpu["cells_per_cycle"].as_f64().unwrap();
-    assert!((per - (rows * width) as f64 / cycles as f64).abs() < 1e-9, "{cpu}");
+    assert!(
+        (per - (rows * width) as f64 / cycles as f64).abs() < 1e-9,
+        "{cpu}"
+    );
     let roofline = s["roofline"].as_array().expect("a roofline array");
     let expected = expected_work(&file);
     assert_eq!(roofline.len(), STAGES.len());
