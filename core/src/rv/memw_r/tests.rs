@@ -290,39 +290,21 @@ fn records_with_a_first_clock_fill_the_reference_rows() {
         Vec::new(),
     );
     for step in 0..9u64 {
-        let regs_of = [
-            (step % 7) as u8,
-            (step * 3 % 11) as u8,
-            (step % 5 + 1) as u8,
-        ];
-        let value = step * 0x1111_1111;
-        for (k, &reg) in regs_of.iter().enumerate() {
-            let is_write = k == 2;
-            let a = acc(reg, value, 4 * (clk0 + step) + k as u64 + 1, is_write);
-            let (old, old_ts) = regs.access(&a);
-            rec.meta.push(reg as u64 | old_ts << 8);
-            rec.old.push(old);
-            rows.push(RegRow {
-                access: RegAccess {
-                    value: if is_write { value } else { old },
-                    ..a
-                },
-                old,
-                old_ts,
-            });
-        }
-        rec.new.push(value);
+        push_step(
+            &mut rec,
+            &mut rows,
+            &mut regs,
+            clk0 + step,
+            step * 0x1111_1111,
+        );
     }
     // A system call's access after them.
-    let a = acc(10, 77, 4 * (clk0 + 9) + 1, true);
-    let (old, old_ts) = regs.access(&a);
-    let extra = RegRow {
-        access: a,
-        old,
-        old_ts,
-    };
-    rec.extra.push(extra);
-    rows.push(extra);
+    push_extra(
+        &mut rec,
+        &mut rows,
+        &mut regs,
+        acc(10, 77, 4 * (clk0 + 9) + 1, true),
+    );
     let mut reference = RowMajorMatrix::zeros(32, WIDTH);
     for (i, r) in rows.iter().enumerate() {
         fill_row(reference.row_mut(i), r);
@@ -364,37 +346,36 @@ fn split_fills_three_rows_per_cycle_and_never_pads_more() {
     assert_eq!((s.height, s.height2), (4 << 20, MIN_ROWS));
 }
 
-/// Records of `steps` steps (three accesses each) and one system call's access, the rows
-/// they stand for, and the records' split.
-fn split_records(steps: u64) -> (MemwRRecords, Vec<RegRow>) {
-    let mut regs = RegFile::new(core::array::from_fn(|i| 5 * i as u64));
-    let (mut rec, mut rows) = (MemwRRecords::default(), Vec::new());
-    for step in 0..steps {
-        for (k, reg) in [
-            (step % 7) as u8,
-            (step * 3 % 11) as u8,
-            (step % 5 + 1) as u8,
-        ]
-        .into_iter()
-        .enumerate()
-        {
-            let is_write = k == 2;
-            let a = acc(reg, step * 0x0102_0304, 4 * step + k as u64 + 1, is_write);
-            let (old, old_ts) = regs.access(&a);
-            rec.meta.push(reg as u64 | old_ts << 8);
-            rec.old.push(old);
-            rows.push(RegRow {
-                access: RegAccess {
-                    value: if is_write { a.value } else { old },
-                    ..a
-                },
-                old,
-                old_ts,
-            });
-        }
-        rec.new.push(step * 0x0102_0304);
+/// Step `clk` of records (its accesses: rs1, rs2 read, rd written with `value`, on registers
+/// chosen by `clk`) appended to `rec` and, as rows, to `rows`.
+fn push_step(
+    rec: &mut MemwRRecords,
+    rows: &mut Vec<RegRow>,
+    regs: &mut RegFile,
+    clk: u64,
+    value: u64,
+) {
+    let regs_of = [(clk % 7) as u8, (clk * 3 % 11) as u8, (clk % 5 + 1) as u8];
+    for (k, &reg) in regs_of.iter().enumerate() {
+        let is_write = k == 2;
+        let a = acc(reg, value, 4 * clk + k as u64 + 1, is_write);
+        let (old, old_ts) = regs.access(&a);
+        rec.meta.push(reg as u64 | old_ts << 8);
+        rec.old.push(old);
+        rows.push(RegRow {
+            access: RegAccess {
+                value: if is_write { value } else { old },
+                ..a
+            },
+            old,
+            old_ts,
+        });
     }
-    let a = acc(10, 99, 4 * steps + 1, true);
+    rec.new.push(value);
+}
+
+/// A system call's access `a` appended to `rec` and `rows`.
+fn push_extra(rec: &mut MemwRRecords, rows: &mut Vec<RegRow>, regs: &mut RegFile, a: RegAccess) {
     let (old, old_ts) = regs.access(&a);
     let extra = RegRow {
         access: a,
@@ -403,6 +384,22 @@ fn split_records(steps: u64) -> (MemwRRecords, Vec<RegRow>) {
     };
     rec.extra.push(extra);
     rows.push(extra);
+}
+
+/// Records of `steps` steps (three accesses each) and one system call's access, the rows
+/// they stand for, and the records' split.
+fn split_records(steps: u64) -> (MemwRRecords, Vec<RegRow>) {
+    let mut regs = RegFile::new(core::array::from_fn(|i| 5 * i as u64));
+    let (mut rec, mut rows) = (MemwRRecords::default(), Vec::new());
+    for step in 0..steps {
+        push_step(&mut rec, &mut rows, &mut regs, step, step * 0x0102_0304);
+    }
+    push_extra(
+        &mut rec,
+        &mut rows,
+        &mut regs,
+        acc(10, 99, 4 * steps + 1, true),
+    );
     let s = split(rec.len());
     rec.height = s.height;
     rec.height2 = s.height2;
