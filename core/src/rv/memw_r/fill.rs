@@ -190,7 +190,7 @@ fn fill_rows(rec: &MemwRRecords, row0: usize, height: usize) -> RowMajorMatrix {
                 old_ts: meta >> 8,
             }
         } else {
-            match rec.extra.get(i - rec.meta.len()) {
+            match i.checked_sub(rec.meta.len()).and_then(|e| rec.extra.get(e)) {
                 Some(r) => *r,
                 None => break,
             }
